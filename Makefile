@@ -1,0 +1,48 @@
+# `make run` y `make test` funcionan desde un clon limpio: crean .venv e instalan.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+CHROMIUM ?= /usr/bin/chromium
+HOST ?= 127.0.0.1
+PORT ?= 7860
+
+.PHONY: run test lint bench checkpoints chromium clean
+
+$(VENV)/.instalado-run: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.instalado-dev: $(VENV)/.instalado-run requirements-dev.txt
+	$(PIP) install --quiet -r requirements-dev.txt
+	touch $@
+
+# Chromium de Debian para las pruebas de navegador (Playwright no puede bajar el suyo).
+chromium:
+	@test -x $(CHROMIUM) || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 || \
+	  { $$SUDO apt-get update >/dev/null && $$SUDO apt-get install -y --no-install-recommends chromium >/dev/null; }; }
+
+run: $(VENV)/.instalado-run
+	$(PY) app.py --host $(HOST) --port $(PORT)
+
+lint: $(VENV)/.instalado-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: $(VENV)/.instalado-dev chromium lint
+	$(PY) -m pytest
+
+bench: $(VENV)/.instalado-dev
+	$(PY) scripts/bench.py
+
+# Reentrena los cuatro checkpoints incluidos (deterministas).
+checkpoints: $(VENV)/.instalado-run
+	for n in inversion-digitos inversion-digitos-sin-posicion vit-digitos cbam-digitos; do \
+	  $(PY) -m modelos.entrenar $$n || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis artefactos

@@ -1,0 +1,163 @@
+"""¿Por qué dividir por √d? Productos punto de consultas y claves al azar, con y sin escala."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import gradio as gr
+import numpy as np
+import torch
+
+from demos import _graficos as G
+from demos._ui import Vista, imagen
+
+CONSULTAS = 1000
+D_MAX, CLAVES_MAX, SEMILLA_MAX = 4096, 64, 2**31 - 1
+DIMENSIONES_CURVA = tuple(2**k for k in range(13))  # 1, 2, 4, ..., 4096
+
+EXPLICACION = r"""
+Si las consultas y las claves tienen $d$ números al azar de varianza 1, el producto punto
+$q \cdot k$ es una suma de $d$ términos: su desviación crece como $\sqrt{d}$. Con $d$ grande
+los puntajes son enormes, el softmax se vuelve casi un *one-hot* (un peso cerca de 1, el resto
+cerca de 0) y los gradientes se apagan. Dividir por $\sqrt{d}$ devuelve la desviación a 1:
+
+$$\text{Atención}(Q, K, V) = \text{softmax}\!\left(\frac{Q K^\top}{\sqrt{d}}\right) V$$
+
+Aquí, 1000 consultas al azar miran a unas cuantas claves al azar. Mueve $d$ y compara.
+"""
+
+PUENTE = (
+    "Dividir por √d es lo mismo que usar una **temperatura T = √d** en el softmax: "
+    "la pestaña *Temperatura* muestra qué hace T con los pesos."
+)
+
+
+def _validar(d, claves, semilla) -> tuple[int, int, int]:
+    def entero(x, nombre, lo, hi):
+        try:
+            x = float(x)
+        except (TypeError, ValueError):
+            raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
+        if not math.isfinite(x) or x != int(x) or not lo <= x <= hi:
+            raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x:g}.")
+        return int(x)
+
+    return entero(d, "La dimensión d", 1, D_MAX), entero(claves, "El número de claves", 2, CLAVES_MAX), entero(
+        semilla, "La semilla", 0, SEMILLA_MAX
+    )
+
+
+def _entropia(p: torch.Tensor) -> torch.Tensor:
+    """Entropía en bits de cada fila de pesos."""
+    return -(p * torch.log2(p.clamp_min(1e-30))).sum(dim=-1)
+
+
+def medir(d: int, claves: int = 8, semilla: int = 0) -> dict[str, float | np.ndarray]:
+    """Productos punto de CONSULTAS consultas contra `claves` claves en dimensión `d`.
+
+    Devuelve la desviación antes y después de dividir por √d, el peso máximo
+    medio y la entropía media (bits) de los pesos, y los puntajes mismos.
+    Con semilla 0, d = 2 y 8 claves da la primera fila de la lección.
+    """
+    g = torch.Generator().manual_seed(semilla)
+    q = torch.randn(CONSULTAS, d, generator=g)
+    k = torch.randn(claves, d, generator=g)
+    punto = q @ k.T  # (CONSULTAS, claves)
+    escalado = punto / math.sqrt(d)
+    p_sin, p_con = torch.softmax(punto, dim=-1), torch.softmax(escalado, dim=-1)
+    return {
+        "desv_sin": punto.std().item(),
+        "desv_con": escalado.std().item(),
+        "max_sin": p_sin.max(dim=-1).values.mean().item(),
+        "max_con": p_con.max(dim=-1).values.mean().item(),
+        "entropia_sin": _entropia(p_sin).mean().item(),
+        "entropia_con": _entropia(p_con).mean().item(),
+        "punto": punto.flatten().numpy(),
+        "escalado": escalado.flatten().numpy(),
+    }
+
+
+@lru_cache(maxsize=64)
+def curva(claves: int, semilla: int) -> tuple[np.ndarray, np.ndarray]:
+    """Peso máximo medio para cada d de DIMENSIONES_CURVA, sin y con escala."""
+    filas = [medir(d, claves, semilla) for d in DIMENSIONES_CURVA]
+    return np.array([f["max_sin"] for f in filas]), np.array([f["max_con"] for f in filas])
+
+
+def _figura_histogramas(m: dict, d: int):
+    fig, (a, b) = G.figura(8.4, 3.3, 1, 2)
+    for eje, datos, color, titulo in (
+        (a, m["punto"], G.C1, f"Sin escala: q·k   (desviación {m['desv_sin']:.2f})"),
+        (b, m["escalado"], G.C0, f"Con escala: q·k / √{d}   (desviación {m['desv_con']:.2f})"),
+    ):
+        eje.hist(datos, bins=50, color=color, alpha=0.85)
+        eje.set_title(titulo, fontsize=11)
+        eje.set_xlabel("Puntaje")
+    a.set_ylabel("Cantidad de pares")
+    return fig
+
+
+def _figura_curva(claves: int, semilla: int, d: int, m: dict):
+    sin, con = curva(claves, semilla)
+    fig, eje = G.figura(6.4, 3.6)
+    eje.plot(DIMENSIONES_CURVA, sin, "o-", color=G.C1, label="sin escala: softmax(q·k)")
+    eje.plot(DIMENSIONES_CURVA, con, "o-", color=G.C0, label="con escala: softmax(q·k / √d)")
+    eje.axhline(1 / claves, color="0.6", linestyle=":", label=f"pesos parejos (1/{claves})")
+    eje.axvline(d, color="0.3", linewidth=1)
+    eje.plot([d, d], [m["max_sin"], m["max_con"]], "s", color="0.2", zorder=3)
+    eje.text(d, 1.1, f" d = {d}", ha="left", va="center", fontsize=10)
+    eje.set_xscale("log", base=2)
+    eje.set_xticks(DIMENSIONES_CURVA[::2], [str(x) for x in DIMENSIONES_CURVA[::2]])
+    eje.set_ylim(0, 1.16)
+    eje.set_xlabel("Dimensión d (escala log)")
+    eje.set_ylabel("Peso máximo medio")
+    eje.legend(loc="center left", fontsize=9, frameon=False)
+    return fig
+
+
+def calcular(d: float = 2, claves: float = 8, semilla: float = 0):
+    """La vista: (histogramas, curva, tabla de medidas, texto)."""
+    d, claves, semilla = _validar(d, claves, semilla)
+    m = medir(d, claves, semilla)
+    tabla = [
+        ["Desviación de los puntajes", round(m["desv_sin"], 1), round(m["desv_con"], 2)],
+        ["Peso máximo medio", round(m["max_sin"], 2), round(m["max_con"], 2)],
+        ["Entropía media de los pesos (bits)", round(m["entropia_sin"], 2), round(m["entropia_con"], 2)],
+    ]
+    texto = (
+        f"Con d = {d}: desviación **{m['desv_sin']:.1f} → {m['desv_con']:.2f}**, peso máximo medio "
+        f"**{m['max_sin']:.2f} → {m['max_con']:.2f}**. La entropía máxima posible con {claves} claves "
+        f"es log₂ {claves} = {math.log2(claves):.2f} bits (pesos parejos); 0 bits es un *one-hot*.\n\n{PUENTE}"
+    )
+    return _figura_histogramas(m, d), _figura_curva(claves, semilla, d, m), tabla, texto
+
+
+def construir() -> Vista:
+    gr.Markdown(EXPLICACION)
+    with gr.Row():
+        d = gr.Slider(1, D_MAX, value=2, step=1, label="Dimensión d de consultas y claves")
+        claves = gr.Slider(2, CLAVES_MAX, value=8, step=1, label="Número de claves")
+        semilla = gr.Number(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")
+    histogramas = imagen("Puntajes antes y después de dividir por √d")
+    with gr.Row():
+        curva_ = imagen("Peso máximo medio según d", scale=3)
+        with gr.Column(scale=2):
+            tabla = gr.Dataframe(
+                headers=["Medida (1000 consultas)", "Sin escala", "Con escala"],
+                label="Antes → después",
+                interactive=False,
+            )
+            texto = gr.Markdown()
+    return Vista(
+        fn=calcular,
+        entradas=[d, claves, semilla],
+        salidas=[histogramas, curva_, tabla, texto],
+        url={"d": d, "claves": claves, "semilla": semilla},
+    )
+
+
+if __name__ == "__main__":
+    from app import construir_una, opciones_lanzamiento
+
+    construir_una("escalado").launch(**opciones_lanzamiento())

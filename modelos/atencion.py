@@ -1,0 +1,101 @@
+"""Atención de producto punto escalada, multicabeza y cruzada.
+
+    Atención(Q, K, V) = softmax(Q·Kᵀ/√d)·V
+
+Vaswani et al., «Attention Is All You Need», 2017. https://arxiv.org/abs/1706.03762
+
+Convención de la lección: la máscara es booleana y vale True donde una consulta
+NO puede mirar. Los pesos se devuelven, nunca se guardan en el módulo: bajo
+Gradio varias peticiones usan el mismo modelo a la vez.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+
+def atencion(Q: Tensor, K: Tensor, V: Tensor, mascara: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """Atención de producto punto escalada sobre cualquier dimensión inicial.
+
+    Q: (..., Lq, d)   K: (..., Lk, d)   V: (..., Lk, dv)
+    mascara: booleana, True donde NO se mira; se difunde contra (..., Lq, Lk).
+    Devuelve la salida (..., Lq, dv) y los pesos (..., Lq, Lk). Una fila con
+    todas sus claves tapadas da pesos cero y salida cero, nunca NaN.
+    """
+    d = Q.shape[-1]
+    puntajes = Q @ K.transpose(-2, -1) / math.sqrt(d)  # (..., Lq, Lk)
+    if mascara is not None:
+        # -inf: después del softmax, peso exactamente 0
+        puntajes = puntajes.masked_fill(mascara, float("-inf"))
+    pesos = torch.softmax(puntajes, dim=-1)
+    if mascara is not None:
+        # Una fila toda -inf da 0/0 = NaN en el softmax; la dejamos en ceros.
+        pesos = pesos.nan_to_num(0.0)
+    return pesos @ V, pesos  # (..., Lq, dv), (..., Lq, Lk)
+
+
+def mascara_causal(L: int, dispositivo: torch.device | str | None = None) -> Tensor:
+    """Máscara (L, L) con True encima de la diagonal: las palabras del futuro."""
+    return torch.ones(L, L, dtype=torch.bool, device=dispositivo).triu(diagonal=1)
+
+
+class AtencionMulticabeza(nn.Module):
+    """Autoatención con varias cabezas, con la disposición de la lección.
+
+    Una sola capa `qkv` (d → 3d) calcula Q, K y V; `salida` (d → d) mezcla las
+    cabezas. Es el mismo cálculo que `nn.MultiheadAttention` con
+    `in_proj_weight = qkv.weight` y `out_proj = salida`.
+    """
+
+    def __init__(self, d_modelo: int, cabezas: int):
+        super().__init__()
+        if d_modelo % cabezas != 0:
+            raise ValueError(
+                f"d_modelo ({d_modelo}) debe ser múltiplo del número de cabezas ({cabezas}): "
+                "cada cabeza recibe d_modelo / cabezas columnas."
+            )
+        self.cabezas = cabezas
+        self.qkv = nn.Linear(d_modelo, 3 * d_modelo)
+        self.salida = nn.Linear(d_modelo, d_modelo)
+
+    def separar(self, t: Tensor) -> Tensor:
+        B, L, D = t.shape
+        return t.view(B, L, self.cabezas, D // self.cabezas).transpose(1, 2)  # (B, cabezas, L, D/cabezas)
+
+    def juntar(self, o: Tensor) -> Tensor:
+        B, H, L, Dh = o.shape
+        return o.transpose(1, 2).reshape(B, L, H * Dh)  # (B, L, D)
+
+    def forward(self, x: Tensor, mascara: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """x: (B, L, d_modelo) -> y (B, L, d_modelo), pesos (B, cabezas, L, L)."""
+        # 1) proyecciones
+        q, k, v = self.qkv(x).chunk(3, dim=-1)  # 3 × (B, L, D)
+        # 2) atención en cada cabeza
+        o, pesos = atencion(self.separar(q), self.separar(k), self.separar(v), mascara)
+        # 3) pegar las cabezas y mezclarlas
+        return self.salida(self.juntar(o)), pesos
+
+
+class AtencionCruzada(AtencionMulticabeza):
+    """Atención cruzada: consultas de una secuencia, claves y valores de otra.
+
+    Como en el decodificador de un traductor: cada palabra del `objetivo` mira
+    las palabras de la `fuente`. Usa la misma capa `qkv` que la autoatención:
+    la parte Q se aplica al objetivo y las partes K, V a la fuente.
+    """
+
+    def forward(self, objetivo: Tensor, fuente: Tensor, mascara: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """objetivo: (B, Lo, d), fuente: (B, Lf, d) -> y (B, Lo, d), pesos (B, cabezas, Lo, Lf)."""
+        D = objetivo.shape[-1]
+        W_q, W_kv = self.qkv.weight.split([D, 2 * D])  # (D, D), (2D, D)
+        b_q, b_kv = self.qkv.bias.split([D, 2 * D])
+        # 1) proyecciones: Q del objetivo; K y V de la fuente
+        q = nn.functional.linear(objetivo, W_q, b_q)  # (B, Lo, D)
+        k, v = nn.functional.linear(fuente, W_kv, b_kv).chunk(2, dim=-1)  # 2 × (B, Lf, D)
+        # 2) atención: (B, cabezas, Lo, Lf)
+        o, pesos = atencion(self.separar(q), self.separar(k), self.separar(v), mascara)
+        # 3) pegar las cabezas
+        return self.salida(self.juntar(o)), pesos
