@@ -1,8 +1,8 @@
 """Atención y transformers: las demos de la lección, en Gradio.
 
-    python app.py                      todas las pestañas en una página
-    python app.py --demo temperatura   una sola pestaña
-    gradio app.py                      modo recarga (usa el `demo` de este módulo)
+python app.py                      todas las pestañas en una página
+python app.py --demo temperatura   una sola pestaña
+gradio app.py                      modo recarga (usa el `demo` de este módulo)
 """
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ def _pestana(p: Pestana) -> Vista:
 def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
     """Todas las pestañas en una página. `/?tab=<id>` abre en esa pestaña."""
     with gr.Blocks(title=TITULO, delete_cache=(600, 3600)) as suite:
-        gr.Markdown(f"# {TITULO}\nDemos interactivas de la lección. Mueve un control y mira la figura.", elem_id="cabecera")
+        gr.Markdown(
+            f"# {TITULO}\nDemos interactivas de la lección. Mueve un control y mira la figura.", elem_id="cabecera"
+        )
         partes = []
         with gr.Tabs() as tabs:
             for p in pestanas:

@@ -83,9 +83,7 @@ def mapa_calor(
             if tapada[i, j]:
                 if rayar:
                     eje.add_patch(
-                        Rectangle(
-                            (j - 0.5, i - 0.5), 1, 1, hatch="///", fill=False, edgecolor="0.75", linewidth=0
-                        )
+                        Rectangle((j - 0.5, i - 0.5), 1, 1, hatch="///", fill=False, edgecolor="0.75", linewidth=0)
                     )
                     if texto_tapada and numeros:
                         eje.text(j, i, texto_tapada, ha="center", va="center", fontsize=tam, color="0.45")
@@ -95,7 +93,9 @@ def mapa_calor(
                     j, i, formato.format(v), ha="center", va="center", fontsize=tam, color="white" if v > umbral else C0
                 )
     if etiquetas_x is not None:
-        eje.set_xticks(range(columnas), etiquetas_x, rotation=45 if columnas > 4 else 0, ha="right" if columnas > 4 else "center")
+        eje.set_xticks(
+            range(columnas), etiquetas_x, rotation=45 if columnas > 4 else 0, ha="right" if columnas > 4 else "center"
+        )
     if etiquetas_y is not None:
         eje.set_yticks(range(filas), etiquetas_y)
     eje.tick_params(length=0)

@@ -107,10 +107,57 @@ def envolver(fn: Callable) -> Callable:
     return envuelta
 
 
+# --- controles que dejan la validación a la función de cálculo ------------------------------------
+# El API se salta los límites de la interfaz, y Gradio rechaza lo que queda fuera de ellos con un
+# mensaje en inglés antes de llamar a la función. Estas variantes (mismo aspecto en el navegador)
+# pasan el valor tal cual: la función de cálculo lo valida y responde en español.
+
+
+class Deslizador(gr.Slider):
+    is_template = True  # el navegador lo dibuja como un Slider
+
+    def preprocess(self, payload):
+        return payload
+
+
+class Numero(gr.Number):
+    is_template = True
+
+    def preprocess(self, payload):
+        return payload
+
+
+class Opcion(gr.Radio):
+    is_template = True
+
+    def preprocess(self, payload):
+        return payload
+
+
+class Desplegable(gr.Dropdown):
+    is_template = True
+
+    def preprocess(self, payload):
+        return payload
+
+
+LATEX = [{"left": "$$", "right": "$$", "display": True}, {"left": "$", "right": "$", "display": False}]
+
+
+def explicacion(texto: str, **kw) -> gr.Markdown:
+    """El texto que abre una pestaña, con fórmulas en $…$ (en línea) y $$…$$ (aparte)."""
+    return gr.Markdown(texto, latex_delimiters=LATEX, elem_classes=["explicacion"], **kw)
+
+
 def imagen(etiqueta: str, **kw) -> gr.Image:
-    """Un componente de salida para una figura: PNG nítido, con descarga y pantalla completa."""
+    """Un componente de salida para una figura: PNG nítido, con descarga y pantalla completa.
+
+    La etiqueta no se muestra encima (taparía el título de la figura); queda como
+    texto alternativo para lectores de pantalla.
+    """
     kw.setdefault("buttons", ["download", "fullscreen"])
-    return gr.Image(label=etiqueta, type="numpy", format="png", interactive=False, **kw)
+    kw.setdefault("show_label", False)
+    return gr.Image(label=etiqueta, alt_text=etiqueta, type="numpy", format="png", interactive=False, **kw)
 
 
 # --- valores que llegan por la URL ---------------------------------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from demos import _graficos as G
-from demos._ui import Vista, imagen
+from demos._ui import Deslizador, Numero, Vista, explicacion, imagen
 
 CONSULTAS = 1000
 D_MAX, CLAVES_MAX, SEMILLA_MAX = 4096, 64, 2**31 - 1
@@ -43,8 +43,10 @@ def _validar(d, claves, semilla) -> tuple[int, int, int]:
             raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x:g}.")
         return int(x)
 
-    return entero(d, "La dimensión d", 1, D_MAX), entero(claves, "El número de claves", 2, CLAVES_MAX), entero(
-        semilla, "La semilla", 0, SEMILLA_MAX
+    return (
+        entero(d, "La dimensión d", 1, D_MAX),
+        entero(claves, "El número de claves", 2, CLAVES_MAX),
+        entero(semilla, "La semilla", 0, SEMILLA_MAX),
     )
 
 
@@ -134,11 +136,11 @@ def calcular(d: float = 2, claves: float = 8, semilla: float = 0):
 
 
 def construir() -> Vista:
-    gr.Markdown(EXPLICACION)
+    explicacion(EXPLICACION)
     with gr.Row():
-        d = gr.Slider(1, D_MAX, value=2, step=1, label="Dimensión d de consultas y claves")
-        claves = gr.Slider(2, CLAVES_MAX, value=8, step=1, label="Número de claves")
-        semilla = gr.Number(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")
+        d = Deslizador(1, D_MAX, value=2, step=1, label="Dimensión d de consultas y claves")
+        claves = Deslizador(2, CLAVES_MAX, value=8, step=1, label="Número de claves")
+        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")
     histogramas = imagen("Puntajes antes y después de dividir por √d")
     with gr.Row():
         curva_ = imagen("Peso máximo medio según d", scale=3)

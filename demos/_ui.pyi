@@ -1,0 +1,291 @@
+"""El mecanismo común a todas las pestañas: errores en español, figuras, descargas, URL.
+
+Una pestaña (`demos/X.py`) crea sus componentes en `construir()` y devuelve una
+`Vista`: su función de cálculo, sus entradas, sus salidas y qué entradas se
+pueden fijar desde la URL. Todo lo demás (el evento público, la vista inicial,
+los ajustes de la URL, las descargas en PNG y SVG) se arma aquí, igual para
+todas; así una pestaña nueva no necesita código propio para nada de eso.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import math
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+TITULO_ERROR = "Entrada no válida"
+MAX_TEXTO_URL = 500  # un valor de la URL más largo se ignora
+
+@dataclass
+class Vista:
+    """Lo que devuelve `construir()` de cada pestaña."""
+
+    fn: Callable[..., tuple]  # cálculo puro: valores simples -> valores simples (figuras incluidas)
+    entradas: list  # componentes, en el orden de los parámetros de `fn`
+    salidas: list  # componentes, en el orden de lo que devuelve `fn`
+    url: dict[str, Any] = field(default_factory=dict)  # nombre en la URL -> componente de `entradas`
+    disparadores: list | None = None  # eventos que recalculan; por omisión, los de cada entrada
+
+# --- convertir lo que devuelven las funciones de cálculo --------------------------------------
+
+def _es_figura(valor: Any) -> bool:
+    return type(valor).__name__ == "Figure" and hasattr(valor, "savefig")
+
+def figura_a_imagen(fig, dpi: int | None = None) -> np.ndarray:
+    """Rasteriza una figura de matplotlib a un arreglo RGB (alto, ancho, 3)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from ._graficos import DPI_PANTALLA
+
+    fig.set_dpi(dpi or DPI_PANTALLA)
+    lienzo = FigureCanvasAgg(fig)
+    lienzo.draw()
+    return np.asarray(lienzo.buffer_rgba())[..., :3].copy()
+
+def a_gradio(resultado: Any) -> Any:
+    """Figuras -> imágenes; el resto pasa igual. Acepta un valor o una tupla."""
+    if isinstance(resultado, tuple):
+        return tuple(figura_a_imagen(v) if _es_figura(v) else v for v in resultado)
+    return figura_a_imagen(resultado) if _es_figura(resultado) else resultado
+
+def _error(e: Exception) -> gr.Error:
+    if isinstance(e, ValueError):
+        return gr.Error(str(e), title=TITULO_ERROR)
+    log.exception("Fallo inesperado")
+    return gr.Error("Algo falló al calcular esta vista. Prueba con otros valores o recarga la página.", title="Error")
+
+def envolver(fn: Callable) -> Callable:
+    """La función de cálculo lista para Gradio: ValueError -> gr.Error en español, figuras -> imágenes.
+
+    Conserva la firma de `fn`, que Gradio usa para nombrar los parámetros del API.
+    Sirve también para generadores (cada valor producido se convierte).
+    """
+    if inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def generador(*args, **kwargs):
+            try:
+                for valor in fn(*args, **kwargs):
+                    yield a_gradio(valor)
+            except gr.Error:
+                raise
+            except Exception as e:
+                raise _error(e) from None
+
+        return generador
+
+    @functools.wraps(fn)
+    def envuelta(*args, **kwargs):
+        try:
+            return a_gradio(fn(*args, **kwargs))
+        except gr.Error:
+            raise
+        except Exception as e:
+            raise _error(e) from None
+
+    return envuelta
+
+# --- controles que dejan la validación a la función de cálculo ------------------------------------
+# El API se salta los límites de la interfaz, y Gradio rechaza lo que queda fuera de ellos con un
+# mensaje en inglés antes de llamar a la función. Estas variantes (mismo aspecto en el navegador)
+# pasan el valor tal cual: la función de cálculo lo valida y responde en español.
+
+from gradio.events import Dependency
+
+class Deslizador(gr.Slider):
+    is_template = True  # el navegador lo dibuja como un Slider
+
+    def preprocess(self, payload):
+        return payload
+    from typing import Callable, Literal, Sequence, Any, TYPE_CHECKING
+    from gradio.blocks import Block
+
+    if TYPE_CHECKING:
+        from gradio.components import Timer
+        from gradio.components.base import Component
+
+class Numero(gr.Number):
+    is_template = True
+
+    def preprocess(self, payload):
+        return payload
+    from typing import Callable, Literal, Sequence, Any, TYPE_CHECKING
+    from gradio.blocks import Block
+
+    if TYPE_CHECKING:
+        from gradio.components import Timer
+        from gradio.components.base import Component
+
+class Opcion(gr.Radio):
+    is_template = True
+
+    def preprocess(self, payload):
+        return payload
+    from typing import Callable, Literal, Sequence, Any, TYPE_CHECKING
+    from gradio.blocks import Block
+
+    if TYPE_CHECKING:
+        from gradio.components import Timer
+        from gradio.components.base import Component
+
+class Desplegable(gr.Dropdown):
+    is_template = True
+
+    def preprocess(self, payload):
+        return payload
+    from typing import Callable, Literal, Sequence, Any, TYPE_CHECKING
+    from gradio.blocks import Block
+
+    if TYPE_CHECKING:
+        from gradio.components import Timer
+        from gradio.components.base import Component
+
+def imagen(etiqueta: str, **kw) -> gr.Image:
+    """Un componente de salida para una figura: PNG nítido, con descarga y pantalla completa."""
+    kw.setdefault("buttons", ["download", "fullscreen"])
+    return gr.Image(label=etiqueta, type="numpy", format="png", interactive=False, **kw)
+
+# --- valores que llegan por la URL ---------------------------------------------------------------
+
+def valor_desde_url(componente: Any, texto: str) -> Any:
+    """Convierte un valor de la URL al tipo del componente, o da ValueError en español."""
+    if len(texto) > MAX_TEXTO_URL:
+        raise ValueError(f"es más largo que {MAX_TEXTO_URL} caracteres")
+    if isinstance(componente, gr.Checkbox):
+        if texto.lower() in {"1", "true", "si", "sí", "on"}:
+            return True
+        if texto.lower() in {"0", "false", "no", "off"}:
+            return False
+        raise ValueError("debe ser 1 o 0")
+    if isinstance(componente, gr.Slider | gr.Number):
+        try:
+            x = float(texto.replace(",", "."))
+        except ValueError:
+            raise ValueError("no es un número") from None
+        if not math.isfinite(x):
+            raise ValueError("no es un número finito")
+        lo = getattr(componente, "minimum", None)
+        hi = getattr(componente, "maximum", None)
+        if (lo is not None and x < lo) or (hi is not None and x > hi):
+            raise ValueError(f"debe estar entre {lo:g} y {hi:g}")
+        paso = getattr(componente, "step", None)
+        if isinstance(componente, gr.Number) and getattr(componente, "precision", None) == 0 or paso == 1:
+            return int(round(x))
+        return x
+    if isinstance(componente, gr.Radio | gr.Dropdown):
+        opciones = [c[1] if isinstance(c, tuple | list) else c for c in componente.choices]
+        if texto in opciones:
+            return texto
+        raise ValueError("debe ser una de: " + ", ".join(map(str, opciones)))
+    return texto
+
+def aplicar_url(vista: Vista, parametros: dict[str, str], valores: list) -> tuple[list, list[str]]:
+    """Los valores de las entradas con los ajustes válidos de la URL, y los avisos de los que no."""
+    valores = list(valores)
+    avisos = []
+    for nombre, texto in parametros.items():
+        if nombre not in vista.url:
+            continue
+        i = next(k for k, c in enumerate(vista.entradas) if c is vista.url[nombre])
+        try:
+            valores[i] = valor_desde_url(vista.url[nombre], texto)
+        except ValueError as e:
+            avisos.append(f"«{nombre}={texto[:40]}» se ignoró: {e}.")
+    return valores, avisos
+
+# --- vista inicial y descargas --------------------------------------------------------------------
+
+_cache_inicial: dict[str, tuple] = {}
+_cerrojo_inicial = threading.Lock()
+
+def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores: list) -> tuple[list, tuple]:
+    """(valores de las entradas, salidas) al abrir la pestaña, con los ajustes de la URL aplicados.
+
+    Sin ajustes, la vista es la misma para todos: se calcula una vez por proceso.
+    """
+    valores_url, avisos = aplicar_url(vista, parametros, valores)
+    for aviso in avisos:
+        gr.Warning(aviso, title="Ajuste de la URL")
+    if valores_url != list(valores):
+        try:
+            return valores_url, a_gradio(vista.fn(*valores_url))
+        except ValueError as e:
+            gr.Warning(f"Los ajustes de la URL se ignoraron: {e}", title="Ajuste de la URL")
+    with _cerrojo_inicial:
+        guardada = _cache_inicial.get(clave)
+    if guardada is None:
+        guardada = envolver(vista.fn)(*valores)
+        with _cerrojo_inicial:
+            _cache_inicial[clave] = guardada
+    return list(valores), guardada
+
+_CARPETA_DESCARGAS = Path(tempfile.gettempdir()) / "atencion-descargas"
+
+def exportar_figuras(prefijo: str, resultado: Any) -> list[str]:
+    """Guarda cada figura del resultado en PNG (DPI_DESCARGA) y SVG; devuelve las rutas."""
+    from ._graficos import DPI_DESCARGA
+
+    figuras = [v for v in (resultado if isinstance(resultado, tuple) else (resultado,)) if _es_figura(v)]
+    if not figuras:
+        raise gr.Error("Esta vista no tiene figuras que descargar.", title="Sin figuras")
+    _CARPETA_DESCARGAS.mkdir(exist_ok=True)
+    hace_una_hora = time.time() - 3600
+    for vieja in _CARPETA_DESCARGAS.glob("*/*"):
+        if vieja.stat().st_mtime < hace_una_hora:
+            vieja.unlink(missing_ok=True)
+    carpeta = _CARPETA_DESCARGAS / uuid.uuid4().hex
+    carpeta.mkdir()
+    rutas = []
+    for k, fig in enumerate(figuras, start=1):
+        for formato in ("png", "svg"):
+            ruta = carpeta / f"{prefijo}-figura{k}.{formato}"
+            fig.savefig(ruta, format=formato, dpi=DPI_DESCARGA)
+            rutas.append(str(ruta))
+    return rutas
+
+def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
+    """El evento público de la pestaña y su botón de descargas (dentro del contexto de Blocks)."""
+    disparadores = vista.disparadores
+    if disparadores is None:
+        disparadores = []
+        for c in vista.entradas:
+            if isinstance(c, gr.Textbox):
+                disparadores += [c.submit, c.blur]
+            elif hasattr(c, "input"):
+                disparadores.append(c.input)
+    gr.on(
+        disparadores,
+        envolver(vista.fn),
+        inputs=vista.entradas,
+        outputs=vista.salidas,
+        api_name=api_name,
+        trigger_mode="always_last",
+        show_progress="minimal",
+    )
+    if any(isinstance(s, gr.Image) for s in vista.salidas):
+        with gr.Accordion("Descargar las figuras (PNG a 220 ppp y SVG, para diapositivas)", open=False):
+            boton = gr.Button("Preparar descargas", size="sm")
+            archivos = gr.File(label="Figuras", file_count="multiple", interactive=False)
+
+        def descargar(*valores):
+            try:
+                return exportar_figuras(prefijo, vista.fn(*valores))
+            except gr.Error:
+                raise
+            except Exception as e:
+                raise _error(e) from None
+
+        boton.click(descargar, inputs=vista.entradas, outputs=archivos, api_visibility="private")

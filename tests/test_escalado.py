@@ -1,0 +1,69 @@
+"""La pestaña «¿Por qué √d?» reproduce la tabla de la lección."""
+
+import math
+
+import pytest
+
+from demos.escalado import calcular, medir
+from tests.conftest import espera_error
+
+
+def test_d2_semilla0_da_la_fila_de_la_leccion():
+    m = medir(2, claves=8, semilla=0)
+    assert f"{m['desv_sin']:.1f}" == "1.5"
+    assert f"{m['desv_con']:.2f}" == "1.05"
+    assert f"{m['max_sin']:.2f}" == "0.40"
+    assert f"{m['max_con']:.2f}" == "0.32"
+
+
+@pytest.mark.parametrize(
+    "d, desv_sin, desv_con, max_sin, max_con",
+    [(64, 8.0, 1.00, 0.87, 0.36), (512, 23.3, 1.03, 0.96, 0.37)],
+)
+def test_d_grande_cerca_de_la_leccion(d, desv_sin, desv_con, max_sin, max_con):
+    m = medir(d, claves=8, semilla=0)
+    for medido, leccion in [
+        (m["desv_sin"], desv_sin),
+        (m["desv_con"], desv_con),
+        (m["max_sin"], max_sin),
+        (m["max_con"], max_con),
+    ]:
+        assert medido == pytest.approx(leccion, rel=0.10)
+
+
+def test_escalar_devuelve_la_desviacion_a_1_y_baja_el_peso_maximo():
+    m = medir(4096, claves=8, semilla=3)
+    assert m["desv_con"] == pytest.approx(1.0, abs=0.1)
+    assert m["desv_sin"] == pytest.approx(64.0, rel=0.1)
+    assert m["max_con"] < 0.5 < 0.9 < m["max_sin"]
+    assert m["entropia_con"] > m["entropia_sin"]
+    assert m["entropia_con"] <= math.log2(8)
+
+
+def test_vista_inicial_tiene_la_tabla_de_la_leccion():
+    _, _, tabla, texto = calcular()
+    assert tabla[0][1:] == [1.5, 1.05]
+    assert tabla[1][1:] == [0.40, 0.32]
+    assert "T = √d" in texto
+
+
+@pytest.mark.parametrize(
+    "d, claves, semilla",
+    [(0, 8, 0), (4097, 8, 0), (2, 1, 0), (2, 65, 0), (2.5, 8, 0), (float("nan"), 8, 0), ("abc", 8, 0), (2, 8, -1)],
+)
+def test_entrada_mala_da_valueerror_en_espanol(d, claves, semilla):
+    with pytest.raises(ValueError, match="debe ser"):
+        calcular(d, claves, semilla)
+
+
+def test_api_sin_argumentos_da_la_vista_inicial(cliente):
+    histos, curva, tabla, texto = cliente.predict(api_name="/escalado")
+    assert histos and curva
+    assert tabla["data"][0][1:] == [1.5, 1.05]
+
+
+def test_api_rechaza_d_fuera_de_rango_y_sigue_respondiendo(cliente):
+    mensaje = espera_error(cliente, "/escalado", d=10**9)
+    assert "entre 1 y 4096" in mensaje
+    *_, texto = cliente.predict(d=512, api_name="/escalado")
+    assert "d = 512" in texto
