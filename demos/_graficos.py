@@ -11,10 +11,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np  # noqa: E402
-from matplotlib.colors import LinearSegmentedColormap  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
+import numpy as np
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 C0, C1, C2, C3 = "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"
 BLANCO_TINTA = LinearSegmentedColormap.from_list("blanco_tinta", ["white", C0])

@@ -185,8 +185,8 @@ def valor_desde_url(componente: Any, texto: str) -> Any:
         if (lo is not None and x < lo) or (hi is not None and x > hi):
             raise ValueError(f"debe estar entre {lo:g} y {hi:g}")
         paso = getattr(componente, "step", None)
-        if isinstance(componente, gr.Number) and getattr(componente, "precision", None) == 0 or paso == 1:
-            return int(round(x))
+        if (isinstance(componente, gr.Number) and getattr(componente, "precision", None) == 0) or paso == 1:
+            return round(x)
         return x
     if isinstance(componente, gr.Radio | gr.Dropdown):
         opciones = [c[1] if isinstance(c, tuple | list) else c for c in componente.choices]

@@ -83,7 +83,7 @@ class TransformerJuguete(nn.Module, PyTorchModelHubMixin):
         pesos de cada bloque, cada uno (B, cabezas, L, L).
         """
         B, L = x.shape
-        if L > self.largo:
+        if self.largo < L:
             raise ValueError(f"La secuencia tiene {L} dígitos; este modelo acepta a lo sumo {self.largo}.")
         z = self.fichas(x)  # (B, L, d_modelo)
         if self.posicion is not None:
