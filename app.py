@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 
 import gradio as gr
+from fastapi import FastAPI, Request
+from fastapi.responses import RedirectResponse
 
 from demos import PESTANAS, Pestana, buscar
 from demos._ui import Vista, conectar, vista_inicial
@@ -124,8 +127,45 @@ def construir_una(id_: str) -> gr.Blocks:
     return una
 
 
+TAMANO_MAXIMO_SUBIDA = "10mb"  # Gradio rechaza antes de leer lo que pase de aquí
+
+
 def opciones_lanzamiento() -> dict:
-    return {"css": CSS, "js": JS, "theme": gr.themes.Soft(), "footer_links": ["api", "gradio"]}
+    """Lo mismo para `launch()` y para cada montaje: estilo, modo presentación, límite de subida."""
+    return {
+        "css": CSS,
+        "js": JS,
+        "theme": gr.themes.Soft(),
+        "footer_links": ["api", "gradio"],
+        "max_file_size": TAMANO_MAXIMO_SUBIDA,
+    }
+
+
+def configurar_cola(blocks: gr.Blocks) -> gr.Blocks:
+    """Cola acotada: con `max_size` lleno, Gradio contesta «cola llena» en vez de colgarse.
+
+    Los eventos ligeros corren de a 4 por evento; los pesados (entrenar, medir)
+    declaran su propio `concurrency_id` con límite 1, así no bloquean a los demás.
+    """
+    return blocks.queue(default_concurrency_limit=4, max_size=64)
+
+
+def crear_app(solo: str | None = None):
+    """La aplicación ASGI: la suite en / y cada pestaña en /demo/<id>/ (o una sola pestaña en /)."""
+    app = FastAPI(title=TITULO, docs_url=None, redoc_url=None)
+    opciones = {**opciones_lanzamiento(), "show_error": False}
+    if solo is not None:
+        return gr.mount_gradio_app(app, configurar_cola(construir_una(solo)), path="/", **opciones)
+
+    @app.get("/demo/{id_}", include_in_schema=False)
+    def con_barra(id_: str, request: Request):
+        """/demo/<id> -> /demo/<id>/, conservando los ajustes de la URL."""
+        consulta = f"?{request.url.query}" if request.url.query else ""
+        return RedirectResponse(f"{request.scope.get('root_path', '')}/demo/{id_}/{consulta}", status_code=307)
+
+    for p in PESTANAS:  # cada montaje necesita un Blocks nuevo: un Blocks no se dibuja dos veces
+        gr.mount_gradio_app(app, configurar_cola(construir_una(p.id)), path=f"/demo/{p.id}", **opciones)
+    return gr.mount_gradio_app(app, configurar_cola(demo), path="/", **opciones)
 
 
 demo = construir_suite()
@@ -133,14 +173,19 @@ demo = construir_suite()
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=TITULO)
-    parser.add_argument("--demo", metavar="ID", help="sirve una sola pestaña: " + ", ".join(p.id for p in PESTANAS))
-    parser.add_argument("--host", default="127.0.0.1", help="dirección (0.0.0.0 para la red local)")
-    parser.add_argument("--port", type=int, default=7860)
+    parser.add_argument("--demo", metavar="ID", choices=[p.id for p in PESTANAS], help="sirve una sola pestaña")
+    parser.add_argument(
+        "--host",
+        default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+        help="dirección (0.0.0.0 para la red local; en un Space la fija GRADIO_SERVER_NAME)",
+    )
+    parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    app = construir_una(args.demo) if args.demo else demo
-    app.queue(default_concurrency_limit=4, max_size=64)
-    app.launch(server_name=args.host, server_port=args.port, **opciones_lanzamiento())
+    import uvicorn
+
+    print(f"* Atención y transformers en http://{args.host}:{args.port}/", flush=True)
+    uvicorn.run(crear_app(args.demo), host=args.host, port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":

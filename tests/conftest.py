@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import threading
+import time
 from pathlib import Path
 
 # huggingface_hub lee estas variables al importarse: antes que nada.
@@ -24,22 +26,42 @@ def puerto_libre() -> int:
         return s.getsockname()[1]
 
 
+class ServidorEnHilo:
+    """uvicorn en un hilo, en loopback, hasta que la sesión de pruebas termina."""
+
+    def __init__(self, asgi, puerto: int):
+        import uvicorn
+
+        self.servidor = uvicorn.Server(uvicorn.Config(asgi, host="127.0.0.1", port=puerto, log_level="warning"))
+        self.hilo = threading.Thread(target=self.servidor.run, daemon=True)
+
+    def __enter__(self):
+        self.hilo.start()
+        limite = time.monotonic() + 60
+        while not self.servidor.started:
+            if time.monotonic() > limite or not self.hilo.is_alive():
+                raise RuntimeError("El servidor de pruebas no arrancó")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc):
+        self.servidor.should_exit = True
+        self.hilo.join(timeout=10)
+
+
 @pytest.fixture(scope="session")
 def url_app():
-    """La suite completa lanzada una vez por sesión de pruebas, en un puerto libre."""
+    """La app completa (suite en / y cada pestaña en /demo/<id>/), una vez por sesión, en un puerto libre."""
     import app
 
     puerto = puerto_libre()
-    app.demo.queue(default_concurrency_limit=4, max_size=64)
-    app.demo.launch(
-        server_name="127.0.0.1", server_port=puerto, prevent_thread_lock=True, quiet=True, **app.opciones_lanzamiento()
-    )
-    yield f"http://127.0.0.1:{puerto}/"
-    app.demo.close()
+    with ServidorEnHilo(app.crear_app(), puerto):
+        yield f"http://127.0.0.1:{puerto}/"
 
 
 @pytest.fixture(scope="session")
 def cliente(url_app):
+    """Cliente del API de la suite (en /)."""
     from gradio_client import Client
 
     return Client(url_app, verbose=False)
