@@ -63,6 +63,7 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
                     vista = _pestana(p)
                     abierta = gr.State(False)
                 partes.append((p, vista, abierta, tab))
+        suite.vistas = {p.id: vista for p, vista, _, _ in partes}  # para inspeccionarlas (pruebas)
 
         def al_cargar(request: gr.Request, *valores):
             parametros = _parametros(request)
@@ -118,6 +119,7 @@ def construir_una(id_: str) -> gr.Blocks:
     with gr.Blocks(title=f"{p.titulo} · {TITULO}", delete_cache=(600, 3600)) as una:
         gr.Markdown(f"## {p.titulo}", elem_id="cabecera")
         vista = _pestana(p)
+        una.vistas = {p.id: vista}
 
         def al_cargar(request: gr.Request, *valores):
             entradas, salidas = vista_inicial(p.id, vista, _parametros(request), list(valores))

@@ -40,6 +40,32 @@ class Vista:
     salidas: list  # componentes, en el orden de lo que devuelve `fn`
     url: dict[str, Any] = field(default_factory=dict)  # nombre en la URL -> componente de `entradas`
     disparadores: list | None = None  # eventos que recalculan; por omisión, los de cada entrada
+    # Un ajuste válido que cambia la vista y uno que la función rechaza, como texto de la URL
+    # ({nombre: valor}). Sirven de ejemplo de enlace y para las pruebas de navegador. Si hay un
+    # deslizador o un número en `url`, se deducen solos (el valor medio; el máximo + 10⁶).
+    ejemplo: dict[str, str] = field(default_factory=dict)
+    invalido: dict[str, str] = field(default_factory=dict)
+
+    def control_numerico(self) -> tuple[str, Any] | None:
+        for nombre, c in self.url.items():
+            if isinstance(c, gr.Slider | gr.Number):
+                return nombre, c
+        return None
+
+    def ejemplos(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(ajuste válido distinto del inicial, ajuste inválido), declarados o deducidos."""
+        if self.ejemplo and self.invalido:
+            return self.ejemplo, self.invalido
+        control = self.control_numerico()
+        if control is None:
+            raise ValueError("La vista no declara `ejemplo` e `invalido` y no tiene un control numérico en `url`.")
+        nombre, c = control
+        lo = c.minimum if c.minimum is not None else 0
+        hi = c.maximum if c.maximum is not None else lo + 10
+        paso = getattr(c, "step", None) or 1
+        medio = lo + round((hi - lo) / 2 / paso) * paso
+        valido = medio if medio != c.value else lo
+        return self.ejemplo or {nombre: f"{valido:g}"}, self.invalido or {nombre: f"{hi + 10**6:g}"}
 
 
 # --- convertir lo que devuelven las funciones de cálculo --------------------------------------
@@ -266,7 +292,17 @@ def exportar_figuras(prefijo: str, resultado: Any) -> list[str]:
 
 
 def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
-    """El evento público de la pestaña y su botón de descargas (dentro del contexto de Blocks)."""
+    """El evento público de la pestaña y su botón de descargas (dentro del contexto de Blocks).
+
+    También da ids estables en la página a los controles de la URL (`<prefijo>-<nombre>`) y a
+    las figuras (`<prefijo>-figura<k>`): las pruebas de navegador y el CSS los encuentran así.
+    """
+    for nombre, componente in vista.url.items():
+        componente.elem_id = componente.elem_id or f"{prefijo}-{nombre}"
+    figuras = [s for s in vista.salidas if isinstance(s, gr.Image)]
+    for k, componente in enumerate(figuras, start=1):
+        componente.elem_id = componente.elem_id or f"{prefijo}-figura{k}"
+        componente.elem_classes = [*(componente.elem_classes or []), "figura"]
     disparadores = vista.disparadores
     if disparadores is None:
         disparadores = []
@@ -284,7 +320,7 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
         trigger_mode="always_last",
         show_progress="minimal",
     )
-    if any(isinstance(s, gr.Image) for s in vista.salidas):
+    if figuras:
         with gr.Accordion("Descargar las figuras (PNG a 220 ppp y SVG, para diapositivas)", open=False):
             boton = gr.Button("Preparar descargas", size="sm")
             archivos = gr.File(label="Figuras", file_count="multiple", interactive=False)

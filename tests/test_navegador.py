@@ -1,0 +1,196 @@
+"""Cada pestaña en un Chromium real (Debian, vía Playwright): carga, responde, avisa en español.
+
+Recorre el registro, así que una pestaña nueva queda cubierta sin código propio. Las capturas
+quedan en artefactos/capturas/ para mirarlas.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import threading
+from pathlib import Path
+from urllib.parse import quote
+
+import gradio as gr
+import pytest
+
+from demos import PESTANAS
+from tests.conftest import RAIZ, puerto_libre
+
+pytestmark = pytest.mark.navegador
+
+CHROMIUM = "/usr/bin/chromium"
+CAPTURAS = RAIZ / "artefactos" / "capturas"
+ESPERA_MS = 30_000
+# Ruido de fondo que no es de la app: recursos que el navegador pide por su cuenta.
+RUIDO = re.compile(r"favicon|manifest\.json|Failed to load resource.*404")
+
+
+@pytest.fixture(scope="module")
+def navegador():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Falta {CHROMIUM}: `make test` lo instala con apt-get (paquete chromium).")
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def pagina(navegador):
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
+    pg = contexto.new_page()
+    pg.errores = []
+    pg.on("console", lambda m: m.type == "error" and not RUIDO.search(m.text) and pg.errores.append(m.text))
+    pg.on("pageerror", lambda e: pg.errores.append(str(e)))
+    yield pg
+    contexto.close()
+
+
+def vista_de(id_: str):
+    import app
+
+    return app.demo.vistas[id_]
+
+
+def escribir(pg, id_: str, ajustes: dict[str, str]) -> None:
+    """Escribe cada ajuste en su control, como lo haría un estudiante."""
+    for nombre, valor in ajustes.items():
+        c = vista_de(id_).url[nombre]
+        sel = f"#{id_}-{nombre}"
+        if isinstance(c, gr.Slider | gr.Number):
+            caja = pg.locator(f"{sel} input[type=number]").first
+            caja.fill(valor)
+            caja.press("Enter")
+        elif isinstance(c, gr.Radio):
+            etiqueta = next((e for e, v in c.choices if str(v) == valor), valor)
+            pg.locator(f"{sel} label").filter(has_text=str(etiqueta)).first.click()
+        elif isinstance(c, gr.Checkbox):
+            pg.locator(f"{sel} input[type=checkbox]").first.click()
+        elif isinstance(c, gr.Textbox):
+            caja = pg.locator(f"{sel} textarea, {sel} input").first
+            caja.fill(valor)
+            caja.press("Enter" if (c.lines or 1) == 1 else "Tab")
+        else:
+            raise AssertionError(f"{id_}: no sé escribir en un {type(c).__name__} ({nombre})")
+
+
+def fuente_figura(pg, id_: str) -> str:
+    img = pg.locator(f"#{id_}-figura1 img")
+    img.wait_for(timeout=ESPERA_MS)
+    return img.get_attribute("src")
+
+
+def espera_cambio(pg, id_: str, antes: str) -> None:
+    pg.wait_for_function(
+        "([sel, s]) => { const i = document.querySelector(sel); return i && i.src && i.src !== s; }",
+        arg=[f"#{id_}-figura1 img", antes],
+        timeout=ESPERA_MS,
+    )
+
+
+def textos_aviso(pg) -> str:
+    pg.locator("[data-testid='toast-body']").first.wait_for(timeout=ESPERA_MS)
+    return " ".join(pg.locator("[data-testid='toast-body']").all_inner_texts())
+
+
+def rutas(id_: str) -> list[tuple[str, str]]:
+    return [("suite", f"?tab={id_}"), ("sola", f"demo/{id_}/")]
+
+
+@pytest.mark.parametrize("ruta", ["suite", "sola"])
+@pytest.mark.parametrize("id_", [p.id for p in PESTANAS])
+def test_pestana_carga_responde_y_avisa_en_espanol(pagina, url_app, id_, ruta):
+    camino = dict(rutas(id_))[ruta]
+    pagina.goto(url_app + camino)
+    antes = fuente_figura(pagina, id_)
+    explicacion = pagina.locator(".explicacion").filter(has_text=re.compile(r"\w")).first
+    assert len(explicacion.inner_text().strip()) > 80, "falta la explicación en español"
+    CAPTURAS.mkdir(parents=True, exist_ok=True)
+    pagina.screenshot(path=str(CAPTURAS / f"{id_}-{ruta}.png"), full_page=True)
+
+    ejemplo, invalido = vista_de(id_).ejemplos()
+    escribir(pagina, id_, ejemplo)
+    espera_cambio(pagina, id_, antes)
+
+    escribir(pagina, id_, invalido)
+    aviso = textos_aviso(pagina)
+    assert re.search(r"debe|entre|acepta|no es|inválid", aviso), aviso
+    assert not re.search(r"\bValue\b|greater than|Traceback", aviso), aviso
+    assert pagina.errores == [], pagina.errores
+
+
+@pytest.mark.parametrize("id_", [p.id for p in PESTANAS])
+def test_ajuste_malo_en_la_url_se_ignora_con_un_aviso(pagina, url_app, id_):
+    _, invalido = vista_de(id_).ejemplos()
+    consulta = "&".join(f"{k}={quote(v)}" for k, v in invalido.items())
+    pagina.goto(f"{url_app}demo/{id_}/?{consulta}")
+    fuente_figura(pagina, id_)  # la página carga igual, con la vista inicial
+    assert "se ignoró" in textos_aviso(pagina)
+
+
+def test_la_url_fija_un_control(pagina, url_app):
+    id_ = "escalado"
+    nombre, valor = "d", 512
+    pagina.goto(f"{url_app}demo/{id_}/?{nombre}={valor:g}")
+    fuente_figura(pagina, id_)
+    caja = pagina.locator(f"#{id_}-{nombre} input[type=number]").first
+    pagina.wait_for_function(
+        "([sel, v]) => Number(document.querySelector(sel).value) === v",
+        arg=[f"#{id_}-{nombre} input[type=number]", float(valor)],
+        timeout=ESPERA_MS,
+    )
+    assert float(caja.input_value()) == pytest.approx(valor)
+
+
+def test_tab_en_la_url_abre_esa_pestana(pagina, url_app):
+    id_ = PESTANAS[-1].id
+    pagina.goto(f"{url_app}?tab={id_}")
+    fuente_figura(pagina, id_)
+    assert pagina.locator(f"#pestana-{id_}").is_visible()
+
+
+def test_modo_presentacion_quita_cabecera_y_pie(pagina, url_app):
+    id_ = "escalado"
+    pagina.goto(f"{url_app}demo/{id_}/")
+    fuente_figura(pagina, id_)
+    assert pagina.locator("#cabecera").is_visible()
+    pagina.goto(f"{url_app}demo/{id_}/?presentacion=1")
+    fuente_figura(pagina, id_)
+    assert pagina.locator("html.presentacion").count() == 1
+    assert not pagina.locator("#cabecera").is_visible()
+    assert not pagina.locator("footer").first.is_visible()
+    pagina.screenshot(path=str(CAPTURAS / f"{id_}-presentacion.png"))
+
+
+@pytest.fixture(scope="module")
+def url_otro_origen():
+    """docs/ servido desde otro puerto: otro origen, como una diapositiva real."""
+    manejador = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(RAIZ / "docs"))
+    servidor = http.server.ThreadingHTTPServer(("127.0.0.1", puerto_libre()), manejador)
+    threading.Thread(target=servidor.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{servidor.server_address[1]}/"
+    servidor.shutdown()
+
+
+def test_pagina_de_otro_origen_incrusta_dos_pestanas(pagina, url_app, url_otro_origen):
+    pagina.goto(f"{url_otro_origen}diapositivas.html?base={url_app.rstrip('/')}")
+    marcos = pagina.locator("iframe[data-ruta]")
+    assert marcos.count() == 2
+    for k in range(2):
+        marco = marcos.nth(k)
+        marco.scroll_into_view_if_needed()
+        ruta = marco.get_attribute("data-ruta")
+        id_ = ruta.split("/")[2]
+        interior = pagina.frame_locator(f"iframe[data-ruta='{ruta}']")
+        interior.locator(f"#{id_}-figura1 img").wait_for(timeout=ESPERA_MS)
+        assert interior.locator("html.presentacion").count() == 1
+    pagina.screenshot(path=str(CAPTURAS / "diapositivas.png"), full_page=True)
