@@ -1,0 +1,288 @@
+"""Rendimiento medido de la suite: arranque en frío, latencia por pestaña, carga y entrenamiento.
+
+    python scripts/bench.py                      todo (≈ 4 min en 2 núcleos)
+    python scripts/bench.py --solo latencia      una sección: arranque, latencia, carga, entrenamiento
+    python scripts/bench.py --markdown BENCHMARKS.md   además escribe las tablas en ese archivo
+
+Cada cifra va junto a su referencia medida en la misma corrida: el arranque junto a
+`import gradio, torch`; la latencia de cada pestaña junto a un endpoint vacío servido por
+Gradio con la misma cola. Se dan medianas y percentiles, no tiempos sueltos. Todo en
+loopback; el servidor corre en otro proceso, para que el cliente no le quite el GIL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+RAIZ = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(RAIZ))
+ENTORNO = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(RAIZ)}
+
+VACIA = """
+import sys, gradio as gr
+with gr.Blocks() as demo:
+    entrada, salida = gr.Number(0), gr.Number()
+    entrada.change(lambda x: x, entrada, salida, api_name="vacia")
+demo.queue(default_concurrency_limit=4, max_size=64)
+demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]))
+"""
+
+
+def puerto_libre() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def percentil(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(q / 100 * (len(xs) - 1)))]
+
+
+def ms(x: float) -> str:
+    return f"{1000 * x:,.0f} ms" if x >= 0.1 else f"{1000 * x:.1f} ms"
+
+
+def tabla(titulo: str, cabecera: list[str], filas: list[list]) -> str:
+    lineas = [f"\n### {titulo}\n", "| " + " | ".join(cabecera) + " |", "|" + "---|" * len(cabecera)]
+    lineas += ["| " + " | ".join(str(c) for c in fila) + " |" for fila in filas]
+    texto = "\n".join(lineas)
+    print(texto, flush=True)
+    return texto
+
+
+class Servidor:
+    """Un proceso servidor; espera hasta que el API responde."""
+
+    def __init__(self, argumentos: list[str], puerto: int, ruta: str = "/"):
+        self.url = f"http://127.0.0.1:{puerto}{ruta}"
+        self.proceso = subprocess.Popen(
+            [sys.executable, *argumentos], cwd=RAIZ, env=ENTORNO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+
+    def esperar(self, limite: float = 120) -> float:
+        import urllib.request
+
+        inicio = time.perf_counter()
+        while time.perf_counter() - inicio < limite:
+            if self.proceso.poll() is not None:
+                raise RuntimeError(self.proceso.stderr.read().decode()[-2000:])
+            try:
+                urllib.request.urlopen(self.url + "gradio_api/info", timeout=1)
+                return time.perf_counter() - inicio
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"{self.url} no respondió en {limite} s")
+
+    def rss_pico_mb(self) -> float:
+        for linea in Path(f"/proc/{self.proceso.pid}/status").read_text().splitlines():
+            if linea.startswith("VmHWM:"):
+                return int(linea.split()[1]) / 1024
+        return float("nan")
+
+    def cerrar(self):
+        self.proceso.terminate()
+        try:
+            self.proceso.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # uvicorn espera conexiones abiertas; no hace falta
+            self.proceso.kill()
+            self.proceso.wait()
+
+
+def arranque(repeticiones: int) -> str:
+    """De `python app.py` a la primera respuesta del API, junto a `import gradio, torch`."""
+    from gradio_client import Client
+
+    importar, primera = [], []
+    for _ in range(repeticiones):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import gradio, torch"], env=ENTORNO, check=True)
+        importar.append(time.perf_counter() - t)
+        puerto = puerto_libre()
+        t = time.perf_counter()
+        s = Servidor(["app.py", "--port", str(puerto)], puerto)
+        try:
+            s.esperar()
+            Client(s.url, verbose=False).predict(api_name="/escalado")
+            primera.append(time.perf_counter() - t)
+        finally:
+            s.cerrar()
+    base, app = statistics.median(importar), statistics.median(primera)
+    return tabla(
+        f"Arranque en frío (mediana de {repeticiones})",
+        ["medida", "mediana", "razón"],
+        [
+            ["`import gradio, torch`", f"{base:.2f} s", "1.00×"],
+            ["`python app.py` → 1.ª respuesta", f"{app:.2f} s", f"{app / base:.2f}×"],
+        ],
+    )
+
+
+def medir_endpoint(cliente, api: str, llamadas: int, calentamiento: int = 3) -> list[float]:
+    for _ in range(calentamiento):
+        cliente.predict(api_name=api)
+    tiempos = []
+    for _ in range(llamadas):
+        t = time.perf_counter()
+        cliente.predict(api_name=api)
+        tiempos.append(time.perf_counter() - t)
+    return tiempos
+
+
+def latencia(llamadas: int) -> str:
+    """Ida y vuelta por gradio_client de cada pestaña (vista inicial), junto al endpoint vacío."""
+    from gradio_client import Client
+
+    from demos import PESTANAS
+
+    p_app, p_vacia = puerto_libre(), puerto_libre()
+    app = Servidor(["app.py", "--port", str(p_app)], p_app)
+    vacia = Servidor(["-c", VACIA, str(p_vacia)], p_vacia)
+    try:
+        app.esperar()
+        vacia.esperar()
+        base = medir_endpoint(Client(vacia.url, verbose=False), "/vacia", llamadas)
+        cliente = Client(app.url, verbose=False)
+        m0 = statistics.median(base)
+        filas = [["(endpoint vacío)", ms(m0), ms(percentil(base, 95)), "1.00×"]]
+        for p in PESTANAS:
+            t = medir_endpoint(cliente, f"/{p.api}", llamadas)
+            filas.append([p.id, ms(statistics.median(t)), ms(percentil(t, 95)), f"{statistics.median(t) / m0:.2f}×"])
+    finally:
+        app.cerrar()
+        vacia.cerrar()
+    return tabla(
+        f"Latencia por gradio_client, vista inicial ({llamadas} llamadas tras 3 de calentamiento)",
+        ["pestaña", "mediana", "p95", "mediana / vacío"],
+        filas,
+    )
+
+
+def carga(clientes: int, segundos: float) -> str:
+    """`clientes` hilos mezclando todas las pestañas durante `segundos`, con un entrenamiento en medio."""
+    from gradio_client import Client
+
+    from demos import PESTANAS
+
+    puerto = puerto_libre()
+    app = Servidor(["app.py", "--port", str(puerto)], puerto)
+    tiempos: dict[str, list[float]] = defaultdict(list)
+    errores: dict[str, int] = defaultdict(int)
+    cerrojo = threading.Lock()
+    try:
+        app.esperar()
+        fin = time.perf_counter() + segundos
+
+        def visitante(k: int):
+            cliente = Client(app.url, verbose=False)
+            i = k
+            while time.perf_counter() < fin:
+                p = PESTANAS[i % len(PESTANAS)]
+                i += 1
+                t = time.perf_counter()
+                try:
+                    cliente.predict(api_name=f"/{p.api}")
+                    with cerrojo:
+                        tiempos[p.id].append(time.perf_counter() - t)
+                except Exception:
+                    with cerrojo:
+                        errores[p.id] += 1
+
+        def entrenamiento():
+            time.sleep(segundos / 3)
+            cliente = Client(app.url, verbose=False)
+            t = time.perf_counter()
+            try:
+                cliente.predict(epocas=2, api_name="/inversion_digitos_entrenar")
+                with cerrojo:
+                    tiempos["(entrenar 2 épocas)"].append(time.perf_counter() - t)
+            except Exception:
+                with cerrojo:
+                    errores["(entrenar 2 épocas)"] += 1
+
+        with ThreadPoolExecutor(clientes + 1) as pool:
+            futuros = [pool.submit(visitante, k) for k in range(clientes)]
+            if any(p.id == "inversion-digitos" for p in PESTANAS):
+                futuros.append(pool.submit(entrenamiento))
+            for f in futuros:
+                f.result()
+        rss = app.rss_pico_mb()
+    finally:
+        app.cerrar()
+    filas = [
+        [k, len(v), errores.get(k, 0), ms(statistics.median(v)), ms(percentil(v, 95))]
+        for k, v in sorted(tiempos.items())
+    ]
+    filas += [[k, 0, n, "—", "—"] for k, n in errores.items() if k not in tiempos]
+    total = sum(len(v) for v in tiempos.values())
+    filas.append(["**total**", total, sum(errores.values()), "", ""])
+    return tabla(
+        f"Carga: {clientes} clientes durante {segundos:.0f} s (RSS pico del servidor: {rss:,.0f} MB)",
+        ["pestaña", "servidas", "errores", "p50", "p95"],
+        filas,
+    )
+
+
+def entrenamiento() -> str:
+    """Hasta el 100 % de secuencias: el entrenamiento del proyecto frente al bucle de la lección."""
+    from scripts.bench_entrenamiento import comparar
+
+    return tabla("Entrenamiento de la inversión de dígitos", *comparar())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--solo", choices=["arranque", "latencia", "carga", "entrenamiento"], action="append")
+    parser.add_argument("--llamadas", type=int, default=50)
+    parser.add_argument("--repeticiones", type=int, default=5)
+    parser.add_argument("--clientes", type=int, default=16)
+    parser.add_argument("--segundos", type=float, default=60)
+    parser.add_argument("--markdown", type=Path, help="escribe las tablas en este archivo")
+    args = parser.parse_args()
+    secciones = args.solo or ["arranque", "latencia", "carga", "entrenamiento"]
+    cabecera = (
+        f"Medido el {datetime.date.today().isoformat()} en {platform.node() or 'esta máquina'}: "
+        f"{os.cpu_count()} núcleos, {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+        + ("con CUDA" if _hay_cuda() else "sin GPU")
+    )
+    print(cabecera)
+    partes = []
+    for s in secciones:
+        if s == "arranque":
+            partes.append(arranque(args.repeticiones))
+        elif s == "latencia":
+            partes.append(latencia(args.llamadas))
+        elif s == "carga":
+            partes.append(carga(args.clientes, args.segundos))
+        elif s == "entrenamiento":
+            partes.append(entrenamiento())
+    if args.markdown:
+        args.markdown.write_text(
+            "# Rendimiento medido\n\n" + cabecera + "\n" + "\n".join(partes) + "\n", encoding="utf-8"
+        )
+
+
+def _hay_cuda() -> bool:
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
+if __name__ == "__main__":
+    main()
