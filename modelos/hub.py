@@ -1,18 +1,48 @@
-"""Dispositivo y carga de los checkpoints: del Hub a una revisión fija, o la copia incluida.
+"""Dispositivo y carga de los checkpoints: del Hub a una revisión fijada, o la copia incluida.
 
-(Versión inicial: solo la copia incluida en `checkpoints/`. El camino del Hub
-se completa en el issue del núcleo.)
+Orden, para cada modelo (`cargar`) y cada archivo extra (`cargar_archivo`):
+
+1. La revisión fijada en el Hub, si la hay: primero la caché de huggingface_hub
+   (con un commit fijado no toca la red); si no está, un HEAD con plazo corto
+   (`PLAZO_SONDEO_S`) y, si responde con el commit fijado, la descarga. Nunca se
+   esperan los reintentos del cliente (sin red, una descarga reintenta ~23 s).
+2. Si no, la copia incluida en `checkpoints/NOMBRE/`.
+
+Cada carga deja UNA línea de log con la fuente y el porqué. Solo safetensors, con
+claves estrictas; nada se deserializa con pickle. Si la copia incluida falta o no
+sirve, el error nombra el archivo y el arreglo.
+
+Variables de entorno:
+  ATENCION_HUB_ORG            organización del Hub (por omisión «atencion-transformers»).
+  ATENCION_REVISION_<NOMBRE>  commit (40 hex) que fija la revisión en lugar de la del REGISTRO;
+                              NOMBRE en mayúsculas y con «_», p. ej. ATENCION_REVISION_VIT_DIGITOS.
+                              `python -m modelos.publicar` imprime estas líneas.
+  ATENCION_CHECKPOINTS        carpeta de las copias incluidas (por omisión `checkpoints/`).
+  ATENCION_DISPOSITIVO        cpu | cuda | mps: fuerza el dispositivo.
+  HF_HUB_OFFLINE=1            sin red: solo la caché de huggingface_hub y la copia incluida.
 """
 
 from __future__ import annotations
 
+import inspect
+import json
 import logging
 import os
+import re
 import threading
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import torch
+from huggingface_hub import constants, get_hf_file_metadata, hf_hub_download, hf_hub_url, try_to_load_from_cache
+from huggingface_hub.errors import (
+    HfHubHTTPError,
+    RemoteEntryNotFoundError,
+    RepositoryNotFoundError,
+    RevisionNotFoundError,
+)
+from safetensors import safe_open
+from safetensors.torch import load_file
 from torch import nn
 
 log = logging.getLogger(__name__)
@@ -20,18 +50,42 @@ log = logging.getLogger(__name__)
 CARPETA = Path(__file__).resolve().parent.parent / "checkpoints"
 VARIABLE_DISPOSITIVO = "ATENCION_DISPOSITIVO"
 VARIABLE_ORG = "ATENCION_HUB_ORG"
+VARIABLE_CHECKPOINTS = "ATENCION_CHECKPOINTS"
+VARIABLE_REVISION = "ATENCION_REVISION_"  # + NOMBRE en mayúsculas con «_»
+ORG_POR_OMISION = "atencion-transformers"
+ARCHIVOS_MODELO = ("config.json", "model.safetensors")
+PLAZO_SONDEO_S = 1.0  # primera respuesta del Hub; sin ella, la copia incluida
+PLAZO_DESCARGA_S = 10.0  # la descarga entera, ya con el Hub respondiendo
+# Tope de cada entero de config.json (los no listados: 64). Con ellos, el modelo más grande
+# posible pesa unos 130 MiB: se puede construir antes de comparar sus formas con los pesos.
+TOPES_CONFIG = {"d_modelo": 512, "cabezas": 16, "bloques": 8, "largo": 256, "digitos": 100, "lado": 64}
+TOPES_CONFIG |= {"canales": 256, "P": 8, "clases": 100, "reduccion": 256, "kernel": 15}
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+class ErrorCheckpoint(RuntimeError):
+    """Un checkpoint dañado o que no cuadra; el mensaje nombra el archivo y el arreglo."""
+
+
+class FaltaCheckpoint(ErrorCheckpoint, FileNotFoundError):
+    """Falta un archivo del checkpoint."""
 
 
 def dispositivo() -> torch.device:
     """CUDA si hay, luego MPS, luego CPU. `ATENCION_DISPOSITIVO=cpu|cuda|mps` fuerza uno."""
     forzado = os.environ.get(VARIABLE_DISPOSITIVO, "").strip().lower()
+    hay_mps = getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
     if forzado:
+        if forzado not in ("cpu", "cuda", "mps"):
+            raise ValueError(f"{VARIABLE_DISPOSITIVO}={forzado!r} no es válido: usa cpu, cuda o mps.")
+        if forzado == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"{VARIABLE_DISPOSITIVO}=cuda, pero PyTorch no ve ninguna GPU CUDA: usa cpu.")
+        if forzado == "mps" and not hay_mps:
+            raise ValueError(f"{VARIABLE_DISPOSITIVO}=mps, pero MPS no está disponible aquí: usa cpu.")
         return torch.device(forzado)
     if torch.cuda.is_available():
         return torch.device("cuda")
-    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
+    return torch.device("mps" if hay_mps else "cpu")
 
 
 @dataclass(frozen=True)
@@ -42,7 +96,15 @@ class Checkpoint:
 
     @property
     def repo(self) -> str:
-        return f"{os.environ.get(VARIABLE_ORG, 'atencion-transformers')}/{self.nombre}"
+        return f"{os.environ.get(VARIABLE_ORG, '').strip() or ORG_POR_OMISION}/{self.nombre}"
+
+    @property
+    def variable_revision(self) -> str:
+        return VARIABLE_REVISION + self.nombre.upper().replace("-", "_")
+
+    def revision_fijada(self) -> str | None:
+        """La de `ATENCION_REVISION_<NOMBRE>` si está puesta; si no, la del registro."""
+        return os.environ.get(self.variable_revision, "").strip() or self.revision
 
 
 REGISTRO: dict[str, Checkpoint] = {
@@ -55,8 +117,80 @@ REGISTRO: dict[str, Checkpoint] = {
     )
 }
 
-_cerrojo = threading.Lock()
+_cerrojo_cerrojos = threading.Lock()
+_cerrojos: dict[object, threading.Lock] = {}  # uno por modelo y uno por archivo extra
 _cargados: dict[str, nn.Module] = {}
+_archivos: dict[tuple[str, str], Path] = {}
+_hub_caido: str | None = None  # si la red falló una vez, no se vuelve a esperar al Hub
+
+
+class _SinHub(Exception):
+    """Razón para no usar el Hub, para la línea de log, con el nivel de esa línea."""
+
+    def __init__(self, razon: str, nivel: int = logging.WARNING):
+        super().__init__(razon)
+        self.nivel = nivel
+
+
+def carpeta_incluida() -> Path:
+    """Carpeta de las copias incluidas: `ATENCION_CHECKPOINTS`, o `checkpoints/` del proyecto."""
+    return Path(os.environ.get(VARIABLE_CHECKPOINTS, "").strip() or CARPETA)
+
+
+def cargar(nombre: str) -> nn.Module:
+    """El modelo `nombre`, en modo eval y en `dispositivo()`, cargado una vez por proceso.
+
+    Compartido entre hilos: no lo mutes; úsalo bajo `torch.inference_mode()`.
+    """
+    ck = _checkpoint(nombre)
+    with _cerrojo_de(nombre):
+        if nombre not in _cargados:
+            clase = _clase(ck.clase)
+
+            def construir(rutas: dict[str, Path], arreglo: str) -> nn.Module:
+                return _construir(clase, rutas["config.json"], rutas["model.safetensors"], arreglo)
+
+            modelo = _con_respaldo(ck, ARCHIVOS_MODELO, construir, f"Checkpoint {nombre}")
+            _cargados[nombre] = modelo.eval().to(dispositivo())
+        return _cargados[nombre]
+
+
+def cargar_archivo(nombre: str, archivo: str) -> Path:
+    """Ruta local de un archivo extra del checkpoint `nombre` (p. ej. «instantaneas.safetensors»).
+
+    Mismo orden que `cargar`. Los .json y .safetensors se validan antes de darlos por buenos.
+    """
+    ck = _checkpoint(nombre)
+    if not archivo or "\\" in archivo or archivo.startswith("/") or ".." in PurePosixPath(archivo).parts:
+        raise ValueError(
+            f"Nombre de archivo no válido: {archivo[:80]!r}; se espera uno relativo, como «instantaneas.json»."
+        )
+    with _cerrojo_de((nombre, archivo)):
+        if (nombre, archivo) not in _archivos:
+
+            def validar(rutas: dict[str, Path], arreglo: str) -> Path:
+                _validar_extra(rutas[archivo], arreglo)
+                return rutas[archivo]
+
+            _archivos[nombre, archivo] = _con_respaldo(ck, (archivo,), validar, f"Archivo {archivo} de {nombre}")
+        return _archivos[nombre, archivo]
+
+
+def desde_carpeta(nombre: str, carpeta: str | Path) -> nn.Module:
+    """Valida y arma (en la CPU, sin caché) el modelo `nombre` desde una carpeta con config.json y model.safetensors."""
+    carpeta, clase = Path(carpeta), _clase(_checkpoint(nombre).clase)
+    return _construir(clase, carpeta / "config.json", carpeta / "model.safetensors", _arreglo_incluida(nombre))
+
+
+def _checkpoint(nombre: str) -> Checkpoint:
+    if nombre not in REGISTRO:
+        raise ValueError(f"Checkpoint desconocido «{str(nombre)[:80]}»; los hay: {', '.join(REGISTRO)}.")
+    return REGISTRO[nombre]
+
+
+def _cerrojo_de(clave: object) -> threading.Lock:
+    with _cerrojo_cerrojos:
+        return _cerrojos.setdefault(clave, threading.Lock())
 
 
 def _clase(nombre_clase: str) -> type[nn.Module]:
@@ -65,24 +199,209 @@ def _clase(nombre_clase: str) -> type[nn.Module]:
     return getattr(modelos, nombre_clase)
 
 
-def cargar_archivo(nombre: str, archivo: str) -> Path:
-    """Ruta local de un archivo del checkpoint `nombre` (p. ej. sus instantáneas)."""
-    if nombre not in REGISTRO:
-        raise ValueError(f"Checkpoint desconocido «{nombre}»; los hay: {', '.join(REGISTRO)}.")
-    ruta = CARPETA / nombre / archivo
+def _una_linea(error: BaseException | str, largo: int = 240) -> str:
+    texto = " ".join(str(error).split()) or type(error).__name__
+    return texto if len(texto) <= largo else texto[: largo - 1] + "…"
+
+
+def _arreglo_incluida(nombre: str) -> str:
+    return f"regenera con `python -m modelos.entrenar {nombre}`"
+
+
+def _con_respaldo(ck: Checkpoint, archivos: tuple[str, ...], usar, que: str):
+    """`usar(rutas, arreglo)` con los archivos de la revisión fijada del Hub; si no, con los de la
+    copia incluida. Deja una línea de log con la fuente y el porqué."""
+    try:
+        rutas, como = _del_hub(ck, archivos)
+        resultado = usar(rutas, f"publica de nuevo con `python -m modelos.publicar {ck.nombre}` y fija el commit")
+        log.info("%s: Hub %s@%s (revisión fijada, %s).", que, ck.repo, ck.revision_fijada(), como)
+        return resultado
+    except _SinHub as e:
+        razon, nivel = str(e), e.nivel
+    except ErrorCheckpoint as e:
+        razon, nivel = f"la copia del Hub no sirve: {_una_linea(e, 800).rstrip('.')}", logging.WARNING
+    carpeta = carpeta_incluida() / ck.nombre
+    try:
+        resultado = usar({a: carpeta / a for a in archivos}, _arreglo_incluida(ck.nombre))
+    except ErrorCheckpoint as e:
+        raise type(e)(f"{e} (Tampoco se usó el Hub: {razon}.)") from None
+    log.log(nivel, "%s: copia incluida %s (%s).", que, carpeta, razon)
+    return resultado
+
+
+# --- El Hub ---------------------------------------------------------------------------------
+
+
+def _del_hub(ck: Checkpoint, archivos: tuple[str, ...]) -> tuple[dict[str, Path], str]:
+    """Rutas locales de `archivos` en la revisión fijada y de dónde salieron; si no se puede, `_SinHub`."""
+    global _hub_caido
+    rev = ck.revision_fijada()
+    if rev is None:
+        raise _SinHub(
+            f"no hay revisión fijada en el Hub: publica con `python -m modelos.publicar` y fíjala en el REGISTRO"
+            f" o en {ck.variable_revision}",
+            logging.INFO,
+        )
+    if not _COMMIT.fullmatch(rev):
+        raise _SinHub(f"la revisión fijada «{rev[:60]}» no es un commit de 40 hex (revisa {ck.variable_revision})")
+    # 1) la caché, solo mirando el disco (hf_hub_download, aun con local_files_only, arma cabeceras
+    # que la primera vez consultan el Hub hasta 3 s para detectar agentes)
+    try:
+        en_cache = [try_to_load_from_cache(ck.repo, a, revision=rev) for a in archivos]
+    except Exception:  # una caché ilegible es una caché vacía
+        en_cache = [None]
+    if all(isinstance(ruta, str) for ruta in en_cache):
+        return {a: Path(ruta) for a, ruta in zip(archivos, en_cache, strict=True)}, "de la caché de huggingface_hub"
+    if constants.is_offline_mode():
+        raise _SinHub(f"HF_HUB_OFFLINE=1 y {ck.repo}@{rev[:7]} no está en la caché de huggingface_hub")
+    if _hub_caido is not None:
+        raise _SinHub(_hub_caido)
+    # 2) la red: un HEAD sin reintentos y con plazo corto decide si se descarga
+    try:
+        _con_plazo(lambda: _sondear(ck.repo, rev, archivos[0]), PLAZO_SONDEO_S)
+    except _SinHub:
+        raise
+    except Exception as e:  # red caída, plazo vencido, algo que no habla como el Hub
+        _hub_caido = f"el Hub no responde ({type(e).__name__}: {_una_linea(e, 120)})"
+        raise _SinHub(_hub_caido) from None
+
+    def descargar() -> dict[str, Path]:
+        rutas = {}
+        for archivo in archivos:
+            try:
+                rutas[archivo] = Path(hf_hub_download(ck.repo, archivo, revision=rev, etag_timeout=PLAZO_SONDEO_S))
+            except HfHubHTTPError as e:
+                raise _SinHub(_razon_http(e, ck.repo, rev, archivo)) from None
+        return rutas
+
+    try:
+        rutas = _con_plazo(descargar, PLAZO_DESCARGA_S)
+    except _SinHub:
+        raise
+    except Exception as e:
+        raise _SinHub(f"falló la descarga de {ck.repo}@{rev[:7]} ({type(e).__name__}: {_una_linea(e, 160)})") from None
+    for archivo, ruta in rutas.items():  # la caché guarda cada archivo bajo snapshots/<commit servido>/
+        if rev not in ruta.parts:
+            raise _SinHub(f"el Hub sirvió {archivo} de otro commit que el fijado {rev}")
+    return rutas, "descargada ahora"
+
+
+def _sondear(repo: str, rev: str, archivo: str) -> None:
+    """HEAD de un archivo, sin reintentos: ¿responde el Hub, y con el commit fijado?"""
+    try:
+        meta = get_hf_file_metadata(hf_hub_url(repo, archivo, revision=rev), timeout=PLAZO_SONDEO_S)
+    except HfHubHTTPError as e:  # el Hub respondió: el problema es de este repo
+        raise _SinHub(_razon_http(e, repo, rev, archivo)) from None
+    if meta.commit_hash != rev:
+        raise _SinHub(f"el Hub sirvió el commit {meta.commit_hash} en lugar del fijado {rev}")
+
+
+def _razon_http(error: HfHubHTTPError, repo: str, rev: str, archivo: str) -> str:
+    if isinstance(error, RepositoryNotFoundError):
+        return f"el repo {repo} no existe en el Hub (o es privado)"
+    if isinstance(error, RevisionNotFoundError):
+        return f"la revisión fijada {rev} no existe en {repo}"
+    if isinstance(error, RemoteEntryNotFoundError):
+        return f"{repo}@{rev[:7]} no tiene {archivo}"
+    estado = error.response.status_code if error.response is not None else "?"
+    return f"el Hub respondió {estado} a {archivo} de {repo}@{rev[:7]} ({_una_linea(error, 160)})"
+
+
+def _con_plazo(fn, plazo: float):
+    """`fn()` en un hilo aparte; si no termina en `plazo` s, TimeoutError (el hilo sigue por su cuenta)."""
+    resultado: dict[str, object] = {}
+
+    def trabajo() -> None:
+        try:
+            resultado["valor"] = fn()
+        except BaseException as e:
+            resultado["error"] = e
+
+    hilo = threading.Thread(target=trabajo, name="hub-con-plazo", daemon=True)
+    hilo.start()
+    hilo.join(plazo)
+    if hilo.is_alive():
+        raise TimeoutError(f"sin respuesta en {plazo:g} s")
+    if "error" in resultado:
+        raise resultado["error"]
+    return resultado["valor"]
+
+
+# --- Validación de los archivos -------------------------------------------------------------
+
+
+def _mal(ruta: Path, que: str, arreglo: str, tipo: type[ErrorCheckpoint] = ErrorCheckpoint) -> ErrorCheckpoint:
+    """El error que nombra el archivo, lo que le pasa y el arreglo."""
+    return tipo(f"{ruta}: {que}; {arreglo}.")
+
+
+def _construir(clase: type[nn.Module], ruta_config: Path, ruta_pesos: Path, arreglo: str) -> nn.Module:
+    """Valida config.json y model.safetensors y arma el modelo en la CPU, con claves estrictas."""
+    config = _leer_config(clase, ruta_config, arreglo)
+    try:
+        with torch.random.fork_rng(devices=[]):  # cargar no mueve el generador global
+            modelo = clase(**config)
+    except (TypeError, ValueError, RuntimeError) as e:
+        raise _mal(ruta_config, f"no describe un {clase.__name__} válido ({_una_linea(e, 160)})", arreglo) from None
+    estado = modelo.state_dict()
+    pesos = _leer_pesos(ruta_pesos, sum(t.numel() * t.element_size() for t in estado.values()), arreglo)
+    faltan, sobran = sorted(set(estado) - set(pesos)), sorted(set(pesos) - set(estado))
+    if faltan or sobran:
+        raise _mal(ruta_pesos, f"no cuadra con {ruta_config}: faltan {faltan[:3]}, sobran {sobran[:3]}", arreglo)
+    for clave, t in estado.items():
+        if pesos[clave].shape != t.shape:
+            que = f"«{clave}» tiene forma {tuple(pesos[clave].shape)}, pero {ruta_config} pide {tuple(t.shape)}"
+            raise _mal(ruta_pesos, que, arreglo)
+        if pesos[clave].is_floating_point() and not torch.isfinite(pesos[clave]).all():
+            raise _mal(ruta_pesos, f"«{clave}» tiene NaN o infinitos", arreglo)
+    modelo.load_state_dict(pesos, strict=True)
+    return modelo
+
+
+def _leer_config(clase: type[nn.Module], ruta: Path, arreglo: str) -> dict:
     if not ruta.is_file():
-        raise FileNotFoundError(f"Falta {ruta}. Genéralo con `python -m modelos.entrenar {nombre}`.")
-    return ruta
+        raise _mal(ruta, "falta", arreglo, FaltaCheckpoint)
+    try:
+        if ruta.stat().st_size > 64_000:
+            raise ValueError("pesa más de 64 kB")
+        config = json.loads(ruta.read_text(encoding="utf-8"))
+        if not isinstance(config, dict):
+            raise ValueError("no es un objeto JSON")
+    except (OSError, ValueError) as e:  # JSONDecodeError y UnicodeDecodeError son ValueError
+        raise _mal(ruta, f"no es un config.json válido ({_una_linea(e, 120)})", arreglo) from None
+    parametros = inspect.signature(clase.__init__).parameters
+    for clave, valor in config.items():
+        por_omision = parametros[clave].default if clave in parametros and clave != "self" else None
+        tope = TOPES_CONFIG.get(clave, 64)
+        if isinstance(por_omision, bool):
+            valido = isinstance(valor, bool)
+        else:
+            valido = isinstance(por_omision, int) and type(valor) is int and 1 <= valor <= tope
+        if not valido:
+            que = f"«{str(clave)[:40]}»={str(valor)[:40]} no vale para {clase.__name__}"
+            raise _mal(ruta, f"{que} (se acepta un entero de 1 a {tope}, o un booleano, según el argumento)", arreglo)
+    return config
 
 
-def cargar(nombre: str) -> nn.Module:
-    """El modelo `nombre`, en modo eval y en `dispositivo()`, cargado una vez por proceso."""
-    if nombre not in REGISTRO:
-        raise ValueError(f"Checkpoint desconocido «{nombre}»; los hay: {', '.join(REGISTRO)}.")
-    with _cerrojo:
-        if nombre not in _cargados:
-            carpeta = CARPETA / nombre
-            modelo = _clase(REGISTRO[nombre].clase).from_pretrained(carpeta)
-            _cargados[nombre] = modelo.eval().to(dispositivo())
-            log.info("Checkpoint %s: copia incluida (%s)", nombre, carpeta)
-        return _cargados[nombre]
+def _leer_pesos(ruta: Path, total: int, arreglo: str) -> dict[str, torch.Tensor]:
+    if not ruta.is_file():
+        raise _mal(ruta, "falta", arreglo, FaltaCheckpoint)
+    if ruta.stat().st_size > total + 2**20:  # salvo la cabecera, no puede pesar más que el modelo
+        raise _mal(ruta, f"pesa {ruta.stat().st_size} bytes, más de lo que pide config.json", arreglo)
+    try:
+        return load_file(ruta, device="cpu")
+    except Exception as e:  # SafetensorError no hereda de nada más específico
+        raise _mal(ruta, f"está dañado o no es safetensors ({_una_linea(e, 120)})", arreglo) from None
+
+
+def _validar_extra(ruta: Path, arreglo: str) -> None:
+    if not ruta.is_file():
+        raise _mal(ruta, "falta", arreglo, FaltaCheckpoint)
+    try:
+        if ruta.suffix == ".json":
+            json.loads(ruta.read_text(encoding="utf-8"))
+        elif ruta.suffix == ".safetensors":
+            with safe_open(ruta, framework="pt") as f:  # cabecera y tamaño, sin leer tensores
+                f.keys()
+    except Exception as e:
+        raise _mal(ruta, f"está dañado ({_una_linea(e, 120)})", arreglo) from None

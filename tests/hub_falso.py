@@ -1,0 +1,141 @@
+"""Un Hub de Hugging Face falso en loopback: solo el protocolo de descarga de archivos.
+
+    HEAD/GET /{org}/{repo}/resolve/{revision}/{archivo}
+
+Responde como el Hub: `X-Repo-Commit` (el commit que resolvió la revisión), `ETag`
+(el sha256 del contenido, entre comillas, como los archivos LFS), `Content-Length`;
+y en los errores, 404 con `X-Error-Code` = RepoNotFound, RevisionNotFound o
+EntryNotFound (este último con `X-Repo-Commit`, que huggingface_hub guarda en caché).
+
+    with HubFalso() as hub:
+        hub.publicar("org/modelo", carpeta)          # -> commit (40 hex)
+        os.environ["HF_ENDPOINT"] = hub.url          # en el subproceso, antes de importar huggingface_hub
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+
+class HubFalso:
+    """Servidor en un hilo, en un puerto libre de 127.0.0.1. `pedidos` guarda (método, ruta)."""
+
+    def __init__(self):
+        self.repos: dict[str, dict[str, dict[str, bytes]]] = {}  # repo -> commit -> archivo -> bytes
+        self.alias: dict[tuple[str, str], str] = {}  # (repo, revisión) -> commit que se sirve
+        self.pedidos: list[tuple[str, str]] = []
+        self._cerrojo = threading.Lock()
+        self._servidor = ThreadingHTTPServer(("127.0.0.1", 0), _manejador(self))
+        self._servidor.daemon_threads = True
+        self._hilo = threading.Thread(target=self._servidor.serve_forever, name="hub-falso", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._servidor.server_address[1]}"
+
+    def __enter__(self) -> HubFalso:
+        self._hilo.start()
+        return self
+
+    def __exit__(self, *_) -> None:
+        self._servidor.shutdown()
+        self._servidor.server_close()
+
+    def publicar(self, repo: str, archivos: dict[str, bytes] | Path) -> str:
+        """Un commit nuevo en `repo` con `archivos` (un dict o una carpeta); devuelve su sha."""
+        if isinstance(archivos, Path):
+            archivos = {p.name: p.read_bytes() for p in sorted(archivos.iterdir()) if p.is_file()}
+        contenido = json.dumps(sorted((k, hashlib.sha256(v).hexdigest()) for k, v in archivos.items()))
+        commit = hashlib.sha1(f"{repo}\n{len(self.repos.get(repo, {}))}\n{contenido}".encode()).hexdigest()
+        with self._cerrojo:
+            self.repos.setdefault(repo, {})[commit] = dict(archivos)
+            self.alias[repo, "main"] = commit
+        return commit
+
+    def resolver(self, repo: str, revision: str) -> str | None:
+        commits = self.repos.get(repo, {})
+        return self.alias.get((repo, revision)) or (revision if revision in commits else None)
+
+
+def _manejador(hub: HubFalso) -> type[BaseHTTPRequestHandler]:
+    class Manejador(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_HEAD(self) -> None:
+            self._responder(con_cuerpo=False)
+
+        def do_GET(self) -> None:
+            self._responder(con_cuerpo=True)
+
+        def log_message(self, *_) -> None:  # silencio en la salida de pytest
+            pass
+
+        def _responder(self, con_cuerpo: bool) -> None:
+            ruta = urlsplit(self.path).path
+            with hub._cerrojo:
+                hub.pedidos.append((self.command, ruta))
+            partes = ruta.strip("/").split("/")
+            if len(partes) < 5 or partes[2] != "resolve":
+                return self._error(404, None, "Ruta desconocida", con_cuerpo)
+            repo, revision, archivo = f"{partes[0]}/{partes[1]}", unquote(partes[3]), "/".join(partes[4:])
+            if repo not in hub.repos:
+                return self._error(404, "RepoNotFound", f"Repository {repo} not found", con_cuerpo)
+            commit = hub.resolver(repo, revision)
+            if commit is None:
+                return self._error(404, "RevisionNotFound", f"Invalid rev id: {revision}", con_cuerpo)
+            datos = hub.repos[repo][commit].get(archivo)
+            if datos is None:
+                return self._error(404, "EntryNotFound", f"{archivo} does not exist", con_cuerpo, commit)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(datos)))
+            self.send_header("ETag", f'"{hashlib.sha256(datos).hexdigest()}"')
+            self.send_header("X-Repo-Commit", commit)
+            self.send_header("Accept-Ranges", "bytes")
+            self.end_headers()
+            if con_cuerpo:
+                self.wfile.write(datos)
+
+        def _error(self, estado: int, codigo: str | None, mensaje: str, con_cuerpo: bool, commit: str | None = None):
+            cuerpo = json.dumps({"error": mensaje}).encode()
+            self.send_response(estado)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(cuerpo)))
+            if codigo:
+                self.send_header("X-Error-Code", codigo)
+                self.send_header("X-Error-Message", mensaje)
+            if commit:
+                self.send_header("X-Repo-Commit", commit)
+            self.end_headers()
+            if con_cuerpo:
+                self.wfile.write(cuerpo)
+
+    return Manejador
+
+
+class Mudo:
+    """Un puerto que acepta conexiones TCP (las del backlog) y nunca responde: el peor caso de red."""
+
+    def __enter__(self) -> Mudo:
+        self._socket = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self._socket.listen(64)
+        self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+        return self
+
+    def __exit__(self, *_) -> None:
+        self._socket.close()
+
+
+def puerto_cerrado() -> str:
+    """Una URL de loopback a la que nadie escucha (conexión rechazada al instante)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        puerto = s.getsockname()[1]
+    return f"http://127.0.0.1:{puerto}"
