@@ -216,8 +216,9 @@ def valor_desde_url(componente: Any, texto: str) -> Any:
         return x
     if isinstance(componente, gr.Radio | gr.Dropdown):
         opciones = [c[1] if isinstance(c, tuple | list) else c for c in componente.choices]
-        if texto in opciones:
-            return texto
+        for opcion in opciones:  # la URL trae texto; la opción puede ser un número
+            if str(opcion) == texto:
+                return opcion
         raise ValueError("debe ser una de: " + ", ".join(map(str, opciones)))
     return texto
 

@@ -1,0 +1,223 @@
+"""Posición: la codificación sinusoidal, y por qué la autoatención la necesita."""
+
+from __future__ import annotations
+
+import logging
+import math
+from functools import lru_cache
+
+import gradio as gr
+import numpy as np
+import torch
+
+from demos import _graficos as G
+from demos._ui import Deslizador, Opcion, Vista, explicacion, imagen
+from modelos import AtencionMulticabeza, cargar, dispositivo, posicion_sinusoidal
+from modelos.datos import secuencias_digitos
+
+log = logging.getLogger(__name__)
+
+LARGO_MAX, D_MAX = 512, 512
+SIMILITUDES = ("coseno", "producto punto")
+FRASE = ("Ana", "sacó", "plata", "del", "banco")
+SECUENCIAS_NUEVAS, SEMILLA_NUEVAS = 2000, 777  # una semilla que el entrenamiento no usa
+MODELOS = (("Con posición", "inversion-digitos"), ("Sin posición", "inversion-digitos-sin-posicion"))
+
+EXPLICACION = r"""
+La autoatención mira a todas las palabras a la vez y no sabe en qué orden venían: si inviertes la
+frase, cada palabra recibe la misma salida, solo que en otro lugar. Para darle el orden se suma a
+cada palabra un vector que depende de su posición. El de la lección usa senos y cosenos de
+frecuencias cada vez más lentas:
+
+$$PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d}}\right), \qquad
+PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)$$
+
+Las primeras columnas cambian rápido (distinguen posiciones vecinas) y las últimas despacio
+(distinguen posiciones lejanas). Mueve el largo y $d_\text{modelo}$ y mira el mapa.
+"""
+
+
+def _entero(x, nombre: str, lo: int, hi: int) -> int:
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
+    if not math.isfinite(x) or x != int(x) or not lo <= x <= hi:
+        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x:g}.")
+    return int(x)
+
+
+def validar(largo, d_modelo, similitud) -> tuple[int, int, str]:
+    if similitud not in SIMILITUDES:
+        raise ValueError(f"La similitud debe ser una de: {', '.join(SIMILITUDES)}; llegó «{str(similitud)[:40]}».")
+    # d_modelo ≥ 2: con una sola columna la posición 0 es el vector cero y su coseno no existe.
+    return _entero(largo, "El largo", 1, LARGO_MAX), _entero(d_modelo, "d_modelo", 2, D_MAX), similitud
+
+
+def similitudes(pe: torch.Tensor, similitud: str) -> np.ndarray:
+    """(largo, largo): producto punto o coseno entre los vectores de posición."""
+    punto = pe @ pe.T  # (largo, largo)
+    if similitud == "coseno":
+        norma = pe.norm(dim=1).clamp_min(1e-12)  # (largo,)
+        punto = punto / (norma[:, None] * norma[None, :])
+    return punto.numpy()
+
+
+@lru_cache(maxsize=1)
+def experimento_inversion_frase() -> dict[str, float | bool]:
+    """La frase de la lección, al derecho y al revés, por una AtencionMulticabeza(16, 4).
+
+    Devuelve la diferencia máxima entre la salida de la frase invertida y la
+    salida original reordenada, sin posición y sumando la sinusoidal.
+    """
+    g = torch.Generator().manual_seed(0)
+    capa = AtencionMulticabeza(16, 4)
+    with torch.no_grad():  # pesos propios, para no depender del generador global
+        for p in capa.parameters():
+            p.copy_(torch.randn(p.shape, generator=g) * 0.3)
+    x = torch.randn(1, len(FRASE), 16, generator=g)  # (1, 5, 16)
+    al_reves = torch.arange(len(FRASE) - 1, -1, -1)
+    pe = posicion_sinusoidal(len(FRASE), 16)  # (5, 16)
+    resultado = {}
+    with torch.inference_mode():
+        for nombre, suma in (("sin", 0.0), ("con", pe)):
+            y, _ = capa(x + suma)
+            y_al_reves, _ = capa(x[:, al_reves] + suma)
+            diferencia = (y_al_reves - y[:, al_reves]).abs().max().item()
+            resultado[nombre] = diferencia
+            resultado[f"iguales_{nombre}"] = torch.allclose(y_al_reves, y[:, al_reves], atol=1e-6)
+    return resultado
+
+
+@lru_cache(maxsize=1)
+def exactitudes_inversion() -> tuple[list[list[str]], dict[str, list[int]]]:
+    """Exactitud por dígito y por secuencia de los dos checkpoints en secuencias nuevas, y un ejemplo."""
+    X, Y = secuencias_digitos(SECUENCIAS_NUEVAS, semilla=SEMILLA_NUEVAS)  # (N, 8), (N, 8)
+    filas, ejemplo = [], {"Entrada": X[0].tolist(), "Objetivo": Y[0].tolist()}
+    for titulo, nombre in MODELOS:
+        modelo = cargar(nombre)
+        with torch.inference_mode():
+            pred = modelo(X.to(dispositivo())).argmax(dim=-1).cpu()  # (N, 8)
+        acierto = pred == Y
+        por_digito, por_secuencia = acierto.float().mean().item(), acierto.all(dim=1).float().mean().item()
+        filas.append([titulo, f"{por_digito:.1%}", f"{por_secuencia:.1%}"])
+        ejemplo[titulo] = pred[0].tolist()
+    return filas, ejemplo
+
+
+def _figura_codificacion(pe: torch.Tensor):
+    largo, d = pe.shape
+    fig, eje = G.figura(6.4, 4.0)
+    im = eje.imshow(pe.T.numpy(), cmap=G.BLANCO_TINTA, vmin=-1, vmax=1, aspect="auto")
+    fig.colorbar(im, ax=eje, label="Valor (de −1 a 1)")
+    eje.set_xlabel("Posición en la frase")
+    eje.set_ylabel("Columna del vector")
+    eje.set_title(f"Codificación posicional sinusoidal ({largo} × {d})")
+    return fig
+
+
+def _figura_similitud(pe: torch.Tensor, similitud: str):
+    S = similitudes(pe, similitud)  # (largo, largo)
+    fig, (a, b) = G.figura(8.8, 3.8, 1, 2, width_ratios=[1, 1.25])
+    # La escala va del mínimo al máximo que hay: casi todo es positivo y así se ve el contraste.
+    im = a.imshow(S, cmap=G.BLANCO_TINTA, vmin=float(S.min()), vmax=float(S.max()), aspect="equal")
+    fig.colorbar(im, ax=a, shrink=0.9)
+    a.set_xlabel("Posición")
+    a.set_ylabel("Posición")
+    a.set_title(f"{similitud.capitalize()} entre posiciones")
+    b.plot(np.arange(len(S)), S[0], "-", color=G.C0, marker="o" if len(S) <= 40 else None, markersize=3)
+    b.axhline(0, color="0.7", linewidth=0.8)
+    b.set_xlabel("Distancia a la posición 0")
+    b.set_ylabel(similitud.capitalize())
+    b.set_title("La posición 0 contra las demás")
+    return fig
+
+
+def _texto_codificacion(pe: torch.Tensor) -> str:
+    filas, columnas = min(3, pe.shape[0]), min(4, pe.shape[1])
+    valores = "\n".join(
+        f"posición {i}: " + " ".join(f"{pe[i, j].item():5.2f}" for j in range(columnas)) for i in range(filas)
+    )
+    e = experimento_inversion_frase()
+    return "\n".join(
+        [
+            f"**Los primeros valores** (`pe[:{filas}, :{columnas}]`):",
+            "",
+            "```",
+            valores,
+            "```",
+            "",
+            "En la similitud, las franjas paralelas a la diagonal dicen que lo que importa es la "
+            "**distancia** entre dos posiciones, no dónde están.",
+            "",
+            f"**Invertir la frase** «{' '.join(FRASE)}» → «{' '.join(reversed(FRASE))}» "
+            "en una atención multicabeza (d_modelo 16, 4 cabezas):",
+            "",
+            f"- Sin posición: mismo resultado, en otro orden: **{'sí' if e['iguales_sin'] else 'no'}** "
+            f"(diferencia máxima {e['sin']:.1e}).",
+            f"- Con posición (sumando la sinusoidal): mismo resultado, en otro orden: "
+            f"**{'sí' if e['iguales_con'] else 'no'}** (diferencia máxima {e['con']:.2f}).",
+        ]
+    )
+
+
+def _inversion_digitos() -> tuple[list[list[str]], str]:
+    try:
+        filas, ejemplo = exactitudes_inversion()
+    except (OSError, ValueError, RuntimeError) as e:
+        log.info("Sin los checkpoints de inversión de dígitos: %s", e)
+        return [], "Los modelos de la inversión de dígitos aún no están disponibles en este servidor."
+    lineas = [f"- {nombre}: `{' '.join(map(str, digitos))}`" for nombre, digitos in ejemplo.items()]
+    texto = (
+        f"El transformer de juguete invierte 8 dígitos. Medido en {SECUENCIAS_NUEVAS:,} secuencias nuevas: "
+        "sin posición solo puede adivinar, porque la autoatención no sabe qué dígito iba primero. "
+        "Un ejemplo:\n\n" + "\n".join(lineas)
+    )
+    return filas, texto
+
+
+def calcular(largo: float = 50, d_modelo: float = 32, similitud: str = "coseno"):
+    """La vista: (mapa de la codificación, similitudes, texto, tabla de exactitudes, texto de la tabla)."""
+    largo, d_modelo, similitud = validar(largo, d_modelo, similitud)
+    pe = posicion_sinusoidal(largo, d_modelo)  # (largo, d_modelo)
+    tabla, texto_tabla = _inversion_digitos()
+    return (
+        _figura_codificacion(pe),
+        _figura_similitud(pe, similitud),
+        _texto_codificacion(pe),
+        tabla,
+        texto_tabla,
+    )
+
+
+def construir() -> Vista:
+    explicacion(EXPLICACION)
+    with gr.Row():
+        largo = Deslizador(1, LARGO_MAX, value=50, step=1, label="Largo de la frase (posiciones)")
+        d_modelo = Deslizador(2, D_MAX, value=32, step=1, label="d_modelo (columnas del vector)")
+        similitud = Opcion(list(SIMILITUDES), value="coseno", label="Similitud entre posiciones")
+    with gr.Row():
+        mapa = imagen("Mapa de la codificación posicional", scale=3)
+        with gr.Column(scale=2):
+            texto = gr.Markdown()
+    sim = imagen("Similitud entre posiciones")
+    gr.Markdown("### Inversión de dígitos, con y sin posición")
+    with gr.Row():
+        tabla = gr.Dataframe(
+            headers=["Modelo", "Exactitud por dígito", "Exactitud por secuencia"],
+            label="Exactitud en secuencias nuevas",
+            interactive=False,
+        )
+        texto_tabla = gr.Markdown()
+    return Vista(
+        fn=calcular,
+        entradas=[largo, d_modelo, similitud],
+        salidas=[mapa, sim, texto, tabla, texto_tabla],
+        url={"largo": largo, "d_modelo": d_modelo, "similitud": similitud},
+    )
+
+
+if __name__ == "__main__":
+    from app import construir_una, opciones_lanzamiento
+
+    construir_una("posicion").launch(**opciones_lanzamiento())

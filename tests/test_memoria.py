@@ -1,0 +1,102 @@
+"""La pestaña «Memoria O(n²)»: la tabla de la lección y la medición en vivo."""
+
+import pytest
+
+from demos.memoria import calcular, medir, tabla_memoria
+from tests.conftest import espera_error
+
+MB_LECCION = ["0.04 MB", "4.00 MB", "400.00 MB", "40,000.00 MB"]
+
+
+def test_la_tabla_en_float32_da_los_mb_de_la_leccion():
+    tabla = tabla_memoria("float32")
+    assert [f[0] for f in tabla] == ["100", "1,000", "10,000", "100,000"]
+    assert [f[1] for f in tabla] == ["10,000", "1,000,000", "100,000,000", "10,000,000,000"]
+    assert [f[2] for f in tabla] == MB_LECCION
+
+
+def test_vista_inicial_es_la_tabla_de_la_leccion():
+    figura, tabla, texto = calcular()
+    assert [f[2] for f in tabla] == MB_LECCION
+    assert [f[3] for f in tabla] == MB_LECCION  # una frase, una capa, una cabeza
+    assert "40.0 GB" in texto
+    assert figura.axes[0].get_xscale() == figura.axes[0].get_yscale() == "log"
+
+
+def test_bfloat16_ocupa_la_mitad_y_la_tabla_multiplica():
+    _, tabla, texto = calcular("bfloat16", cabezas=12, capas=6, lote=8)
+    assert [f[2] for f in tabla] == ["0.02 MB", "2.00 MB", "200.00 MB", "20,000.00 MB"]
+    assert tabla[1][3] == f"{2.00 * 12 * 6 * 8:,.2f} MB"
+    assert "**576**" in texto
+
+
+@pytest.mark.parametrize(
+    "kwargs, mensaje",
+    [
+        ({"tipo": "float64"}, "float32, bfloat16"),
+        ({"tipo": ""}, "float32, bfloat16"),
+        ({"tipo": None}, "float32, bfloat16"),
+        ({"tipo": ["float32"]}, "float32, bfloat16"),
+        ({"tipo": "x" * 100_000}, "float32, bfloat16"),
+        ({"cabezas": 0}, "cabezas debe ser un número entero entre 1 y 128"),
+        ({"cabezas": 129}, "entre 1 y 128"),
+        ({"capas": 1.5}, "capas debe ser un número entero"),
+        ({"capas": 10**9}, "entre 1 y 128"),
+        ({"lote": float("nan")}, "lote debe ser un número entero"),
+        ({"lote": -1}, "entre 1 y 1024"),
+        ({"lote": "muchos"}, "entre 1 y 1024"),
+    ],
+)
+def test_entrada_mala_da_valueerror_en_espanol(kwargs, mensaje):
+    with pytest.raises(ValueError, match=mensaje):
+        calcular(**kwargs)
+
+
+def test_medicion_en_vivo_con_largos_pequenos():
+    figura, tabla, texto = medir(256)
+    assert [f[0] for f in tabla] == ["64", "128", "256"]
+    for fila in tabla:
+        L = int(fila[0])
+        ingenua, sdpa = float(fila[3]) * 1e6, float(fila[4]) * 1e6
+        # la ingenua guarda puntajes y pesos (2 · L² · 4 bytes), más la salida y poco más
+        assert 2 * L * L * 4 <= ingenua <= 2 * L * L * 4 + 200_000
+        assert sdpa < ingenua or L == 64
+        assert "flash" in fila[5] or "math" in fila[5]
+    assert "pendiente" in texto and "perfilador" in texto
+    assert len(figura.axes) == 2
+
+
+@pytest.mark.parametrize(
+    "largo_maximo, tipo, mensaje",
+    [
+        (300, "float32", "potencia de 2 entre 256 y 2048"),
+        (128, "float32", "potencia de 2"),
+        (4096, "float32", "en este dispositivo \\(cpu\\)"),
+        (float("inf"), "float32", "potencia de 2"),
+        ("grande", "float32", "potencia de 2"),
+        (256, "float16", "float32, bfloat16"),
+    ],
+)
+def test_medicion_rechaza_entrada_mala(largo_maximo, tipo, mensaje):
+    with pytest.raises(ValueError, match=mensaje):
+        medir(largo_maximo, tipo)
+
+
+def test_api_sin_argumentos_da_la_vista_inicial(cliente):
+    figura, tabla, texto = cliente.predict(api_name="/memoria")
+    assert figura
+    assert [f[2] for f in tabla["data"]] == MB_LECCION
+
+
+def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
+    assert "float32, bfloat16" in espera_error(cliente, "/memoria", tipo="float64")
+    assert "entre 1 y 1024" in espera_error(cliente, "/memoria", lote=10**6)
+    _, tabla, _ = cliente.predict(tipo="bfloat16", api_name="/memoria")
+    assert tabla["data"][0][2] == "0.02 MB"
+
+
+def test_api_de_la_medicion(cliente):
+    assert "potencia de 2" in espera_error(cliente, "/memoria_medir", largo_maximo=10**6)
+    figura, tabla, texto = cliente.predict(largo_maximo=256, tipo="bfloat16", api_name="/memoria_medir")
+    assert figura and len(tabla["data"]) == 3
+    assert "bfloat16" in texto
