@@ -1,0 +1,299 @@
+"""Máscaras de atención: de los puntajes Q·Kᵀ/√d a los pesos, con casillas tapadas como −∞."""
+
+from __future__ import annotations
+
+import math
+
+import gradio as gr
+import numpy as np
+import torch
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import PathPatch
+from matplotlib.path import Path
+
+from demos import _graficos as G
+from demos._ui import Deslizador, Numero, Opcion, Vista, explicacion, imagen
+from modelos import atencion, mascara_causal
+
+FRASE = "Ana sacó plata del banco"
+D = 8  # largo de los vectores de consulta y clave, como en la lección
+MAX_PALABRAS, MAX_LARGO_PALABRA, MAX_TEXTO = 32, 30, 1000
+SEMILLA_MAX = 2**31 - 1
+TIPOS = {
+    "causal": "Causal (no mira el futuro)",
+    "relleno": "Relleno al final (k palabras)",
+    "ninguna": "Ninguna (todas con todas)",
+    "ventana": "Ventana deslizante (w anteriores)",
+}
+
+EXPLICACION = r"""
+Una máscara tapa casillas de la matriz de puntajes **antes** del softmax: se les pone $-\infty$, y como
+$e^{-\infty} = 0$, su peso queda en 0 exacto mientras el resto de la fila se reparte el 1 completo.
+
+$$\text{pesos} = \text{softmax}\!\left(\frac{Q K^\top}{\sqrt{d}} + M\right), \qquad
+M_{ij} = \begin{cases} 0 & \text{si la palabra } i \text{ puede mirar a la } j \\ -\infty & \text{si no} \end{cases}$$
+
+La **causal** deja que cada palabra mire solo a las anteriores y a sí misma (así se entrena un modelo que genera
+texto: no puede espiar la palabra que debe adivinar). La de **relleno** tapa las columnas de las palabras de
+relleno que se añaden para igualar el largo de las frases de un lote. La de **ventana** deja mirar solo a las
+$w$ palabras anteriores y a sí misma. $Q$ y $K$ son vectores al azar de largo $d = 8$, como en la lección.
+"""
+
+
+# --- validación ----------------------------------------------------------------------------------
+
+
+def leer_frase(frase) -> list[str]:
+    """«Ana sacó plata del banco» -> ["Ana", "sacó", "plata", "del", "banco"] (separadas por espacios)."""
+    if not isinstance(frase, str) or not frase.strip():
+        raise ValueError("Escribe una frase: palabras separadas por espacios.")
+    if len(frase) > MAX_TEXTO:
+        raise ValueError(f"La frase es demasiado larga: a lo sumo {MAX_TEXTO} caracteres y {MAX_PALABRAS} palabras.")
+    palabras = frase.split()
+    if len(palabras) > MAX_PALABRAS:
+        raise ValueError(f"La frase tiene {len(palabras)} palabras: se aceptan a lo sumo {MAX_PALABRAS}.")
+    for i, p in enumerate(palabras, start=1):
+        if len(p) > MAX_LARGO_PALABRA:
+            raise ValueError(f"La palabra {i} tiene {len(p)} caracteres: se aceptan a lo sumo {MAX_LARGO_PALABRA}.")
+    return palabras
+
+
+def _entero(x, nombre: str, lo: int, hi: int) -> int:
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
+    if not math.isfinite(x) or x != int(x) or not lo <= x <= hi:
+        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x:g}.")
+    return int(x)
+
+
+def _tipo(tipo) -> str:
+    if not isinstance(tipo, str) or tipo not in TIPOS:
+        raise ValueError("El tipo de máscara debe ser uno de: " + ", ".join(TIPOS) + ".")
+    return tipo
+
+
+# --- cálculo -------------------------------------------------------------------------------------
+
+
+def hacer_mascara(tipo: str, L: int, k: int = 0, w: int = 1) -> torch.Tensor | None:
+    """Máscara booleana (L, L), True donde la palabra de la fila NO mira a la de la columna; None si no hay.
+
+    relleno: las últimas k palabras son relleno; se tapan sus columnas en todas las filas.
+    ventana: la palabra i mira a las j con i − w ≤ j ≤ i (las w anteriores y ella misma).
+    """
+    if tipo == "ninguna":
+        return None
+    if tipo == "causal":
+        return mascara_causal(L)
+    if tipo == "relleno":
+        mascara = torch.zeros(L, L, dtype=torch.bool)
+        mascara[:, L - k :] = k > 0  # con k = 0, L - 0 = L: ninguna columna
+        return mascara
+    i = torch.arange(L).unsqueeze(1)  # (L, 1)
+    j = torch.arange(L).unsqueeze(0)  # (1, L)
+    return (j > i) | (j < i - w)  # (L, L)
+
+
+def consultas_y_claves(L: int, semilla: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Q y K al azar (L, D) como en la lección, con un generador propio y no el global de torch."""
+    g = torch.Generator().manual_seed(semilla)
+    q = torch.randn(L, D, generator=g)  # (L, D)
+    k = torch.randn(L, D, generator=g)  # (L, D)
+    return q, k
+
+
+def tuberia(L: int, semilla: int, mascara: torch.Tensor | None) -> dict[str, np.ndarray]:
+    """Los pasos: puntajes Q·Kᵀ/√d (L, L), los mismos con −∞ en lo tapado, y los pesos del softmax (L, L)."""
+    q, k = consultas_y_claves(L, semilla)
+    puntajes = q @ k.T / math.sqrt(D)  # (L, L)
+    tapados = puntajes if mascara is None else puntajes.masked_fill(mascara, float("-inf"))
+    _, pesos = atencion(q, k, k, mascara)  # V = K, como en la lección
+    return {"puntajes": puntajes.numpy(), "tapados": tapados.numpy(), "pesos": pesos.numpy()}
+
+
+# --- figuras -------------------------------------------------------------------------------------
+
+
+_CUADRO = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5], [-0.5, -0.5]])  # una casilla, centrada
+_TRAZO = [Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY]
+
+
+def _rayar(eje, tapada: np.ndarray, texto: str = "") -> None:
+    """Raya las casillas tapadas con un solo trazo (un parche por casilla tarda segundos con 32 palabras)."""
+    casillas = np.argwhere(tapada)  # (n, 2): fila, columna
+    if len(casillas) == 0:
+        return
+    vertices = (casillas[:, None, ::-1] + _CUADRO).reshape(-1, 2)  # (5n, 2) en (x, y) = (columna, fila)
+    trazo = Path(vertices, _TRAZO * len(casillas))
+    # add_artist y no add_patch: no recalcula los límites del eje recorriendo cada casilla.
+    eje.add_artist(PathPatch(trazo, hatch="///", fill=False, edgecolor="0.75", linewidth=0))
+    if texto and len(tapada) <= 8:  # con más palabras el «−∞» de cada casilla se amontona
+        for i, j in casillas:
+            eje.text(j, i, texto, ha="center", va="center", fontsize=11 if len(tapada) <= 6 else 9, color="0.45")
+
+
+def _etiquetas(palabras: list[str]) -> list[str] | None:
+    """Las pone mapa_calor (giradas 45°); con muchas, `_ejes` las pone una sola vez: crear marcas es lo que tarda."""
+    return palabras if len(palabras) <= G.MAX_NUMEROS else None
+
+
+def _ejes(eje, palabras: list[str], relleno: int, ylabel: bool = True) -> None:
+    """Etiquetas legibles con muchas palabras (giradas 90°), y las de relleno en gris y cursiva."""
+    L = len(palabras)
+    if L > G.MAX_NUMEROS:
+        eje.set_xticks(range(L), palabras, rotation=90, ha="center", fontsize=10)
+        # A la derecha de otra matriz, las filas ya tienen nombre: 32 textos menos que dibujar.
+        eje.set_yticks(range(L), palabras if ylabel else [], fontsize=10)
+    eje.set_xlabel("Palabra que se mira")
+    if ylabel:
+        eje.set_ylabel("Palabra que mira")
+    if relleno:
+        for etiqueta in [*eje.get_xticklabels()[-relleno:], *eje.get_yticklabels()[-relleno:]]:
+            etiqueta.set_color("0.5")
+            etiqueta.set_fontstyle("italic")
+
+
+def _figura_tuberia(pasos, palabras, tapada: np.ndarray, relleno: int):
+    L = len(palabras)
+    lo, hi = float(pasos["puntajes"].min()), float(pasos["puntajes"].max())
+    fig, (a, b) = G.figura(*((10.4, 4.9) if L <= G.MAX_NUMEROS else (12.5, 6.6)), 1, 2)
+    formato = "{:.2f}" if L <= 8 else "{:.1f}"
+    nombres = _etiquetas(palabras)
+    imagen_ = G.mapa_calor(a, pasos["puntajes"], nombres, nombres, vmin=lo, vmax=hi, formato=formato)
+    G.mapa_calor(b, pasos["tapados"], nombres, nombres, tapada=tapada, vmin=lo, vmax=hi, formato=formato)
+    _rayar(b, tapada, "−∞")
+    a.set_title("1) Puntajes Q·Kᵀ/√d")
+    b.set_title("2) Con la máscara: tapadas = −∞")
+    _ejes(a, palabras, relleno)
+    _ejes(b, palabras, relleno, ylabel=False)
+    fig.colorbar(imagen_, ax=[a, b], label="Puntaje", shrink=0.85)
+    return fig
+
+
+def _columna_sumas(eje, sumas: np.ndarray) -> None:
+    """La suma de cada fila de pesos, en gris claro para no confundirla con un peso más."""
+    L = len(sumas)
+    eje.imshow(np.zeros((L, 1)), cmap=ListedColormap(["0.94"]), aspect="auto")
+    if L <= G.MAX_NUMEROS:
+        for i, v in enumerate(sumas):
+            eje.text(0, i, f"{v:.2f}", ha="center", va="center", fontsize=11 if L <= 6 else 9, color="0.2")
+    else:
+        texto = f"todas suman {sumas.min():.2f}" if f"{sumas.min():.2f}" == f"{sumas.max():.2f}" else "ver el texto"
+        eje.text(0, (L - 1) / 2, texto, rotation=90, ha="center", va="center", fontsize=11, color="0.2")
+    eje.set_xticks([0], ["Σ fila"])
+    eje.set_yticks([])
+    eje.tick_params(length=0)
+    for lado in eje.spines.values():
+        lado.set_visible(False)
+
+
+def _figura_pesos(pesos, palabras, tapada: np.ndarray, relleno: int, titulo: str):
+    L = len(palabras)
+    ancho, alto = (6.4, 5.4) if L <= G.MAX_NUMEROS else (8.0, 7.2)
+    fig, (eje, suma) = G.figura(ancho, alto, 1, 2, gridspec_kw={"width_ratios": [L, max(1.2, L / 12)]})
+    imagen_ = G.mapa_calor(eje, pesos, _etiquetas(palabras), _etiquetas(palabras), tapada=tapada)
+    _rayar(eje, tapada)
+    _columna_sumas(suma, pesos.sum(axis=1))
+    eje.set_title(f"3) Pesos = softmax de cada fila\n{titulo}")
+    _ejes(eje, palabras, relleno)
+    if L > G.MAX_NUMEROS:  # sin números en las casillas, hace falta la escala
+        fig.colorbar(imagen_, ax=[eje, suma], label="Peso", shrink=0.85)
+    return fig
+
+
+# --- la vista ------------------------------------------------------------------------------------
+
+NOMBRES = {"causal": "causal", "relleno": "de relleno", "ninguna": "ninguna", "ventana": "de ventana"}
+
+
+def _descripcion(tipo: str, palabras: list[str], k: int, w: int) -> str:
+    L = len(palabras)
+    if tipo == "causal":
+        return (
+            f"Con la máscara causal, la palabra n.º i mira a las palabras 1 … i: «{palabras[0]}» solo se ve a sí misma."
+        )
+    if tipo == "relleno":
+        reales = ", ".join(f"«{p}»" for p in palabras[: L - k][:6]) + (", …" if L - k > 6 else "")
+        return (
+            ("La última palabra hace" if k == 1 else f"Las últimas {k} palabras hacen")
+            + " de relleno: sus columnas se tapan en todas las filas. "
+            + f"Cada fila, también la de una palabra de relleno, reparte su peso entre las palabras reales ({reales})."
+        )
+    if tipo == "ventana":
+        return (
+            f"Con una ventana de ancho w = {w}, la palabra n.º i mira a las palabras i − {w} … i "
+            f"(las {w} anteriores y ella misma); lo que queda más atrás o en el futuro se tapa."
+        )
+    return "Sin máscara, cada palabra mira a todas, también a las que vienen después."
+
+
+def calcular(frase: str = FRASE, tipo: str = "causal", k: float = 2, w: float = 2, semilla: float = 1):
+    """La vista: (figura de puntajes y puntajes tapados, figura de los pesos, texto)."""
+    palabras = leer_frase(frase)
+    L = len(palabras)
+    tipo = _tipo(tipo)
+    k = _entero(k, "El número de palabras de relleno k", 1, MAX_PALABRAS - 1)
+    w = _entero(w, "El ancho de la ventana w", 1, MAX_PALABRAS - 1)
+    semilla = _entero(semilla, "La semilla", 0, SEMILLA_MAX)
+    if tipo == "relleno" and k >= L:
+        raise ValueError(
+            f"Con relleno, k debe ser menor que el número de palabras ({L}): "
+            "tiene que quedar al menos una palabra real."
+        )
+    mascara = hacer_mascara(tipo, L, k, w)
+    tapada = np.zeros((L, L), dtype=bool) if mascara is None else mascara.numpy()
+    relleno = k if tipo == "relleno" else 0
+    pasos = tuberia(L, semilla, mascara)
+    error = float(np.abs(pasos["pesos"].sum(axis=1) - 1).max())
+    tapadas = int(tapada.sum())
+    texto = (
+        f"{_descripcion(tipo, palabras, k, w)}\n\n"
+        f"Tapadas: **{tapadas} de {L * L}** casillas. Cada fila de los pesos suma 1 "
+        f"({'exacto' if error == 0 else f'a {error:.0e} de 1: redondeo de float32'}): lo que pierden las tapadas "
+        "se lo reparten las demás de la fila.\n\n"
+        "Si una fila quedara con todas sus claves tapadas, el softmax daría 0/0, un número indefinido; "
+        "`modelos.atencion` deja esa fila en **ceros**, sin números indefinidos. Aquí no pasa: la causal y la "
+        "ventana siempre dejan la diagonal, y el relleno deja al menos una palabra real."
+    )
+    return (
+        _figura_tuberia(pasos, palabras, tapada, relleno),
+        _figura_pesos(pasos["pesos"], palabras, tapada, relleno, f"máscara {NOMBRES[tipo]}"),
+        texto,
+    )
+
+
+def _mostrar_controles(tipo):
+    """k solo importa con relleno; w solo con ventana."""
+    return gr.update(visible=tipo == "relleno"), gr.update(visible=tipo == "ventana")
+
+
+def construir() -> Vista:
+    explicacion(EXPLICACION)
+    with gr.Row():
+        frase = gr.Textbox(FRASE, label=f"Frase (palabras separadas por espacios; hasta {MAX_PALABRAS})", scale=3)
+        semilla = Numero(1, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla de Q y K", scale=1)
+    with gr.Row():
+        tipo = Opcion([(nombre, valor) for valor, nombre in TIPOS.items()], value="causal", label="Máscara", scale=2)
+        k = Deslizador(1, MAX_PALABRAS - 1, value=2, step=1, visible=False, label="k: palabras de relleno al final")
+        w = Deslizador(1, MAX_PALABRAS - 1, value=2, step=1, visible=False, label="w: palabras anteriores visibles")
+    tuberia_ = imagen("Puntajes Q·Kᵀ/√d, y los mismos con las casillas tapadas en −∞")
+    with gr.Row():
+        pesos = imagen("Pesos después del softmax, con la suma de cada fila", scale=3)
+        texto = gr.Markdown()
+    tipo.change(_mostrar_controles, tipo, [k, w], api_visibility="private", show_progress="hidden")
+    return Vista(
+        fn=calcular,
+        entradas=[frase, tipo, k, w, semilla],
+        salidas=[tuberia_, pesos, texto],
+        url={"frase": frase, "tipo": tipo, "k": k, "w": w, "semilla": semilla},
+        ejemplo={"semilla": "2"},  # k y w empiezan ocultos: el ejemplo usa un control visible
+        invalido={"semilla": "-5"},
+    )
+
+
+if __name__ == "__main__":
+    from app import construir_una, opciones_lanzamiento
+
+    construir_una("mascara-causal").launch(**opciones_lanzamiento())

@@ -1,0 +1,316 @@
+"""Temperatura: softmax(s / T) reparte los pesos de una fila de puntajes, y muestrear con ellos."""
+
+from __future__ import annotations
+
+import math
+
+import gradio as gr
+import numpy as np
+import torch
+
+from demos import _graficos as G
+from demos._ui import Deslizador, Numero, Vista, explicacion, imagen
+
+PALABRAS = "plata, sacó, Ana, del"
+PUNTAJES = "2, 1, 0.5, -1"
+T_LECCION = (0.25, 0.5, 1.0, 4.0)
+T_MIN, T_MAX = 0.05, 10.0
+LOG_T_MIN, LOG_T_MAX = -1.3, 1.0  # el deslizador: log₁₀ T
+MAX_PALABRAS, MAX_LARGO_PALABRA, MAX_TEXTO = 32, 30, 1200
+MAX_PUNTAJE = 1000.0
+NUMERO_DE_PALABRA = "Palabra n.º (el orden de la tabla)"
+N_MAX, SEMILLA_MAX = 10_000, 2**31 - 1
+
+EXPLICACION = r"""
+La temperatura $T$ divide los puntajes antes del softmax. Con $T$ chica, la diferencia entre
+puntajes se agranda y casi todo el peso va a la palabra con el puntaje más alto; con $T$ grande,
+los pesos se emparejan. $T = 1$ es el softmax de siempre:
+
+$$p_i = \frac{e^{s_i / T}}{\sum_j e^{s_j / T}}$$
+
+La **entropía** $H = -\sum_i p_i \log_2 p_i$ mide qué tan repartidos están los pesos: 0 bits si todo el
+peso está en una palabra, $\log_2 n$ bits si los $n$ pesos son iguales. Abajo, sacar fichas al azar con
+estos pesos (como al generar texto) muestra qué significa cada peso.
+"""
+
+PUENTE = (
+    "Dividir los puntajes por √d (pestaña *¿Por qué √d?*) es usar una **temperatura T = √d**: "
+    "sin esa división, con d grande los puntajes se comportan como si T fuera muy chica."
+)
+
+
+# --- validación ----------------------------------------------------------------------------------
+
+
+def _texto(valor, nombre: str) -> str:
+    if not isinstance(valor, str) or not valor.strip():
+        raise ValueError(f"Escribe {nombre}, separados por comas.")
+    if len(valor) > MAX_TEXTO:
+        raise ValueError(f"El texto de {nombre} es demasiado largo: a lo sumo {MAX_TEXTO} caracteres.")
+    return valor
+
+
+def leer_palabras(texto) -> list[str]:
+    """«plata, sacó, Ana, del» -> ["plata", "sacó", "Ana", "del"]."""
+    palabras = [p.strip() for p in _texto(texto, "las palabras").split(",")]
+    if len(palabras) > MAX_PALABRAS:
+        raise ValueError(f"Hay {len(palabras)} palabras: se aceptan a lo sumo {MAX_PALABRAS}.")
+    for i, p in enumerate(palabras, start=1):
+        if not p:
+            raise ValueError(f"La palabra {i} está vacía: sepáralas con una sola coma, sin coma al final.")
+        if len(p) > MAX_LARGO_PALABRA:
+            raise ValueError(f"La palabra {i} tiene {len(p)} caracteres: se aceptan a lo sumo {MAX_LARGO_PALABRA}.")
+    return palabras
+
+
+def leer_puntajes(texto) -> list[float]:
+    """«2, 1, 0.5, -1» -> [2.0, 1.0, 0.5, -1.0]. Punto decimal; la coma separa números."""
+    trozos = [t.strip().replace("−", "-") for t in _texto(texto, "los puntajes").split(",")]
+    if len(trozos) > MAX_PALABRAS:
+        raise ValueError(f"Hay {len(trozos)} puntajes: se aceptan a lo sumo {MAX_PALABRAS}.")
+    puntajes = []
+    for i, t in enumerate(trozos, start=1):
+        try:
+            x = float(t)
+        except ValueError:
+            raise ValueError(
+                f"El puntaje {i} («{t[:20]}») no es un número: sepáralos con comas y usa punto decimal (0.5)."
+            ) from None
+        if not math.isfinite(x) or abs(x) > MAX_PUNTAJE:
+            raise ValueError(f"El puntaje {i} debe ser un número finito entre −{MAX_PUNTAJE:g} y {MAX_PUNTAJE:g}.")
+        puntajes.append(x)
+    return puntajes
+
+
+def _numero(x, nombre: str, lo: float, hi: float, entero: bool = False) -> float:
+    tipo = "un número entero" if entero else "un número"
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{nombre} debe ser {tipo} entre {lo:g} y {hi:g}.") from None
+    if not math.isfinite(x) or not lo <= x <= hi or (entero and x != int(x)):
+        raise ValueError(f"{nombre} debe ser {tipo} entre {lo:g} y {hi:g}; llegó {x:g}.")
+    return int(x) if entero else x
+
+
+# --- cálculo -------------------------------------------------------------------------------------
+
+
+def pesos(puntajes, T: float) -> np.ndarray:
+    """softmax(s / T) de una fila de puntajes (n,) -> pesos (n,), que suman 1."""
+    s = torch.as_tensor(puntajes, dtype=torch.float64)
+    return torch.softmax(s / T, dim=0).numpy()
+
+
+def entropia(p: np.ndarray) -> float:
+    """Entropía en bits; los pesos cero no aportan (0 · log 0 = 0)."""
+    p = p[p > 0]
+    return float(-(p * np.log2(p)).sum())
+
+
+def muestrear(p: np.ndarray, n: int, semilla: int) -> np.ndarray:
+    """Saca `n` fichas con reemplazo según los pesos `p`; devuelve cuántas salieron de cada palabra (len(p),)."""
+    g = torch.Generator().manual_seed(semilla)
+    fichas = torch.multinomial(torch.as_tensor(p), n, replacement=True, generator=g)  # (n,)
+    return torch.bincount(fichas, minlength=len(p)).numpy()
+
+
+def _miles(x) -> str:
+    """10000 -> «10 000» (espacio fino: en español la coma es decimal)."""
+    return f"{int(x):,}".replace(",", "\u202f")
+
+
+# --- figuras -------------------------------------------------------------------------------------
+
+
+def _ejes_palabras(eje, palabras: list[str], ancho_pt: float, rotulo: bool = True) -> bool:
+    """Las palabras bajo las barras: de lado si caben en `ancho_pt`, giradas si son cortas, si no su número.
+
+    Devuelve True si puso números en lugar de palabras; con `rotulo`, lo dice en el eje x.
+    """
+    n = len(palabras)
+    eje.set_xlim(-0.6, n - 0.4)
+    if sum(len(p) for p in palabras) * 6.5 + 8 * n <= ancho_pt:
+        eje.set_xticks(range(n), palabras)
+        return False
+    if n * 13 <= ancho_pt and max(len(p) for p in palabras) <= 15:
+        eje.set_xticks(range(n), palabras, rotation=90)
+        return False
+    marcas = [i for i in range(n) if n <= 10 or i == 0 or (i + 1) % 5 == 0]
+    eje.set_xticks(marcas, [str(i + 1) for i in marcas])
+    if rotulo:
+        eje.set_xlabel(NUMERO_DE_PALABRA)
+    return True
+
+
+def _figura_barras(palabras, p, T):
+    n = len(palabras)
+    fig, eje = G.figura(6.4, 3.8)
+    eje.bar(range(n), p, color=G.C0)
+    eje.axhline(1 / n, color="0.5", linestyle=":", linewidth=1.2, label=f"pesos parejos (1/{n}), T → ∞")
+    if n <= 12:
+        for i, v in enumerate(p):
+            eje.text(i, v + 0.015, f"{v:.2f}", ha="center", va="bottom", fontsize=10, color=G.C0)
+    _ejes_palabras(eje, palabras, ancho_pt=400)
+    eje.set_ylim(0, 1.08)
+    eje.set_ylabel("Peso")
+    eje.legend(loc="best", fontsize=10, frameon=False)
+    eje.set_title(f"softmax(s / T) con T = {T:g}   (entropía {entropia(p):.2f} bits)")
+    return fig
+
+
+def _figura_paneles(palabras, puntajes):
+    """Los cuatro paneles de la lección: T = 0.25, 0.5, 1 y 4."""
+    n = len(palabras)
+    fig, ejes = G.figura(6.4, 5.2, 2, 2, sharey=True)
+    for eje, T in zip(ejes.flat, T_LECCION, strict=True):
+        p = pesos(puntajes, T)
+        eje.bar(range(n), p, color=G.C0)
+        eje.set_title(f"T = {T:g}   ({entropia(p):.2f} bits)", fontsize=11)
+        numeros = _ejes_palabras(eje, palabras, ancho_pt=190, rotulo=False)
+        eje.set_ylim(0, 1.05)
+    for eje in ejes[:, 0]:
+        eje.set_ylabel("Peso")
+    if numeros:
+        fig.supxlabel(NUMERO_DE_PALABRA, fontsize=11)
+    return fig
+
+
+def _figura_muestreo(palabras, p, cuentas, T):
+    n, N = len(palabras), int(cuentas.sum())
+    x = np.arange(n)
+    fig, eje = G.figura(6.4, 3.8)
+    eje.bar(x - 0.2, p, width=0.4, color=G.C0, label="peso (probabilidad)")
+    eje.bar(x + 0.2, cuentas / N, width=0.4, color=G.C1, label=f"frecuencia (fichas / {_miles(N)})")
+    if n <= 12:
+        for i, c in enumerate(cuentas):
+            eje.text(i + 0.2, c / N + 0.015, _miles(c), ha="center", va="bottom", fontsize=10, color=G.C1)
+    _ejes_palabras(eje, palabras, ancho_pt=400)
+    eje.set_ylim(0, 1.12)
+    eje.set_ylabel("Peso o frecuencia")
+    eje.set_title(f"{_miles(N)} fichas con T = {T:g}")
+    eje.legend(loc="best", fontsize=10, frameon=False)
+    return fig
+
+
+# --- la vista ------------------------------------------------------------------------------------
+
+
+def calcular(palabras: str = PALABRAS, puntajes: str = PUNTAJES, T: float = 1.0, n: float = 1000, semilla: float = 0):
+    """La vista: (barras a T, cuatro paneles de la lección, tabla de pesos, texto, figura del muestreo)."""
+    lista = leer_palabras(palabras)
+    s = leer_puntajes(puntajes)
+    if len(lista) != len(s):
+        raise ValueError(f"Hay {len(lista)} palabras y {len(s)} puntajes: debe haber un puntaje por palabra.")
+    T = _numero(T, "La temperatura T", T_MIN, T_MAX)
+    n = _numero(n, "El número de fichas N", 1, N_MAX, entero=True)
+    semilla = _numero(semilla, "La semilla", 0, SEMILLA_MAX, entero=True)
+
+    p = pesos(s, T)
+    cuentas = muestrear(p, n, semilla)
+    leccion = [pesos(s, t) for t in T_LECCION]
+    tabla = [
+        [palabra, s[i], round(float(p[i]), 2), int(cuentas[i]), *(round(float(q[i]), 2) for q in leccion)]
+        for i, palabra in enumerate(lista)
+    ]
+    H, H_max = entropia(p), math.log2(len(lista))
+    veces = int(cuentas[p.argmax()])
+    texto = (
+        f"Con T = {T:g}, la entropía es **{H:.2f} bits** (de 0 a log₂ {len(lista)} = {H_max:.2f}): los pesos "
+        f"están tan repartidos como si se eligiera al azar entre **{2**H:.1f}** palabras parejas. "
+        f"La palabra con más peso, «{lista[int(p.argmax())]}», se lleva {p.max():.2f}; "
+        f"en {_miles(n)} fichas salió {_miles(veces)} {'vez' if veces == 1 else 'veces'}.\n\n{PUENTE}"
+    )
+    return (
+        _figura_barras(lista, p, T),
+        _figura_paneles(lista, s),
+        tabla,
+        texto,
+        _figura_muestreo(lista, p, cuentas, T),
+    )
+
+
+def _t_desde_log(log_t) -> float:
+    """El deslizador (log₁₀ T) -> T, con tres cifras."""
+    return float(f"{10 ** float(log_t):.3g}")
+
+
+def _log_desde_t(T, log_t):
+    """Mueve el deslizador cuando T cambia por otro camino (escrito a mano o desde la URL)."""
+    try:
+        T, log_t = float(T), float(log_t)
+    except (TypeError, ValueError):
+        return gr.skip()
+    if not T_MIN <= T <= T_MAX or abs(math.log10(T) - log_t) < 0.006:
+        return gr.skip()  # ya coincide (el cambio vino del deslizador) o T no es válida
+    return round(min(max(math.log10(T), LOG_T_MIN), LOG_T_MAX), 2)
+
+
+def _siguiente_semilla(semilla) -> int:
+    try:
+        return (int(semilla) + 1) % (SEMILLA_MAX + 1)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def construir() -> Vista:
+    explicacion(EXPLICACION)
+    with gr.Row():
+        palabras = gr.Textbox(PALABRAS, label=f"Palabras (separadas por comas; hasta {MAX_PALABRAS})")
+        puntajes = gr.Textbox(PUNTAJES, label="Puntajes s, uno por palabra (separados por comas; punto decimal: 0.5)")
+    with gr.Row():
+        log_t = Deslizador(
+            LOG_T_MIN,
+            LOG_T_MAX,
+            value=0.0,
+            step=0.01,
+            scale=3,
+            label="log₁₀ T  (−1.3 → T = 0.05;  0 → T = 1;  1 → T = 10)",
+        )
+        T = Numero(1.0, minimum=T_MIN, maximum=T_MAX, step=0.05, scale=1, label="Temperatura T (de 0.05 a 10)")
+    with gr.Row():
+        barras = imagen("Pesos a la temperatura elegida")
+        paneles = imagen("Pesos con T = 0.25, 0.5, 1 y 4, como en la lección")
+    with gr.Row():
+        tabla = gr.Dataframe(
+            headers=["Palabra", "Puntaje s", "Peso a T", "Fichas", *(f"T = {t:g}" for t in T_LECCION)],
+            label="Pesos (redondeados a 2 decimales) y fichas sacadas",
+            interactive=False,
+            scale=3,
+        )
+        texto = gr.Markdown()
+    gr.Markdown("### Sacar fichas con estos pesos")
+    with gr.Row():
+        n = Deslizador(1, N_MAX, value=1000, step=1, scale=3, label=f"Número de fichas N (de 1 a {N_MAX})")
+        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, label="Semilla")
+        otra = gr.Button("Sacar otra vez (semilla + 1)", scale=1)
+    muestreo = imagen("Frecuencia observada de cada palabra frente a su peso")
+
+    # T es la entrada de `calcular` y de la URL; el deslizador de log T solo la escribe.
+    log_t.input(_t_desde_log, log_t, T, api_visibility="private", show_progress="hidden")
+    T.change(_log_desde_t, [T, log_t], log_t, api_visibility="private", show_progress="hidden")
+    otra.click(_siguiente_semilla, semilla, semilla, api_visibility="private")
+    return Vista(
+        fn=calcular,
+        entradas=[palabras, puntajes, T, n, semilla],
+        salidas=[barras, paneles, tabla, texto, muestreo],
+        url={"palabras": palabras, "puntajes": puntajes, "T": T, "n": n, "semilla": semilla},
+        ejemplo={"T": "0.25"},
+        invalido={"T": "50"},
+        # .change y no .input para T y la semilla: también cambian por el deslizador y el botón.
+        disparadores=[
+            palabras.submit,
+            palabras.blur,
+            puntajes.submit,
+            puntajes.blur,
+            T.change,
+            n.input,
+            semilla.change,
+        ],
+    )
+
+
+if __name__ == "__main__":
+    from app import construir_una, opciones_lanzamiento
+
+    construir_una("temperatura").launch(**opciones_lanzamiento())
