@@ -210,10 +210,9 @@ def valor_desde_url(componente: Any, texto: str) -> Any:
         hi = getattr(componente, "maximum", None)
         if (lo is not None and x < lo) or (hi is not None and x > hi):
             raise ValueError(f"debe estar entre {lo:g} y {hi:g}")
-        paso = getattr(componente, "step", None)
-        if (isinstance(componente, gr.Number) and getattr(componente, "precision", None) == 0) or paso == 1:
-            return round(x)
-        return x
+        # Entero solo si el control lo es: un Number sin `precision` trae step=1 y aun así es decimal.
+        entero = componente.precision == 0 if isinstance(componente, gr.Number) else componente.step == 1
+        return round(x) if entero else x
     if isinstance(componente, gr.Radio | gr.Dropdown):
         opciones = [c[1] if isinstance(c, tuple | list) else c for c in componente.choices]
         for opcion in opciones:  # la URL trae texto; la opción puede ser un número

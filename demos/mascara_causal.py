@@ -8,8 +8,6 @@ import gradio as gr
 import numpy as np
 import torch
 from matplotlib.colors import ListedColormap
-from matplotlib.patches import PathPatch
-from matplotlib.path import Path
 
 from demos import _graficos as G
 from demos._ui import Deslizador, Numero, Opcion, Vista, explicacion, imagen
@@ -116,24 +114,6 @@ def tuberia(L: int, semilla: int, mascara: torch.Tensor | None) -> dict[str, np.
 # --- figuras -------------------------------------------------------------------------------------
 
 
-_CUADRO = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5], [-0.5, -0.5]])  # una casilla, centrada
-_TRAZO = [Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY]
-
-
-def _rayar(eje, tapada: np.ndarray, texto: str = "") -> None:
-    """Raya las casillas tapadas con un solo trazo (un parche por casilla tarda segundos con 32 palabras)."""
-    casillas = np.argwhere(tapada)  # (n, 2): fila, columna
-    if len(casillas) == 0:
-        return
-    vertices = (casillas[:, None, ::-1] + _CUADRO).reshape(-1, 2)  # (5n, 2) en (x, y) = (columna, fila)
-    trazo = Path(vertices, _TRAZO * len(casillas))
-    # add_artist y no add_patch: no recalcula los límites del eje recorriendo cada casilla.
-    eje.add_artist(PathPatch(trazo, hatch="///", fill=False, edgecolor="0.75", linewidth=0))
-    if texto and len(tapada) <= 8:  # con más palabras el «−∞» de cada casilla se amontona
-        for i, j in casillas:
-            eje.text(j, i, texto, ha="center", va="center", fontsize=11 if len(tapada) <= 6 else 9, color="0.45")
-
-
 def _etiquetas(palabras: list[str]) -> list[str] | None:
     """Las pone mapa_calor (giradas 45°); con muchas, `_ejes` las pone una sola vez: crear marcas es lo que tarda."""
     return palabras if len(palabras) <= G.MAX_NUMEROS else None
@@ -163,7 +143,7 @@ def _figura_tuberia(pasos, palabras, tapada: np.ndarray, relleno: int):
     nombres = _etiquetas(palabras)
     imagen_ = G.mapa_calor(a, pasos["puntajes"], nombres, nombres, vmin=lo, vmax=hi, formato=formato)
     G.mapa_calor(b, pasos["tapados"], nombres, nombres, tapada=tapada, vmin=lo, vmax=hi, formato=formato)
-    _rayar(b, tapada, "−∞")
+    G.rayado(b, tapada, "−∞", 11 if len(palabras) <= 6 else 9)
     a.set_title("1) Puntajes Q·Kᵀ/√d")
     b.set_title("2) Con la máscara: tapadas = −∞")
     _ejes(a, palabras, relleno)
@@ -194,7 +174,7 @@ def _figura_pesos(pesos, palabras, tapada: np.ndarray, relleno: int, titulo: str
     ancho, alto = (6.4, 5.4) if L <= G.MAX_NUMEROS else (8.0, 7.2)
     fig, (eje, suma) = G.figura(ancho, alto, 1, 2, gridspec_kw={"width_ratios": [L, max(1.2, L / 12)]})
     imagen_ = G.mapa_calor(eje, pesos, _etiquetas(palabras), _etiquetas(palabras), tapada=tapada)
-    _rayar(eje, tapada)
+    G.rayado(eje, tapada)
     _columna_sumas(suma, pesos.sum(axis=1))
     eje.set_title(f"3) Pesos = softmax de cada fila\n{titulo}")
     _ejes(eje, palabras, relleno)
