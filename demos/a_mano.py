@@ -1,0 +1,357 @@
+"""Atención a mano: Q, K y V de tres palabras en tablas editables, y cada paso con sus números."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import gradio as gr
+import numpy as np
+import torch
+from gradio.data_classes import GradioModel
+from pydantic import model_validator
+
+from demos import _graficos as G
+from demos._ui import Deslizador, Vista, explicacion, imagen
+
+PALABRAS = "Ana, sacó, plata"
+Q0 = [[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]  # una fila por palabra, como en la lección
+K0 = [[0.0, 2.0], [1.0, 0.0], [2.0, 1.0]]
+V0 = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+MAX_PALABRAS, MAX_COLUMNAS, MAX_LETRAS = 8, 8, 20
+MAX_VALOR = 1000.0  # más allá, Q·Kᵀ no cabe en una tabla legible (y con 1e200 desbordaría)
+
+EXPLICACION = r"""
+Cada palabra trae tres vectores: una **consulta** $q$ (qué busca), una **clave** $k$ (qué ofrece)
+y un **valor** $v$ (qué entrega). La atención compara cada consulta con todas las claves, convierte
+los puntajes en pesos que suman 1 y promedia los valores con esos pesos:
+
+$$\text{Atención}(Q, K, V) = \text{softmax}\!\left(\frac{Q K^\top}{\sqrt{d}}\right) V$$
+
+Edita cualquier número de las tablas (una fila por palabra): todo se recalcula. Para agregar una
+palabra, escríbela y agrega una fila a Q, K y V.
+"""
+
+
+# --- leer y validar ---------------------------------------------------------------------------
+
+
+def leer_palabras(texto) -> list[str]:
+    """«Ana, sacó, plata» o «Ana sacó plata» -> ["Ana", "sacó", "plata"]."""
+    if not isinstance(texto, str):
+        raise ValueError("Las palabras deben ser un texto, separadas por comas o espacios.")
+    if len(texto) > MAX_PALABRAS * (MAX_LETRAS + 2):
+        raise ValueError(f"El texto de las palabras es demasiado largo: caben hasta {MAX_PALABRAS} palabras.")
+    palabras = [p for p in re.split(r"[,;\s]+", texto.strip()) if p]
+    if not palabras:
+        raise ValueError("Escribe al menos una palabra (separadas por comas o espacios).")
+    if len(palabras) > MAX_PALABRAS:
+        raise ValueError(f"Hay {len(palabras)} palabras; caben de 1 a {MAX_PALABRAS}.")
+    largas = [p for p in palabras if len(p) > MAX_LETRAS]
+    if largas:
+        raise ValueError(
+            f"«{largas[0][:MAX_LETRAS]}…» es muy larga: cada palabra puede tener hasta {MAX_LETRAS} letras."
+        )
+    return palabras
+
+
+def _filas(valor) -> list:
+    """Las filas de una tabla que llega como lista de listas, dict {"headers", "data"}, pandas o numpy."""
+    if isinstance(valor, dict):
+        valor = valor.get("data")
+    elif hasattr(valor, "to_numpy"):  # pandas.DataFrame
+        valor = valor.to_numpy(dtype=object).tolist()
+    if isinstance(valor, np.ndarray):
+        valor = valor.tolist()
+    return valor if isinstance(valor, list | tuple) else None
+
+
+def _numero(celda, nombre: str, i: int, j: int) -> float:
+    donde = f"{nombre}, fila {i + 1}, columna {j + 1}"
+    if isinstance(celda, str):
+        texto = celda.strip().replace("−", "-").replace(",", ".")
+        if not texto:
+            raise ValueError(f"La casilla ({donde}) está vacía: escribe un número.")
+        try:
+            celda = float(texto)
+        except ValueError:
+            raise ValueError(f"«{celda[:20]}» ({donde}) no es un número.") from None
+    if celda is None:
+        raise ValueError(f"La casilla ({donde}) está vacía: escribe un número.")
+    if isinstance(celda, bool) or not isinstance(celda, int | float | np.number):
+        raise ValueError(f"La casilla ({donde}) no tiene un número.")
+    x = float(celda)
+    if not math.isfinite(x):
+        raise ValueError(f"La casilla ({donde}) vale {x}: usa números finitos.")
+    if abs(x) > MAX_VALOR:
+        raise ValueError(f"La casilla ({donde}) vale {x:g}: usa números entre −{MAX_VALOR:g} y {MAX_VALOR:g}.")
+    return x
+
+
+def leer_tabla(valor, nombre: str) -> np.ndarray:
+    """Una tabla de números (filas × columnas) validada, o ValueError en español."""
+    filas = _filas(valor)
+    if filas is None:
+        raise ValueError(f"La tabla {nombre} debe ser una tabla de números (filas de números).")
+    if not filas or all(isinstance(f, list | tuple) and not f for f in filas):
+        raise ValueError(f"La tabla {nombre} está vacía: necesita una fila por palabra.")
+    if len(filas) > MAX_PALABRAS:
+        raise ValueError(f"La tabla {nombre} tiene {len(filas)} filas; caben hasta {MAX_PALABRAS} (una por palabra).")
+    for i, fila in enumerate(filas):
+        if not isinstance(fila, list | tuple):
+            raise ValueError(f"La fila {i + 1} de {nombre} no es una fila de números.")
+        if not 1 <= len(fila) <= MAX_COLUMNAS:
+            raise ValueError(f"La fila {i + 1} de {nombre} tiene {len(fila)} números; caben de 1 a {MAX_COLUMNAS}.")
+        if len(fila) != len(filas[0]):
+            raise ValueError(
+                f"Las filas de {nombre} tienen largos distintos ({len(filas[0])} y {len(fila)}): "
+                "todas necesitan el mismo número de columnas."
+            )
+    return np.array([[_numero(c, nombre, i, j) for j, c in enumerate(f)] for i, f in enumerate(filas)])
+
+
+def _cuantas(n: int, cosa: str) -> str:
+    """_cuantas(1, "fila") -> «1 fila»; _cuantas(3, "fila") -> «3 filas»."""
+    return f"{n} {cosa}" if n == 1 else f"{n} {cosa}s"
+
+
+def validar(palabras, Q, K, V) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Las palabras y las tres tablas, con formas que encajan: Q (L, d), K (L, d), V (L, dv)."""
+    palabras = leer_palabras(palabras)
+    Q, K, V = leer_tabla(Q, "Q"), leer_tabla(K, "K"), leer_tabla(V, "V")
+    (Lq, dq), (Lk, dk), (Lv, _) = Q.shape, K.shape, V.shape
+    if dq != dk:
+        raise ValueError(
+            f"Q tiene {_cuantas(dq, 'columna')} y K tiene {_cuantas(dk, 'columna')}: cada consulta se compara "
+            "con cada clave por producto punto, así que Q y K necesitan el mismo número de columnas (d)."
+        )
+    if Lk != Lv:
+        raise ValueError(
+            f"K tiene {_cuantas(Lk, 'fila')} y V tiene {_cuantas(Lv, 'fila')}: cada clave va con su valor, "
+            "así que K y V necesitan el mismo número de filas."
+        )
+    for nombre, L in (("Q", Lq), ("K", Lk)):
+        if L != len(palabras):
+            raise ValueError(
+                f"Hay {_cuantas(len(palabras), 'palabra')} y {nombre} tiene {_cuantas(L, 'fila')}: Q, K y V "
+                "llevan una fila por palabra. Agrega o quita filas (o palabras) para que coincidan."
+            )
+    return palabras, Q, K, V
+
+
+# --- el cálculo -------------------------------------------------------------------------------
+
+
+def atender(Q: np.ndarray, K: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Los tres pasos, en float64. Q: (L, d), K: (L, d), V: (L, dv) -> puntajes (L, L), pesos (L, L), salida (L, dv)."""
+    Q, K, V = (torch.as_tensor(t, dtype=torch.float64) for t in (Q, K, V))
+    puntajes = Q @ K.T / math.sqrt(Q.shape[1])  # (L, L): cada palabra con cada otra
+    pesos = torch.softmax(puntajes, dim=-1)  # cada fila suma 1
+    salida = pesos @ V  # (L, dv): promedio de los valores, ponderado
+    return puntajes.numpy(), pesos.numpy(), salida.numpy()
+
+
+def _unicas(palabras: list[str]) -> list[str]:
+    """Etiquetas sin repetir (una tabla no admite dos columnas con el mismo nombre)."""
+    vistas: dict[str, int] = {}
+    etiquetas = []
+    for p in palabras:
+        vistas[p] = vistas.get(p, 0) + 1
+        etiquetas.append(p if vistas[p] == 1 else f"{p} ({vistas[p]})")
+    return etiquetas
+
+
+def _fmt(x: float) -> str:
+    return f"{round(float(x), 2) + 0.0:.2f}".replace("-", "−")  # + 0.0: sin «−0.00»
+
+
+def _tabla(etiquetas_filas, encabezados, matriz) -> dict:
+    """Una tabla de salida: la palabra en la primera columna y los números con dos decimales."""
+    filas = list(zip(etiquetas_filas, matriz, strict=True))
+    return {
+        "headers": ["", *encabezados],
+        "data": [[e, *(round(float(x), 2) for x in fila)] for e, fila in filas],
+        # lo que se ve: siempre dos decimales («1.00», no «1»)
+        "metadata": {"display_value": [[e, *(_fmt(x) for x in fila)] for e, fila in filas], "styling": None},
+    }
+
+
+def _num(x: float, parentesis: bool = False) -> str:
+    """Un número como se escribe a mano: «−0.5», y «(−0.5)» si va después de un «·»."""
+    texto = f"{float(x) + 0.0:g}".replace("-", "−")
+    return f"({texto})" if parentesis and x < 0 else texto
+
+
+def _vector(v) -> str:
+    return "(" + ", ".join(_num(x) for x in v) + ")"
+
+
+def _exp(x: float) -> str:
+    """Una exponencial legible: 4.11, 5740, 2.5e-05."""
+    return f"{x:.3g}" if 1e-3 <= x < 1000 else (f"{x:.0f}" if 1000 <= x < 1e7 else f"{x:.2g}")
+
+
+def detalle(i: int, palabras, Q, K, V, puntajes, pesos, salida) -> str:
+    """Los tres pasos de una fila, con todas sus cuentas."""
+    d, p = Q.shape[1], palabras[i]
+    productos = [
+        " + ".join(f"{_num(a, True)}·{_num(b, True)}" for a, b in zip(Q[i], K[j], strict=True))
+        for j in range(len(palabras))
+    ]
+    paso1 = "; ".join(
+        f"con «{palabras[j]}»: ({productos[j]}) / √{d} = **{_fmt(puntajes[i, j])}**" for j in range(len(palabras))
+    )
+    fila = puntajes[i]
+    if np.abs(fila).max() <= 50:
+        exps = np.exp(fila)
+        nota = ""
+    else:  # e^s desbordaría la pantalla: se resta el máximo, como hace cualquier softmax de verdad
+        exps = np.exp(fila - fila.max())
+        nota = f" (se resta el máximo, {_fmt(fila.max())}, antes de exponenciar: los pesos no cambian)"
+    paso2 = ", ".join(_exp(x) for x in exps)
+    pesos_i = ", ".join(f"**{_fmt(w)}**" for w in pesos[i])
+    paso3 = " + ".join(f"{_fmt(w)}·{_vector(V[j])}" for j, w in enumerate(pesos[i]))
+    return (
+        f"**La fila de «{p}»** (su consulta q = {_vector(Q[i])}):\n\n"
+        f"1. **Puntajes** q·k / √d {paso1}.\n"
+        f"2. **Softmax**: exponenciales{nota} {paso2}; suman {_exp(exps.sum())}. Dividiendo cada una por la suma, "
+        f"los pesos son {pesos_i}, que suman {pesos[i].sum():.2f}.\n"
+        f"3. **Salida**: {paso3} = **{_vector(np.round(salida[i], 2))}**, un promedio de los valores "
+        f"que pesa más a la palabra con mayor puntaje."
+    )
+
+
+def _formato(m: np.ndarray) -> str:
+    """Dos decimales, salvo números grandes, que no cabrían en la casilla."""
+    return "{:.2f}" if np.abs(m).max() < 100 else "{:.3g}"
+
+
+def _caben(m: np.ndarray, formato: str, ancho_panel: float) -> bool:
+    """¿Caben los números en las casillas? (≈ 0.07 pulgadas por carácter a 9–11 pt)."""
+    largo = max(len(formato.format(x)) for x in m.flat)
+    return ancho_panel / m.shape[1] >= 0.07 * largo + 0.05
+
+
+def _figura(palabras, puntajes, pesos, salida):
+    L, dv = salida.shape
+    ancho = 10.5 if max(L, dv) <= 5 else 12.5
+    proporciones = [L, L, max(dv, 1.6)]
+    util = ancho - 3.4  # lo que dejan las etiquetas, las sumas y los márgenes
+    paneles = [util * p / sum(proporciones) for p in proporciones]
+    fig, (a, b, c) = G.figura(ancho, 3.9 if L <= 4 else 4.8, 1, 3, width_ratios=proporciones)
+    lo_p, hi_p = min(float(puntajes.min()), 0.0), max(float(puntajes.max()), 0.0)
+    lo_s, hi_s = min(float(salida.min()), 0.0), max(float(salida.max()), 0.0)
+    for eje, m, x, vmin, vmax, panel in (
+        (a, puntajes, palabras, lo_p, hi_p, paneles[0]),
+        (b, pesos, palabras, 0.0, 1.0, paneles[1]),
+        (c, salida, [f"v{j + 1}" for j in range(dv)], lo_s, hi_s, paneles[2]),
+    ):
+        formato = _formato(m)
+        numeros = _caben(m, formato, panel)
+        G.mapa_calor(eje, m, x, palabras, vmin=vmin, vmax=vmax, formato=formato, numeros=numeros)
+        for t in eje.texts:  # los números de las casillas no mueven el diseño (y se dibuja más rápido)
+            t.set_in_layout(False)
+    sumas = b.secondary_yaxis("right")  # la suma de cada fila, a la derecha de los pesos
+    sumas.set_yticks(range(L), [f"Σ {x:.2f}" for x in pesos.sum(axis=1)])
+    sumas.tick_params(length=0, labelsize=10, labelcolor="0.35")
+    sumas.spines["right"].set_visible(False)
+    a.set_title("1) Puntajes Q·Kᵀ / √d")
+    b.set_title("2) Pesos: softmax por fila")
+    c.set_title("3) Salida = pesos · V")
+    for eje in (a, b):
+        eje.set_xlabel("Palabra que se mira (clave)")
+    a.set_ylabel("Palabra que mira (consulta)")
+    c.set_xlabel("Columna del valor")
+    return fig
+
+
+def calcular(palabras: str = PALABRAS, Q=Q0, K=K0, V=V0, fila: float = 1):
+    """La vista: (figura, puntajes, pesos con su suma, salida, detalle de una fila)."""
+    palabras, Q, K, V = validar(palabras, Q, K, V)
+    try:
+        fila = float(fila)
+    except (TypeError, ValueError):
+        raise ValueError(f"La fila que se detalla debe ser un número entero entre 1 y {MAX_PALABRAS}.") from None
+    if not math.isfinite(fila) or fila != int(fila) or not 1 <= fila <= MAX_PALABRAS:
+        raise ValueError(f"La fila que se detalla debe ser un número entero entre 1 y {MAX_PALABRAS}.")
+    i = min(int(fila), len(palabras)) - 1  # si sobran filas en el control, se detalla la última palabra
+    puntajes, pesos, salida = atender(Q, K, V)
+    etiquetas = _unicas(palabras)
+    texto = detalle(i, palabras, Q, K, V, puntajes, pesos, salida)
+    if int(fila) > len(palabras):
+        texto = f"*(Hay {len(palabras)} palabras: se detalla la última.)*\n\n" + texto
+    return (
+        _figura(etiquetas, puntajes, pesos, salida),
+        _tabla(etiquetas, etiquetas, puntajes),
+        _tabla(etiquetas, [*etiquetas, "suma"], np.column_stack([pesos, pesos.sum(axis=1)])),
+        _tabla(etiquetas, [f"v{j + 1}" for j in range(salida.shape[1])], salida),
+        texto,
+    )
+
+
+# --- la pestaña -------------------------------------------------------------------------------
+
+
+class _CualquierTabla(GradioModel):
+    """Acepta lo que llegue por el API (lista de listas, texto…): `leer_tabla` lo valida en español."""
+
+    headers: list | None = None
+    data: object = None
+    metadata: dict | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _envolver(cls, valor):
+        return valor if isinstance(valor, dict) else {"data": valor}
+
+
+class TablaEditable(gr.Dataframe):
+    """Un Dataframe que deja la validación a la función de cálculo (como los controles de `_ui`)."""
+
+    is_template = True  # el navegador lo dibuja como un Dataframe
+    data_model = _CualquierTabla
+
+    def preprocess(self, payload):
+        return payload.data if isinstance(payload, _CualquierTabla) else payload
+
+
+def _editable(valor, letra: str, etiqueta: str) -> gr.Dataframe:
+    return TablaEditable(
+        value=valor,
+        headers=[f"{letra}{j + 1}" for j in range(len(valor[0]))],
+        datatype="number",
+        type="array",
+        interactive=True,
+        label=etiqueta,
+        show_row_numbers=True,
+    )
+
+
+def construir() -> Vista:
+    explicacion(EXPLICACION)
+    with gr.Row():
+        palabras = gr.Textbox(PALABRAS, label="Palabras (una por fila de Q, K y V; separadas por comas)", scale=3)
+        fila = Deslizador(1, MAX_PALABRAS, value=1, step=1, label="Fila que se detalla (n.º de palabra)", scale=2)
+    with gr.Row():
+        q = _editable(Q0, "q", "Q: consultas")
+        k = _editable(K0, "k", "K: claves")
+        v = _editable(V0, "v", "V: valores")
+    figura = imagen("Puntajes, pesos y salida")
+    detalle_ = gr.Markdown()
+    with gr.Row():
+        puntajes = gr.Dataframe(label="1) Puntajes Q·Kᵀ/√d (fila: quien mira)", interactive=False)
+        pesos = gr.Dataframe(label="2) Pesos (cada fila suma 1)", interactive=False)
+        salida = gr.Dataframe(label="3) Salida: pesos · V", interactive=False)
+    return Vista(
+        fn=calcular,
+        entradas=[palabras, q, k, v, fila],
+        salidas=[figura, puntajes, pesos, salida, detalle_],
+        url={"palabras": palabras, "fila": fila},
+        ejemplo={"palabras": "Ana, sacó, dinero"},  # la fila a detallar no cambia la figura; las palabras sí
+    )
+
+
+if __name__ == "__main__":
+    from app import construir_una, opciones_lanzamiento
+
+    construir_una("a-mano").launch(**opciones_lanzamiento())

@@ -1,0 +1,258 @@
+"""Atención cruzada: las palabras de una frase objetivo miran las de una frase fuente (como al traducir)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import unicodedata
+from functools import lru_cache
+
+import gradio as gr
+import numpy as np
+import torch
+
+from demos import _graficos as G
+from demos._ui import Numero, Opcion, Vista, envolver, explicacion, imagen
+from modelos import AtencionCruzada
+
+D_MODELO, CABEZAS = 64, 4
+MAX_PALABRAS, MAX_LETRAS, SEMILLA_MAX = 32, 30, 2**31 - 1
+MAX_TEXTO = MAX_PALABRAS * (MAX_LETRAS + 1)  # 32 palabras de 30 letras con sus espacios
+OBJETIVO, FUENTE = "Ana took money from the bank", "Ana sacó plata del banco"
+IDENTIDAD, AL_AZAR = "identidad", "al azar"
+EJEMPLOS = [
+    [OBJETIVO, FUENTE],
+    ["the central station", "la estación central"],
+    ["the information is important", "la información es importante"],
+]
+
+EXPLICACION = r"""
+En la **autoatención** una frase se mira a sí misma: Q, K y V salen de la misma secuencia y los
+pesos forman una matriz cuadrada. En la **atención cruzada** las consultas Q salen de una
+secuencia (la frase *objetivo*, la que un traductor va escribiendo) y las claves K y los valores V
+de otra (la frase *fuente*, la que se traduce). Los pesos son una matriz de
+$L_\text{objetivo} \times L_\text{fuente}$, que casi nunca es cuadrada; cada fila sigue sumando 1:
+
+$$\text{pesos} = \text{softmax}\!\left(\frac{Q_\text{objetivo}\, K_\text{fuente}^\top}{\sqrt{d}}\right)$$
+"""
+
+HONESTIDAD = (
+    "**Esto no es un traductor entrenado.** Cada palabra recibe un vector al azar armado con sus trozos "
+    "de tres letras, sin tildes (la misma palabra da siempre el mismo vector), así que dos palabras se parecen solo "
+    "si se **escriben** parecido: «bank» y «banco» comparten «ban», pero «money» y «plata» no comparten "
+    "nada. Los pesos muestran la mecánica de la atención, no una alineación aprendida: un modelo "
+    "entrenado aprende vectores en que «money» y «plata» sí se parecen."
+)
+
+
+# --- validar ----------------------------------------------------------------------------------
+
+
+def leer_frase(texto, nombre: str) -> list[str]:
+    """Una frase -> sus palabras (separadas por espacios), con los límites de la pestaña."""
+    if not isinstance(texto, str):
+        raise ValueError(f"La frase {nombre} debe ser un texto.")
+    if len(texto) > MAX_TEXTO:
+        raise ValueError(f"La frase {nombre} es demasiado larga: caben hasta {MAX_PALABRAS} palabras.")
+    palabras = texto.split()
+    if not palabras:
+        raise ValueError(f"Escribe la frase {nombre} (al menos una palabra).")
+    if len(palabras) > MAX_PALABRAS:
+        raise ValueError(f"La frase {nombre} tiene {len(palabras)} palabras; caben hasta {MAX_PALABRAS}.")
+    larga = next((p for p in palabras if len(p) > MAX_LETRAS), None)
+    if larga:
+        raise ValueError(f"«{larga[:MAX_LETRAS]}…» es muy larga: cada palabra puede tener hasta {MAX_LETRAS} letras.")
+    return palabras
+
+
+def validar(objetivo, fuente, proyecciones, semilla) -> tuple[list[str], list[str], str, int]:
+    objetivo, fuente = leer_frase(objetivo, "objetivo"), leer_frase(fuente, "fuente")
+    if proyecciones not in (IDENTIDAD, AL_AZAR):
+        raise ValueError(f"Las proyecciones deben ser «{IDENTIDAD}» o «{AL_AZAR}».")
+    try:
+        s = float(semilla)
+    except (TypeError, ValueError):
+        s = math.nan
+    if not math.isfinite(s) or s != int(s) or not 0 <= s <= SEMILLA_MAX:
+        raise ValueError(f"La semilla debe ser un número entero entre 0 y {SEMILLA_MAX}.")
+    return objetivo, fuente, proyecciones, int(s)
+
+
+# --- vectores de palabras y la capa -------------------------------------------------------------
+
+
+@lru_cache(maxsize=8192)
+def _vector_trozo(trozo: str, semilla: int) -> torch.Tensor:
+    """Un vector al azar fijo para un trozo de palabra: su semilla es un hash estable del trozo."""
+    resumen = hashlib.blake2b(f"{semilla}\x00{trozo}".encode(), digest_size=8).digest()
+    g = torch.Generator().manual_seed(int.from_bytes(resumen, "little") & (2**63 - 1))
+    return torch.randn(D_MODELO, generator=g)
+
+
+def _sin_tildes(texto: str) -> str:
+    """«información» -> «informacion»: para estos vectores de letras, las tildes no cuentan."""
+    return "".join(c for c in unicodedata.normalize("NFD", texto) if not unicodedata.combining(c))
+
+
+def vector_palabra(palabra: str, semilla: int = 0) -> torch.Tensor:
+    """(D_MODELO,): la suma de los vectores de la palabra entera y de sus trozos de tres letras.
+
+    Como en fastText: «<bank>» aporta «<ba», «ban», «ank», «nk>». Se divide por √(trozos)
+    para que cada número tenga varianza 1, sea la palabra corta o larga.
+    """
+    marcada = f"<{_sin_tildes(palabra.lower())}>"
+    trozos = [marcada, *(marcada[i : i + 3] for i in range(len(marcada) - 2))]
+    return torch.stack([_vector_trozo(t, semilla) for t in trozos]).sum(0) / math.sqrt(len(trozos))
+
+
+def vectores(palabras: list[str], semilla: int) -> torch.Tensor:
+    """(1, L, D_MODELO): la frase como un lote de una."""
+    return torch.stack([vector_palabra(p, semilla) for p in palabras]).unsqueeze(0)
+
+
+def crear_capa(proyecciones: str, semilla: int) -> AtencionCruzada:
+    """La capa de atención cruzada con W = identidad o con pesos al azar de un Generator propio."""
+    with torch.device("meta"):  # sin memoria ni números al azar del RNG global
+        capa = AtencionCruzada(D_MODELO, CABEZAS)
+    capa = capa.to_empty(device="cpu")
+    with torch.no_grad():
+        if proyecciones == IDENTIDAD:
+            identidad = torch.eye(D_MODELO)
+            capa.qkv.weight.copy_(torch.cat([identidad] * 3))  # (3d, d): Q = K = V = el vector
+            capa.salida.weight.copy_(identidad)
+            capa.qkv.bias.zero_()
+            capa.salida.bias.zero_()
+        else:
+            g = torch.Generator().manual_seed(semilla)
+            cota = 1 / math.sqrt(D_MODELO)  # la inicialización de nn.Linear
+            for p in capa.parameters():
+                p.uniform_(-cota, cota, generator=g)
+    return capa.eval()
+
+
+def pesos_cruzados(objetivo: list[str], fuente: list[str], proyecciones: str = IDENTIDAD, semilla: int = 0):
+    """Pesos (cabezas, L_objetivo, L_fuente) de AtencionCruzada: Q del objetivo, K y V de la fuente."""
+    capa = crear_capa(proyecciones, semilla)
+    with torch.inference_mode():
+        _, pesos = capa(vectores(objetivo, semilla), vectores(fuente, semilla))  # (1, cabezas, Lo, Lf)
+    return pesos[0].numpy()
+
+
+# --- figuras y texto --------------------------------------------------------------------------
+
+
+def _vmax(pesos: np.ndarray) -> float:
+    """La escala de color va de 0 al peso más alto: sin entrenar, los pesos suelen ser casi parejos."""
+    return max(float(pesos.max()), 1e-6)
+
+
+def _marcas(eje, objetivo, fuente, maximo_x: int, maximo_y: int) -> None:
+    """Con muchas palabras, solo una de cada tantas lleva su nombre (para que se lean)."""
+    for palabras, fijar, maximo in ((fuente, eje.set_xticks, maximo_x), (objetivo, eje.set_yticks, maximo_y)):
+        paso = math.ceil(len(palabras) / maximo)
+        if paso > 1:
+            fijar(range(0, len(palabras), paso), palabras[::paso])
+
+
+def _figura_promedio(pesos: np.ndarray, objetivo, fuente):
+    Lo, Lf = len(objetivo), len(fuente)
+    fig, eje = G.figura(max(min(2.6 + 0.62 * Lf, 11.0), 4.6), max(min(1.9 + 0.42 * Lo, 9.0), 3.0))
+    numeros = max(Lo, Lf) <= G.MAX_NUMEROS
+    imagen_ = G.mapa_calor(
+        eje, pesos.mean(axis=0), fuente, objetivo, numeros=numeros, vmax=_vmax(pesos), tam_numeros=10
+    )
+    for t in eje.texts:  # los números van dentro de las casillas: fuera del cálculo del diseño
+        t.set_in_layout(False)
+    eje.tick_params(labelsize=11 if max(Lo, Lf) <= 16 else 9)
+    eje.set_title(f"Promedio de las {CABEZAS} cabezas: {Lo} × {Lf}")
+    eje.set_xlabel("Fuente: palabra que se mira (K, V)")
+    eje.set_ylabel("Objetivo: palabra que pregunta (Q)")
+    fig.colorbar(imagen_, ax=eje, shrink=0.9, label="Peso")
+    return fig
+
+
+def _figura_cabezas(pesos: np.ndarray, objetivo, fuente):
+    Lo, Lf = len(objetivo), len(fuente)
+    fig, ejes = G.figura(11.0, min(2.4 + 0.3 * Lo, 7.0), 1, CABEZAS)
+    for k, eje in enumerate(ejes):
+        imagen_ = G.mapa_calor(eje, pesos[k], fuente, objetivo, numeros=False, vmax=_vmax(pesos))
+        _marcas(eje, objetivo, fuente, maximo_x=8, maximo_y=16)
+        eje.tick_params(labelsize=10 if max(Lo, Lf) <= 8 else 9, labelleft=k == 0)
+        eje.set_title(f"Cabeza {k + 1}", fontsize=11)
+    ejes[0].set_ylabel("Objetivo (Q)")
+    fig.supxlabel("Fuente (K, V)", fontsize=11)
+    fig.colorbar(imagen_, ax=list(ejes), shrink=0.9, pad=0.01, label="Peso")
+    return fig
+
+
+def _resumen(pesos: np.ndarray, objetivo, fuente, proyecciones: str) -> str:
+    Lo, Lf = len(objetivo), len(fuente)
+    promedio = pesos.mean(axis=0)
+    mayores = promedio.argmax(axis=1)  # (Lo,): la palabra de la fuente con más peso, por fila
+    miradas = [
+        f"«{o}» → «{fuente[j]}» ({promedio[i, j]:.2f})" for i, (o, j) in enumerate(zip(objetivo, mayores, strict=True))
+    ]
+    if len(miradas) > 12:
+        miradas = [*miradas[:12], "…"]
+    forma = (
+        f"**Formas:** Q sale del objetivo, (1, {Lo}, {D_MODELO}); K y V de la fuente, (1, {Lf}, {D_MODELO}). "
+        f"Los pesos son (1, {CABEZAS}, {Lo}, {Lf}): **{Lo} filas** (una por palabra que pregunta) × "
+        f"**{Lf} columnas** (una por palabra que se mira)"
+        + (": esta vez es cuadrada, pero solo porque las frases tienen el mismo largo." if Lo == Lf else ".")
+        + f" Parejos serían 1/{Lf} = {1 / Lf:.2f} por casilla."
+    )
+    modo = (
+        "Con W = identidad, cada cabeza compara un trozo de "
+        f"{D_MODELO // CABEZAS} números de los vectores tal cual: pesa más la palabra que se escribe parecido."
+        if proyecciones == IDENTIDAD
+        else "Con una capa al azar recién creada, Q y K son proyecciones sin sentido: los pesos salen casi parejos."
+    )
+    return f"{forma}\n\n**A quién mira más cada palabra:** {', '.join(miradas)}.\n\n{modo}\n\n{HONESTIDAD}"
+
+
+def calcular(objetivo: str = OBJETIVO, fuente: str = FUENTE, proyecciones: str = IDENTIDAD, semilla: float = 0):
+    """La vista: (figura del promedio, figura por cabeza, texto)."""
+    objetivo, fuente, proyecciones, semilla = validar(objetivo, fuente, proyecciones, semilla)
+    pesos = pesos_cruzados(objetivo, fuente, proyecciones, semilla)  # (cabezas, Lo, Lf)
+    return (
+        _figura_promedio(pesos, objetivo, fuente),
+        _figura_cabezas(pesos, objetivo, fuente),
+        _resumen(pesos, objetivo, fuente, proyecciones),
+    )
+
+
+def construir() -> Vista:
+    explicacion(EXPLICACION)
+    with gr.Row():
+        objetivo = gr.Textbox(OBJETIVO, label="Frase objetivo (pregunta: Q)", max_length=MAX_TEXTO)
+        fuente = gr.Textbox(FUENTE, label="Frase fuente (se mira: K y V)", max_length=MAX_TEXTO)
+    with gr.Row():
+        proyecciones = Opcion(
+            [("Identidad: compara los vectores tal cual", IDENTIDAD), ("Al azar: capa recién creada", AL_AZAR)],
+            value=IDENTIDAD,
+            label="Proyecciones W_Q, W_K, W_V",
+            scale=3,
+        )
+        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla (vectores y capa)", scale=1)
+    ejemplos = gr.Examples(EJEMPLOS, inputs=[objetivo, fuente], label="Pares de ejemplo", api_visibility="private")
+    promedio = imagen("Pesos objetivo × fuente, promedio de las cabezas")
+    texto = gr.Markdown()
+    cabezas = imagen("Pesos de cada cabeza")
+    entradas, salidas = [objetivo, fuente, proyecciones, semilla], [promedio, cabezas, texto]
+    # Un ejemplo solo llena las frases; esto recalcula la vista con ellas.
+    ejemplos.load_input_event.then(
+        envolver(calcular), inputs=entradas, outputs=salidas, api_visibility="private", show_progress="minimal"
+    )
+    return Vista(
+        fn=calcular,
+        entradas=entradas,
+        salidas=salidas,
+        url={"objetivo": objetivo, "fuente": fuente, "proyecciones": proyecciones, "semilla": semilla},
+        ejemplo={"objetivo": "the central station"},
+    )
+
+
+if __name__ == "__main__":
+    from app import construir_una, opciones_lanzamiento
+
+    construir_una("atencion-cruzada").launch(**opciones_lanzamiento())

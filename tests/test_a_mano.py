@@ -1,0 +1,166 @@
+"""La pestaña «Atención a mano» reproduce los números de la lección y rechaza tablas mal formadas."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from demos.a_mano import K0, Q0, V0, atender, calcular, leer_tabla
+from modelos import atencion
+from tests.conftest import espera_error
+
+PUNTAJES_LECCION = [[1.41, 0.0, 0.71], [1.41, 0.71, 2.12], [0.0, 1.41, 2.83]]
+PESOS_LECCION = [[0.58, 0.14, 0.28], [0.28, 0.14, 0.58], [0.05, 0.19, 0.77]]
+SALIDA_LECCION = [[0.86, 0.42], [0.86, 0.72], [0.81, 0.95]]
+
+
+def _numeros(tabla):
+    """Los números de una tabla de salida, sin la columna de las palabras."""
+    return [fila[1:] for fila in tabla["data"]]
+
+
+def test_vista_inicial_da_los_puntajes_pesos_y_salida_de_la_leccion():
+    _, puntajes, pesos, salida, _ = calcular()
+    assert _numeros(puntajes) == PUNTAJES_LECCION
+    assert [f[:-1] for f in _numeros(pesos)] == PESOS_LECCION
+    assert [f[-1] for f in _numeros(pesos)] == [1.0, 1.0, 1.0]  # la suma de cada fila
+    assert _numeros(salida) == SALIDA_LECCION
+    assert [f[0] for f in puntajes["data"]] == ["Ana", "sacó", "plata"]
+    assert pesos["metadata"]["display_value"][0][-1] == "1.00"
+
+
+def test_pesos_de_ana_058_014_028_y_salida_de_plata_081_095():
+    *_, salida, texto = calcular()
+    assert "**0.58**, **0.14**, **0.28**" in texto
+    assert salida["data"][2] == ["plata", 0.81, 0.95]
+    assert "(0.86, 0.42)" in texto
+
+
+def test_igual_que_modelos_atencion_y_scaled_dot_product_attention():
+    rng = np.random.default_rng(0)
+    Q, K, V = rng.normal(size=(5, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 4))
+    _, pesos, salida = atender(Q, K, V)
+    Qt, Kt, Vt = (torch.tensor(t) for t in (Q, K, V))
+    salida_m, pesos_m = atencion(Qt, Kt, Vt)
+    assert np.allclose(salida, salida_m.numpy()) and np.allclose(pesos, pesos_m.numpy())
+    assert np.allclose(salida, F.scaled_dot_product_attention(Qt, Kt, Vt).numpy())
+    _, _, salida_leccion = atender(np.array(Q0), np.array(K0), np.array(V0))
+    sdpa = F.scaled_dot_product_attention(torch.tensor(Q0), torch.tensor(K0), torch.tensor(V0))
+    assert np.allclose(salida_leccion, sdpa.numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "forma",
+    [
+        [[0, 1], [1, 1], [2, 0]],
+        {"headers": ["q1", "q2"], "data": [[0, 1], [1, 1], [2, 0]]},
+        np.array([[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]),
+        [["0", "1"], [" 1 ", "1,0"], ["2", "−0"]],
+    ],
+)
+def test_acepta_lista_dict_numpy_pandas_y_textos_numericos(forma):
+    assert leer_tabla(forma, "Q").tolist() == [[0, 1], [1, 1], [2, 0]]
+
+
+def test_acepta_pandas():
+    pd = pytest.importorskip("pandas")
+    assert leer_tabla(pd.DataFrame(Q0, columns=["q1", "q2"]), "Q").tolist() == Q0
+
+
+def test_otra_forma_cuatro_palabras_y_v_de_tres_columnas():
+    Q = [[1, 0], [0, 1], [1, 1], [0, 0]]
+    V = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]]
+    figura, puntajes, pesos, salida, texto = calcular("Ana sacó plata ayer", Q, Q, V, fila=4)
+    assert len(puntajes["data"]) == 4 and len(salida["data"][0]) == 1 + 3
+    assert all(f[-1] == 1.0 for f in pesos["data"])
+    assert "«ayer»" in texto
+
+
+def test_fila_mayor_que_las_palabras_detalla_la_ultima():
+    *_, texto = calcular(fila=8)
+    assert "se detalla la última" in texto and "«plata»" in texto
+
+
+def test_palabras_repetidas_tienen_etiquetas_distintas():
+    _, puntajes, *_ = calcular("la casa la")
+    assert puntajes["headers"] == ["", "la", "casa", "la (2)"]
+
+
+def test_valores_enormes_dentro_del_limite_no_dan_nan():
+    Q = [[1000, 1000], [-1000, 1000], [0, 0]]
+    _, _, pesos, _, texto = calcular(Q=Q, K=Q)
+    assert all(np.isfinite(f[1:]).all() for f in pesos["data"])
+    assert "se resta el máximo" in texto
+
+
+@pytest.mark.parametrize(
+    "kw, mensaje",
+    [
+        ({"Q": [[0, 1, 2], [1, 1, 1], [2, 0, 0]]}, "Q tiene 3 columnas y K tiene 2"),
+        ({"V": [[1, 0], [0, 1]]}, "K tiene 3 filas y V tiene 2"),
+        ({"palabras": "Ana sacó"}, "Hay 2 palabras y Q tiene 3 filas"),
+        ({"Q": [[0, "hola"], [1, 1], [2, 0]]}, "«hola» .* no es un número"),
+        ({"Q": [[0, ""], [1, 1], [2, 0]]}, "está vacía"),
+        ({"Q": [[0, None], [1, 1], [2, 0]]}, "está vacía"),
+        ({"Q": [[0, float("nan")], [1, 1], [2, 0]]}, "números finitos"),
+        ({"K": [[0, float("inf")], [1, 1], [2, 0]]}, "números finitos"),
+        ({"Q": [[0, 1e300], [1, 1], [2, 0]]}, "entre −1000 y 1000"),
+        ({"Q": [[0, True], [1, 1], [2, 0]]}, "no tiene un número"),
+        ({"Q": [[0, 1], [1], [2, 0]]}, "largos distintos"),
+        ({"Q": [[0] * 9] * 3}, "caben de 1 a 8"),
+        ({"Q": [[0, 1]] * 9}, "caben hasta 8"),
+        ({"Q": []}, "está vacía"),
+        ({"Q": [[]]}, "está vacía"),
+        ({"Q": "abc"}, "debe ser una tabla"),
+        ({"Q": None}, "debe ser una tabla"),
+        ({"palabras": ""}, "al menos una palabra"),
+        ({"palabras": "a " * 9}, "caben de 1 a 8"),
+        ({"palabras": "x" * 100_000}, "demasiado largo"),
+        ({"palabras": "Ana sacó " + "p" * 21}, "muy larga"),
+        ({"palabras": 3}, "deben ser un texto"),
+        ({"fila": 0}, "entre 1 y 8"),
+        ({"fila": 1.5}, "entre 1 y 8"),
+        ({"fila": "uno"}, "entre 1 y 8"),
+    ],
+)
+def test_entrada_mala_da_valueerror_en_espanol(kw, mensaje):
+    with pytest.raises(ValueError, match=mensaje):
+        calcular(**kw)
+
+
+def test_api_sin_argumentos_da_la_vista_inicial(cliente):
+    figura, puntajes, pesos, salida, texto = cliente.predict(api_name="/a_mano")
+    assert figura
+    assert _numeros(puntajes) == PUNTAJES_LECCION
+    assert [f[:-1] for f in _numeros(pesos)] == PESOS_LECCION
+    assert _numeros(salida) == SALIDA_LECCION
+
+
+def test_api_con_tabla_editada_recalcula(cliente):
+    Q = {"headers": ["q1", "q2"], "data": [[3, 1], [1, 1], [2, 0]]}
+    _, _, pesos, _, texto = cliente.predict(Q=Q, api_name="/a_mano")
+    assert pesos["data"][0][1:4] == [0.03, 0.05, 0.92]
+    assert "q = (3, 1)" in texto
+
+
+@pytest.mark.parametrize(
+    "kw, mensaje",
+    [
+        ({"K": {"headers": ["k1"], "data": [[1], [0], [2]]}}, "Q tiene 2 columnas y K tiene 1"),
+        ({"V": {"headers": ["v1", "v2"], "data": [[1, 0]]}}, "K tiene 3 filas y V tiene 1"),
+        ({"Q": {"headers": ["q1", "q2"], "data": [["x", 1], [1, 1], [2, 0]]}}, "no es un número"),
+        ({"Q": {"headers": ["q1", "q2"], "data": [[None, 1], [1, 1], [2, 0]]}}, "está vacía"),
+        ({"Q": {"headers": ["q1", "q2"], "data": [["nan", 1], [1, 1], [2, 0]]}}, "números finitos"),
+        ({"Q": {"data": [[1, 2]] * 10_000}}, "caben hasta 8"),
+        ({"Q": [[0, 1], [1, 1], [2, 0], [1, 1]]}, "Q tiene 4 filas"),
+        ({"Q": "abc"}, "debe ser una tabla"),
+    ],
+)
+def test_api_rechaza_tablas_mal_formadas_en_espanol(cliente, kw, mensaje):
+    assert mensaje in espera_error(cliente, "/a_mano", **kw)
+
+
+def test_api_sigue_respondiendo_despues_de_un_error(cliente):
+    espera_error(cliente, "/a_mano", palabras="")
+    *_, salida, _ = cliente.predict(api_name="/a_mano")
+    assert salida["data"][2][1:] == [0.81, 0.95]

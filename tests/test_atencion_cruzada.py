@@ -1,0 +1,126 @@
+"""La pestaña «Atención cruzada»: pesos rectangulares objetivo × fuente, con AtencionCruzada."""
+
+import numpy as np
+import pytest
+import torch
+
+from demos.atencion_cruzada import (
+    AL_AZAR,
+    CABEZAS,
+    D_MODELO,
+    FUENTE,
+    IDENTIDAD,
+    OBJETIVO,
+    calcular,
+    crear_capa,
+    pesos_cruzados,
+    vector_palabra,
+    vectores,
+)
+from modelos import atencion
+from tests.conftest import espera_error
+
+
+@pytest.mark.parametrize("Lo, Lf", [(6, 5), (1, 7), (7, 1), (3, 12), (32, 32), (32, 2)])
+@pytest.mark.parametrize("proyecciones", [IDENTIDAD, AL_AZAR])
+def test_pesos_rectangulares_objetivo_por_fuente_que_suman_1(Lo, Lf, proyecciones):
+    objetivo = [f"o{i}" for i in range(Lo)]
+    fuente = [f"f{j}" for j in range(Lf)]
+    pesos = pesos_cruzados(objetivo, fuente, proyecciones, semilla=3)
+    assert pesos.shape == (CABEZAS, Lo, Lf)
+    assert np.allclose(pesos.sum(axis=-1), 1.0, atol=1e-5)
+
+
+def test_q_del_objetivo_k_y_v_de_la_fuente_como_la_atencion_a_mano():
+    capa = crear_capa(AL_AZAR, semilla=1)
+    objetivo, fuente = vectores(["the", "bank"], 1), vectores(["el", "banco", "azul"], 1)
+    with torch.inference_mode():
+        y, pesos = capa(objetivo, fuente)
+    W_q, W_k, W_v = capa.qkv.weight.split(D_MODELO)
+    b_q, b_k, b_v = capa.qkv.bias.split(D_MODELO)
+    q, k, v = objetivo @ W_q.T + b_q, fuente @ W_k.T + b_k, fuente @ W_v.T + b_v  # (1, L, d)
+    separar = lambda t: t.view(1, t.shape[1], CABEZAS, -1).transpose(1, 2)  # noqa: E731
+    o, pesos_a_mano = atencion(separar(q), separar(k), separar(v))
+    assert pesos.shape == (1, CABEZAS, 2, 3)
+    assert torch.allclose(pesos, pesos_a_mano, atol=1e-6)
+    y_a_mano = capa.salida(o.transpose(1, 2).reshape(1, 2, D_MODELO))
+    assert torch.allclose(y, y_a_mano, atol=1e-5)
+
+
+def test_la_misma_palabra_da_el_mismo_vector_y_la_semilla_lo_cambia():
+    assert torch.equal(vector_palabra("banco", 0), vector_palabra("banco", 0))
+    assert torch.equal(vector_palabra("Banco", 0), vector_palabra("banco", 0))
+    assert not torch.equal(vector_palabra("banco", 0), vector_palabra("banco", 1))
+    assert vector_palabra("banco").shape == (D_MODELO,)
+
+
+def test_con_identidad_una_palabra_igual_se_lleva_el_mayor_peso():
+    pesos = pesos_cruzados(["Ana", "central"], ["la", "estación", "central", "Ana"]).mean(axis=0)
+    assert pesos[0].argmax() == 3 and pesos[0, 3] > 0.5
+    assert pesos[1].argmax() == 2 and pesos[1, 2] > 0.5
+
+
+def test_vista_inicial_etiqueta_filas_y_columnas():
+    promedio, cabezas, texto = calcular()
+    eje = promedio.axes[0]
+    assert [t.get_text() for t in eje.get_xticklabels()] == FUENTE.split()
+    assert [t.get_text() for t in eje.get_yticklabels()] == OBJETIVO.split()
+    assert "Objetivo" in eje.get_ylabel() and "Fuente" in eje.get_xlabel()
+    assert eje.get_images()[0].get_array().shape == (6, 5)
+    assert len([e for e in cabezas.axes if e.get_images()]) == CABEZAS
+    assert "**6 filas**" in texto and "**5 columnas**" in texto
+    assert "no es un traductor entrenado" in texto.lower()
+
+
+def test_frases_de_32_palabras_de_30_letras_caben():
+    frase = " ".join(["x" * 29 + str(i % 10) for i in range(32)])
+    promedio, _, texto = calcular(frase, "una fuente corta")
+    assert promedio.axes[0].get_images()[0].get_array().shape == (32, 3)
+
+
+@pytest.mark.parametrize(
+    "kw, mensaje",
+    [
+        ({"objetivo": ""}, "al menos una palabra"),
+        ({"fuente": "   "}, "al menos una palabra"),
+        ({"objetivo": "a " * 33}, "caben hasta 32"),
+        ({"fuente": "x" * 100_000}, "demasiado larga"),
+        ({"fuente": "una " + "p" * 31}, "hasta 30 letras"),
+        ({"objetivo": None}, "debe ser un texto"),
+        ({"objetivo": 42}, "debe ser un texto"),
+        ({"proyecciones": "otra"}, "identidad"),
+        ({"semilla": -1}, "entre 0 y"),
+        ({"semilla": float("nan")}, "entre 0 y"),
+        ({"semilla": 0.5}, "entre 0 y"),
+        ({"semilla": "abc"}, "entre 0 y"),
+    ],
+)
+def test_entrada_mala_da_valueerror_en_espanol(kw, mensaje):
+    with pytest.raises(ValueError, match=mensaje):
+        calcular(**kw)
+
+
+def test_api_sin_argumentos_da_la_vista_inicial(cliente):
+    promedio, cabezas, texto = cliente.predict(api_name="/atencion_cruzada")
+    assert promedio and cabezas
+    assert "(1, 4, 6, 5)" in texto
+
+
+def test_api_con_un_par_tipico_y_capa_al_azar(cliente):
+    *_, texto = cliente.predict(
+        objetivo="the central station",
+        fuente="la estación central",
+        proyecciones=AL_AZAR,
+        semilla=7,
+        api_name="/atencion_cruzada",
+    )
+    assert "(1, 4, 3, 3)" in texto and "esta vez es cuadrada" in texto
+
+
+def test_api_rechaza_frases_malas_y_sigue_respondiendo(cliente):
+    assert "caben hasta 32" in espera_error(cliente, "/atencion_cruzada", objetivo="a " * 40)
+    assert "demasiado larga" in espera_error(cliente, "/atencion_cruzada", fuente="x" * 100_000)
+    assert "al menos una palabra" in espera_error(cliente, "/atencion_cruzada", fuente="")
+    assert "identidad" in espera_error(cliente, "/atencion_cruzada", proyecciones="nada")
+    *_, texto = cliente.predict(objetivo="hola", api_name="/atencion_cruzada")
+    assert "(1, 4, 1, 5)" in texto

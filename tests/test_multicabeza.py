@@ -1,0 +1,124 @@
+"""La pestaña «Multicabeza» da lo mismo que nn.MultiheadAttention con los mismos pesos."""
+
+import threading
+
+import pytest
+import torch
+from torch import nn
+
+from demos.multicabeza import calcular, comparar, copia_oficial, crear_capa
+from tests.conftest import espera_error
+
+
+@pytest.mark.parametrize(
+    "d_modelo, cabezas, largo, semilla",
+    [(16, 4, 5, 0), (16, 1, 2, 1), (8, 8, 3, 2), (64, 8, 12, 3), (24, 3, 7, 4), (512, 16, 32, 5)],
+)
+def test_igual_que_nn_multiheadattention_a_1e6(d_modelo, cabezas, largo, semilla):
+    r = comparar(d_modelo, cabezas, largo, semilla)
+    assert r["dif_salidas"] <= 1e-6
+    assert r["dif_pesos"] <= 1e-6
+    assert r["pesos"].shape == (cabezas, largo, largo)
+    assert r["total"] == r["total_oficial"] == 4 * d_modelo**2 + 4 * d_modelo
+
+
+def test_copia_oficial_tiene_exactamente_los_pesos_de_la_capa():
+    capa = crear_capa(16, 4, torch.Generator().manual_seed(0))
+    oficial = copia_oficial(capa)
+    assert torch.equal(oficial.in_proj_weight, capa.qkv.weight)
+    assert torch.equal(oficial.out_proj.bias, capa.salida.bias)
+    x = torch.randn(2, 6, 16)
+    with torch.inference_mode():
+        y, pesos = capa(x)
+        y_o, pesos_o = oficial(x, x, x, average_attn_weights=False)
+    assert torch.allclose(y, y_o, atol=1e-6) and torch.allclose(pesos, pesos_o, atol=1e-6)
+
+
+def test_la_capa_no_usa_el_rng_global_y_la_semilla_la_repite():
+    torch.manual_seed(123)
+    antes = torch.random.get_rng_state()
+    a = crear_capa(32, 4, torch.Generator().manual_seed(7))
+    assert torch.equal(torch.random.get_rng_state(), antes)
+    b = crear_capa(32, 4, torch.Generator().manual_seed(7))
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
+    # los pesos de nn.Linear: uniformes en ±1/√d
+    assert a.qkv.weight.abs().max() <= 1 / 32**0.5
+
+
+def test_hilos_paralelos_con_la_misma_semilla_dan_lo_mismo():
+    resultados = [None] * 4
+
+    def correr(i):
+        resultados[i] = comparar(64, 8, 10, 3)["pesos"]
+
+    hilos = [threading.Thread(target=correr, args=(i,)) for i in range(4)]
+    for h in hilos:
+        h.start()
+    for h in hilos:
+        h.join()
+    assert all((r == resultados[0]).all() for r in resultados)
+
+
+def test_vista_inicial_d16_4_cabezas_como_la_leccion():
+    _, comprobacion, tabla, texto = calcular()
+    assert [fila[1] for fila in comprobacion] == ["sí", "sí"]
+    assert [fila[2] for fila in tabla] == [816, 272, 1088, 1088]
+    assert "16 / 4 = 4 columnas" in texto
+
+
+def test_parametros_no_dependen_de_las_cabezas():
+    totales = {comparar(48, h, 3, 0)["total"] for h in (1, 2, 3, 4, 6, 8, 12, 16)}
+    assert totales == {4 * 48**2 + 4 * 48}
+    assert sum(p.numel() for p in nn.MultiheadAttention(48, 6).parameters()) in totales
+
+
+def test_d_modelo_no_divisible_explica_por_que():
+    with pytest.raises(ValueError, match=r"d_modelo / cabezas columnas.*10 / 4 = 2.5 no es entero"):
+        calcular(d_modelo=10, cabezas=4)
+
+
+@pytest.mark.parametrize(
+    "kw, mensaje",
+    [
+        ({"d_modelo": 0}, "entre 1 y 512"),
+        ({"d_modelo": 513}, "entre 1 y 512"),
+        ({"d_modelo": 10**12}, "entre 1 y 512"),
+        ({"d_modelo": 16.5}, "entre 1 y 512"),
+        ({"d_modelo": "dieciséis"}, "entre 1 y 512"),
+        ({"d_modelo": float("nan")}, "entre 1 y 512"),
+        ({"cabezas": 0}, "entre 1 y 16"),
+        ({"cabezas": 32, "d_modelo": 64}, "entre 1 y 16"),
+        ({"largo": 33}, "entre 1 y 32"),
+        ({"largo": 10**9}, "entre 1 y 32"),
+        ({"largo": float("inf")}, "entre 1 y 32"),
+        ({"semilla": -1}, "entre 0 y"),
+        ({"semilla": None}, "entre 0 y"),
+    ],
+)
+def test_entrada_mala_da_valueerror_en_espanol(kw, mensaje):
+    with pytest.raises(ValueError, match=mensaje):
+        calcular(**kw)
+
+
+def test_api_sin_argumentos_da_la_vista_inicial(cliente):
+    figura, comprobacion, tabla, texto = cliente.predict(api_name="/multicabeza")
+    assert figura
+    assert [fila[1] for fila in comprobacion["data"]] == ["sí", "sí"]
+    assert [fila[2] for fila in tabla["data"]] == [816, 272, 1088, 1088]
+
+
+def test_api_con_valores_tipicos(cliente):
+    _, comprobacion, tabla, texto = cliente.predict(
+        d_modelo=64, cabezas=8, largo=12, semilla=3, api_name="/multicabeza"
+    )
+    assert [fila[1] for fila in comprobacion["data"]] == ["sí", "sí"]
+    assert tabla["data"][2][2] == 4 * 64**2 + 4 * 64
+    assert "64 / 8 = 8 columnas" in texto
+
+
+def test_api_rechaza_d_modelo_no_divisible_y_enorme_y_sigue_respondiendo(cliente):
+    assert "cada cabeza recibe d_modelo / cabezas" in espera_error(cliente, "/multicabeza", d_modelo=10, cabezas=4)
+    assert "entre 1 y 512" in espera_error(cliente, "/multicabeza", d_modelo=10**9)
+    assert "entre 1 y 32" in espera_error(cliente, "/multicabeza", largo=10**6)
+    *_, texto = cliente.predict(cabezas=2, api_name="/multicabeza")
+    assert "16 / 2 = 8 columnas" in texto
