@@ -24,6 +24,8 @@ from typing import Any
 
 import gradio as gr
 import numpy as np
+from gradio.data_classes import GradioModel
+from pydantic import model_validator
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +167,29 @@ class Desplegable(gr.Dropdown):
 
     def preprocess(self, payload):
         return payload
+
+
+class _CualquierTabla(GradioModel):
+    """Acepta lo que llegue por el API (lista de listas, texto…): la función de cálculo lo valida en español."""
+
+    headers: list | None = None
+    data: object = None
+    metadata: dict | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _envolver(cls, valor):
+        return valor if isinstance(valor, dict) else {"data": valor}
+
+
+class TablaEditable(gr.Dataframe):
+    """Un Dataframe que deja la validación a la función de cálculo (como los controles de `_ui`)."""
+
+    is_template = True  # el navegador lo dibuja como un Dataframe
+    data_model = _CualquierTabla
+
+    def preprocess(self, payload):
+        return payload.data if isinstance(payload, _CualquierTabla) else payload
 
 
 LATEX = [{"left": "$$", "right": "$$", "display": True}, {"left": "$", "right": "$", "display": False}]

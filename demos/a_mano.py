@@ -8,11 +8,9 @@ import re
 import gradio as gr
 import numpy as np
 import torch
-from gradio.data_classes import GradioModel
-from pydantic import model_validator
 
 from demos import _graficos as G
-from demos._ui import Deslizador, Vista, explicacion, imagen
+from demos._ui import Deslizador, TablaEditable, Vista, explicacion, imagen
 
 PALABRAS = "Ana, sacó, plata"
 Q0 = [[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]  # una fila por palabra, como en la lección
@@ -290,29 +288,6 @@ def calcular(palabras: str = PALABRAS, Q=Q0, K=K0, V=V0, fila: float = 1):
 
 
 # --- la pestaña -------------------------------------------------------------------------------
-
-
-class _CualquierTabla(GradioModel):
-    """Acepta lo que llegue por el API (lista de listas, texto…): `leer_tabla` lo valida en español."""
-
-    headers: list | None = None
-    data: object = None
-    metadata: dict | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _envolver(cls, valor):
-        return valor if isinstance(valor, dict) else {"data": valor}
-
-
-class TablaEditable(gr.Dataframe):
-    """Un Dataframe que deja la validación a la función de cálculo (como los controles de `_ui`)."""
-
-    is_template = True  # el navegador lo dibuja como un Dataframe
-    data_model = _CualquierTabla
-
-    def preprocess(self, payload):
-        return payload.data if isinstance(payload, _CualquierTabla) else payload
 
 
 def _editable(valor, letra: str, etiqueta: str) -> gr.Dataframe:
