@@ -24,8 +24,6 @@ Variables de entorno:
 
 from __future__ import annotations
 
-import inspect
-import json
 import logging
 import os
 import re
@@ -41,9 +39,9 @@ from huggingface_hub.errors import (
     RepositoryNotFoundError,
     RevisionNotFoundError,
 )
-from safetensors import safe_open
-from safetensors.torch import load_file
 from torch import nn
+
+from ._archivos import ErrorCheckpoint, construir_validado, una_linea, validar_extra
 
 log = logging.getLogger(__name__)
 
@@ -56,19 +54,7 @@ ORG_POR_OMISION = "atencion-transformers"
 ARCHIVOS_MODELO = ("config.json", "model.safetensors")
 PLAZO_SONDEO_S = 1.0  # primera respuesta del Hub; sin ella, la copia incluida
 PLAZO_DESCARGA_S = 10.0  # la descarga entera, ya con el Hub respondiendo
-# Tope de cada entero de config.json (los no listados: 64). Con ellos, el modelo más grande
-# posible pesa unos 130 MiB: se puede construir antes de comparar sus formas con los pesos.
-TOPES_CONFIG = {"d_modelo": 512, "cabezas": 16, "bloques": 8, "largo": 256, "digitos": 100, "lado": 64}
-TOPES_CONFIG |= {"canales": 256, "P": 8, "clases": 100, "reduccion": 256, "kernel": 15}
 _COMMIT = re.compile(r"[0-9a-f]{40}")
-
-
-class ErrorCheckpoint(RuntimeError):
-    """Un checkpoint dañado o que no cuadra; el mensaje nombra el archivo y el arreglo."""
-
-
-class FaltaCheckpoint(ErrorCheckpoint, FileNotFoundError):
-    """Falta un archivo del checkpoint."""
 
 
 def dispositivo() -> torch.device:
@@ -148,7 +134,7 @@ def cargar(nombre: str) -> nn.Module:
             clase = _clase(ck.clase)
 
             def construir(rutas: dict[str, Path], arreglo: str) -> nn.Module:
-                return _construir(clase, rutas["config.json"], rutas["model.safetensors"], arreglo)
+                return construir_validado(clase, rutas["config.json"], rutas["model.safetensors"], arreglo)
 
             modelo = _con_respaldo(ck, ARCHIVOS_MODELO, construir, f"Checkpoint {nombre}")
             _cargados[nombre] = modelo.eval().to(dispositivo())
@@ -169,7 +155,7 @@ def cargar_archivo(nombre: str, archivo: str) -> Path:
         if (nombre, archivo) not in _archivos:
 
             def validar(rutas: dict[str, Path], arreglo: str) -> Path:
-                _validar_extra(rutas[archivo], arreglo)
+                validar_extra(rutas[archivo], arreglo)
                 return rutas[archivo]
 
             _archivos[nombre, archivo] = _con_respaldo(ck, (archivo,), validar, f"Archivo {archivo} de {nombre}")
@@ -179,7 +165,7 @@ def cargar_archivo(nombre: str, archivo: str) -> Path:
 def desde_carpeta(nombre: str, carpeta: str | Path) -> nn.Module:
     """Valida y arma (en la CPU, sin caché) el modelo `nombre` desde una carpeta con config.json y model.safetensors."""
     carpeta, clase = Path(carpeta), _clase(_checkpoint(nombre).clase)
-    return _construir(clase, carpeta / "config.json", carpeta / "model.safetensors", _arreglo_incluida(nombre))
+    return construir_validado(clase, carpeta / "config.json", carpeta / "model.safetensors", _arreglo_incluida(nombre))
 
 
 def _checkpoint(nombre: str) -> Checkpoint:
@@ -199,11 +185,6 @@ def _clase(nombre_clase: str) -> type[nn.Module]:
     return getattr(modelos, nombre_clase)
 
 
-def _una_linea(error: BaseException | str, largo: int = 240) -> str:
-    texto = " ".join(str(error).split()) or type(error).__name__
-    return texto if len(texto) <= largo else texto[: largo - 1] + "…"
-
-
 def _arreglo_incluida(nombre: str) -> str:
     return f"regenera con `python -m modelos.entrenar {nombre}`"
 
@@ -219,7 +200,7 @@ def _con_respaldo(ck: Checkpoint, archivos: tuple[str, ...], usar, que: str):
     except _SinHub as e:
         razon, nivel = str(e), e.nivel
     except ErrorCheckpoint as e:
-        razon, nivel = f"la copia del Hub no sirve: {_una_linea(e, 800).rstrip('.')}", logging.WARNING
+        razon, nivel = f"la copia del Hub no sirve: {una_linea(e, 800).rstrip('.')}", logging.WARNING
     carpeta = carpeta_incluida() / ck.nombre
     try:
         resultado = usar({a: carpeta / a for a in archivos}, _arreglo_incluida(ck.nombre))
@@ -262,7 +243,7 @@ def _del_hub(ck: Checkpoint, archivos: tuple[str, ...]) -> tuple[dict[str, Path]
     except _SinHub:
         raise
     except Exception as e:  # red caída, plazo vencido, algo que no habla como el Hub
-        _hub_caido = f"el Hub no responde ({type(e).__name__}: {_una_linea(e, 120)})"
+        _hub_caido = f"el Hub no responde ({type(e).__name__}: {una_linea(e, 120)})"
         raise _SinHub(_hub_caido) from None
 
     def descargar() -> dict[str, Path]:
@@ -279,7 +260,7 @@ def _del_hub(ck: Checkpoint, archivos: tuple[str, ...]) -> tuple[dict[str, Path]
     except _SinHub:
         raise
     except Exception as e:
-        raise _SinHub(f"falló la descarga de {ck.repo}@{rev[:7]} ({type(e).__name__}: {_una_linea(e, 160)})") from None
+        raise _SinHub(f"falló la descarga de {ck.repo}@{rev[:7]} ({type(e).__name__}: {una_linea(e, 160)})") from None
     for archivo, ruta in rutas.items():  # la caché guarda cada archivo bajo snapshots/<commit servido>/
         if rev not in ruta.parts:
             raise _SinHub(f"el Hub sirvió {archivo} de otro commit que el fijado {rev}")
@@ -304,7 +285,7 @@ def _razon_http(error: HfHubHTTPError, repo: str, rev: str, archivo: str) -> str
     if isinstance(error, RemoteEntryNotFoundError):
         return f"{repo}@{rev[:7]} no tiene {archivo}"
     estado = error.response.status_code if error.response is not None else "?"
-    return f"el Hub respondió {estado} a {archivo} de {repo}@{rev[:7]} ({_una_linea(error, 160)})"
+    return f"el Hub respondió {estado} a {archivo} de {repo}@{rev[:7]} ({una_linea(error, 160)})"
 
 
 def _con_plazo(fn, plazo: float):
@@ -325,83 +306,3 @@ def _con_plazo(fn, plazo: float):
     if "error" in resultado:
         raise resultado["error"]
     return resultado["valor"]
-
-
-# --- Validación de los archivos -------------------------------------------------------------
-
-
-def _mal(ruta: Path, que: str, arreglo: str, tipo: type[ErrorCheckpoint] = ErrorCheckpoint) -> ErrorCheckpoint:
-    """El error que nombra el archivo, lo que le pasa y el arreglo."""
-    return tipo(f"{ruta}: {que}; {arreglo}.")
-
-
-def _construir(clase: type[nn.Module], ruta_config: Path, ruta_pesos: Path, arreglo: str) -> nn.Module:
-    """Valida config.json y model.safetensors y arma el modelo en la CPU, con claves estrictas."""
-    config = _leer_config(clase, ruta_config, arreglo)
-    try:
-        with torch.random.fork_rng(devices=[]):  # cargar no mueve el generador global
-            modelo = clase(**config)
-    except (TypeError, ValueError, RuntimeError) as e:
-        raise _mal(ruta_config, f"no describe un {clase.__name__} válido ({_una_linea(e, 160)})", arreglo) from None
-    estado = modelo.state_dict()
-    pesos = _leer_pesos(ruta_pesos, sum(t.numel() * t.element_size() for t in estado.values()), arreglo)
-    faltan, sobran = sorted(set(estado) - set(pesos)), sorted(set(pesos) - set(estado))
-    if faltan or sobran:
-        raise _mal(ruta_pesos, f"no cuadra con {ruta_config}: faltan {faltan[:3]}, sobran {sobran[:3]}", arreglo)
-    for clave, t in estado.items():
-        if pesos[clave].shape != t.shape:
-            que = f"«{clave}» tiene forma {tuple(pesos[clave].shape)}, pero {ruta_config} pide {tuple(t.shape)}"
-            raise _mal(ruta_pesos, que, arreglo)
-        if pesos[clave].is_floating_point() and not torch.isfinite(pesos[clave]).all():
-            raise _mal(ruta_pesos, f"«{clave}» tiene NaN o infinitos", arreglo)
-    modelo.load_state_dict(pesos, strict=True)
-    return modelo
-
-
-def _leer_config(clase: type[nn.Module], ruta: Path, arreglo: str) -> dict:
-    if not ruta.is_file():
-        raise _mal(ruta, "falta", arreglo, FaltaCheckpoint)
-    try:
-        if ruta.stat().st_size > 64_000:
-            raise ValueError("pesa más de 64 kB")
-        config = json.loads(ruta.read_text(encoding="utf-8"))
-        if not isinstance(config, dict):
-            raise ValueError("no es un objeto JSON")
-    except (OSError, ValueError) as e:  # JSONDecodeError y UnicodeDecodeError son ValueError
-        raise _mal(ruta, f"no es un config.json válido ({_una_linea(e, 120)})", arreglo) from None
-    parametros = inspect.signature(clase.__init__).parameters
-    for clave, valor in config.items():
-        por_omision = parametros[clave].default if clave in parametros and clave != "self" else None
-        tope = TOPES_CONFIG.get(clave, 64)
-        if isinstance(por_omision, bool):
-            valido = isinstance(valor, bool)
-        else:
-            valido = isinstance(por_omision, int) and type(valor) is int and 1 <= valor <= tope
-        if not valido:
-            que = f"«{str(clave)[:40]}»={str(valor)[:40]} no vale para {clase.__name__}"
-            raise _mal(ruta, f"{que} (se acepta un entero de 1 a {tope}, o un booleano, según el argumento)", arreglo)
-    return config
-
-
-def _leer_pesos(ruta: Path, total: int, arreglo: str) -> dict[str, torch.Tensor]:
-    if not ruta.is_file():
-        raise _mal(ruta, "falta", arreglo, FaltaCheckpoint)
-    if ruta.stat().st_size > total + 2**20:  # salvo la cabecera, no puede pesar más que el modelo
-        raise _mal(ruta, f"pesa {ruta.stat().st_size} bytes, más de lo que pide config.json", arreglo)
-    try:
-        return load_file(ruta, device="cpu")
-    except Exception as e:  # SafetensorError no hereda de nada más específico
-        raise _mal(ruta, f"está dañado o no es safetensors ({_una_linea(e, 120)})", arreglo) from None
-
-
-def _validar_extra(ruta: Path, arreglo: str) -> None:
-    if not ruta.is_file():
-        raise _mal(ruta, "falta", arreglo, FaltaCheckpoint)
-    try:
-        if ruta.suffix == ".json":
-            json.loads(ruta.read_text(encoding="utf-8"))
-        elif ruta.suffix == ".safetensors":
-            with safe_open(ruta, framework="pt") as f:  # cabecera y tamaño, sin leer tensores
-                f.keys()
-    except Exception as e:
-        raise _mal(ruta, f"está dañado ({_una_linea(e, 120)})", arreglo) from None

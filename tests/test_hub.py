@@ -274,14 +274,14 @@ def test_revision_que_no_es_un_commit_se_dice_en_el_log(juguete, caplog, monkeyp
 
 
 def test_ocho_hilos_a_la_vez_construyen_el_modelo_una_vez(juguete, monkeypatch):
-    construidos, original = [], hub._construir
+    construidos, original = [], hub.construir_validado
 
     def construir_lento(*args):
         construidos.append(args)
         time.sleep(0.05)  # ensancha la ventana de la carrera
         return original(*args)
 
-    monkeypatch.setattr(hub, "_construir", construir_lento)
+    monkeypatch.setattr(hub, "construir_validado", construir_lento)
     barrera, resultados = threading.Barrier(8), []
 
     def pedir() -> None:
