@@ -1,0 +1,202 @@
+"""La segunda parte de «CBAM en imagen»: la mecánica de la rama espacial sobre una foto.
+
+    resumen = [media_c(x), máx_c(x)]    (1, 2, H, W)
+    z = conv7×7(resumen)                (1, 1, H, W)
+    m = σ(z)                            (1, 1, H, W), de 0 a 1
+
+Nada de esto necesita entrenamiento salvo los pesos de la convolución: aquí son
+un kernel fijo de suavizado gaussiano (no aprendido) o los aprendidos por la
+rama espacial de `cbam-digitos`, y la figura dice cuáles.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import gradio as gr
+import numpy as np
+import torch
+from matplotlib.colors import TwoSlopeNorm
+
+import modelos
+from demos import _graficos as G
+from demos._imagenes import Subida, abrir_imagen
+from demos._ui import Opcion, envolver, imagen
+from modelos import AtencionEspacial
+from modelos.datos import imagen_muestra
+
+API = "cbam_foto"
+FOTO_SUBIDA = "mi imagen (subida)"
+FOTOS = ("china.jpg", "flower.jpg", FOTO_SUBIDA)
+PESOS_FIJOS = "kernel fijo: suavizado gaussiano (no aprendido)"
+PESOS_APRENDIDOS = "pesos aprendidos de cbam-digitos"
+PESOS = (PESOS_FIJOS, PESOS_APRENDIDOS)
+KERNEL, SIGMA = 7, 1.5
+LADO = 160  # la escala de la lección ([::4, ::4]): así un kernel de 7 × 7 píxeles se nota
+
+EXPLICACION = r"""
+### La mecánica en una foto
+La rama espacial no necesita nada entrenado para sus primeros pasos: la **media** y el **máximo** sobre los
+canales dan dos mapas de $H \times W$; una **convolución 7 × 7** los mezcla en uno y la **sigmoide** lo lleva
+a $[0, 1]$. Solo los 2 · 7 · 7 = 98 pesos de la convolución se aprenden. Elige cuáles usar. La foto entra reducida
+a lado mayor 160 px y normalizada por canal (media 0, desviación 1), como llegan las activaciones a un CBAM.
+"""
+
+
+def _kernel_gaussiano() -> torch.Tensor:
+    """(1, 2, 7, 7): un suavizado gaussiano (σ = 1.5 px) que promedia la media y el máximo por igual."""
+    r = torch.arange(KERNEL, dtype=torch.float32) - KERNEL // 2
+    g = torch.exp(-(r[:, None] ** 2 + r[None, :] ** 2) / (2 * SIGMA**2))  # (7, 7)
+    g = g / g.sum()
+    return torch.stack([g, g])[None] / 2  # (1, 2, 7, 7): la mitad para cada canal del resumen
+
+
+@lru_cache(maxsize=1)
+def _espacial_fija() -> AtencionEspacial:
+    modulo = AtencionEspacial(KERNEL).requires_grad_(False).eval()
+    modulo.conv.weight.copy_(_kernel_gaussiano())
+    return modulo
+
+
+def rama_espacial(pesos: str = PESOS_FIJOS) -> AtencionEspacial:
+    """El módulo cuya convolución se usa: el del kernel fijo, o la rama espacial de `cbam-digitos` (compartido)."""
+    if pesos == PESOS_FIJOS:
+        return _espacial_fija()
+    if pesos != PESOS_APRENDIDOS:
+        raise ValueError(f"Los pesos deben ser «{PESOS_FIJOS}» o «{PESOS_APRENDIDOS}».")
+    try:
+        return modelos.cargar("cbam-digitos").cbam.espacial
+    except Exception:
+        raise ValueError("El modelo «cbam-digitos» no está disponible todavía; usa el kernel fijo.") from None
+
+
+def foto(imagen: str = FOTOS[0], subida: Any = None) -> tuple[np.ndarray, str]:
+    """La foto elegida, (H, W, 3) de 0 a 1 con lado mayor ≤ 160, y su descripción."""
+    if imagen == FOTO_SUBIDA:
+        if subida is None:
+            raise ValueError("Sube una imagen en el recuadro «Tu imagen» (PNG, JPEG, GIF, BMP, TIFF o WebP).")
+        rgb, descripcion = abrir_imagen(subida, LADO)
+        return rgb, f"tu imagen ({descripcion}, lado mayor ≤ {LADO} px)"
+    if imagen not in FOTOS:
+        raise ValueError("La foto debe ser una de: " + ", ".join(f"«{f}»" for f in FOTOS) + ".")
+    return imagen_muestra(imagen)[::4, ::4].astype(np.float32) / 255, f"{imagen}[::4, ::4]"
+
+
+def pasos(rgb: np.ndarray, modulo: AtencionEspacial) -> dict[str, np.ndarray]:
+    """Cada paso de la rama espacial sobre la foto (H, W, 3): resumen, convolución, sigmoide, foto × mapa."""
+    x = torch.tensor(rgb, dtype=torch.float32).permute(2, 0, 1)[None]  # (1, 3, H, W)
+    desviacion = x.std(dim=(2, 3), keepdim=True).clamp_min(1e-6) if x[0, 0].numel() > 1 else torch.ones(1, 3, 1, 1)
+    x = (x - x.mean(dim=(2, 3), keepdim=True)) / desviacion
+    peso = modulo.conv.weight
+    with torch.inference_mode():
+        x = x.to(peso.device)
+        resumen = AtencionEspacial.resumen(x)  # (1, 2, H, W)
+        z = modulo.conv(resumen)  # (1, 1, H, W)
+        m = torch.sigmoid(z)
+    a_cpu = lambda t: t[0].float().cpu().numpy()  # noqa: E731
+    return {
+        "media": a_cpu(resumen)[0],
+        "maximo": a_cpu(resumen)[1],
+        "z": a_cpu(z)[0],
+        "mapa": a_cpu(m)[0],
+        "kernel": peso[0].detach().float().cpu().numpy(),  # (2, 7, 7)
+        "ponderada": rgb * a_cpu(m)[0][..., None],
+    }
+
+
+def _panel(fig, eje, datos, titulo, cmap, norma=None, vmin=None, vmax=None, barra=True):
+    im = eje.imshow(datos, cmap=cmap, norm=norma, vmin=vmin, vmax=vmax, interpolation="nearest")
+    eje.set_title(titulo, fontsize=11)
+    eje.set_axis_off()
+    if barra:
+        fig.colorbar(im, ax=eje, shrink=0.85, pad=0.02)
+
+
+def _norma(*mapas: np.ndarray) -> TwoSlopeNorm:
+    tope = max(float(np.abs(m).max()) for m in mapas) or 1.0
+    return TwoSlopeNorm(0, -tope, tope)
+
+
+def _figura_pasos(rgb: np.ndarray, p: dict, etiqueta: str):
+    fig, ejes = G.figura(9.0, 5.4, 2, 3)
+    _panel(fig, ejes[0, 0], rgb, "Foto (entrada)", None, barra=False)
+    norma = _norma(p["media"], p["maximo"])
+    _panel(fig, ejes[0, 1], p["media"], "1. Media sobre los canales", "RdBu_r", norma)
+    _panel(fig, ejes[0, 2], p["maximo"], "2. Máximo sobre los canales", "RdBu_r", norma)
+    _panel(fig, ejes[1, 0], p["z"], "3. Convolución 7 × 7 (z)", "RdBu_r", _norma(p["z"]))
+    _panel(fig, ejes[1, 1], p["mapa"], "4. Sigmoide: m = σ(z)", G.BLANCO_TINTA, vmin=0, vmax=1)
+    _panel(fig, ejes[1, 2], np.clip(p["ponderada"], 0, 1), "Foto × m", None, barra=False)
+    fig.suptitle(f"Rama espacial con {etiqueta}", fontsize=12)
+    return fig
+
+
+def _figura_kernel(kernel: np.ndarray, etiqueta: str):
+    fig, ejes = G.figura(8.0, 3.7, 1, 2)
+    tope = float(np.abs(kernel).max()) or 1.0
+    decimales = 3 if tope < 0.1 else 2
+    for eje, k, nombre in zip(ejes, kernel, ("media", "máximo"), strict=True):
+        eje.imshow(k, cmap="RdBu_r", vmin=-tope, vmax=tope)
+        for i in range(KERNEL):
+            for j in range(KERNEL):
+                eje.text(
+                    j,
+                    i,
+                    f"{k[i, j]:.{decimales}f}",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if abs(k[i, j]) > 0.6 * tope else "0.15",
+                )
+        eje.set_axis_off()
+        eje.set_title(f"Pesos sobre el mapa de {nombre}", fontsize=11)
+    fig.suptitle(f"Los 2 × 7 × 7 pesos de la convolución: {etiqueta}", fontsize=12)
+    return fig
+
+
+def calcular_foto(imagen: str = FOTOS[0], subida: Any = None, pesos: str = PESOS_FIJOS):
+    """La vista: (pasos de la rama espacial, pesos de la convolución, texto)."""
+    modulo = rama_espacial(pesos)
+    rgb, descripcion = foto(imagen, subida)
+    p = pasos(rgb, modulo)
+    H, W = rgb.shape[:2]
+    etiqueta = pesos if pesos == PESOS_FIJOS else "pesos aprendidos de cbam-digitos (entrenados con dígitos)"
+    texto = (
+        f"Imagen: {descripcion}, {W} × {H} px. Formas: foto (1, 3, {H}, {W}) → media y máximo (1, 2, {H}, {W}) → "
+        f"convolución 7 × 7 (1, 1, {H}, {W}) → sigmoide: el mapa m va de **{p['mapa'].min():.2f}** a "
+        f"**{p['mapa'].max():.2f}**. Pesos de la convolución: **{etiqueta}**."
+    )
+    if pesos == PESOS_APRENDIDOS:
+        texto += (
+            " Ojo: esa red los aprendió sobre sus 32 mapas de rasgos de dígitos de 8 × 8, no sobre fotos; "
+            "aquí solo muestran la mecánica."
+        )
+    return _figura_pasos(rgb, p, etiqueta), _figura_kernel(p["kernel"], etiqueta), texto
+
+
+def seccion() -> None:
+    """Crea la sección de la foto y conecta su evento público `cbam_foto`."""
+    gr.Markdown(EXPLICACION, latex_delimiters=[{"left": "$", "right": "$", "display": False}])
+    inicial = envolver(calcular_foto)()
+    with gr.Row():
+        with gr.Column(scale=3):
+            imagen_ = Opcion(list(FOTOS), value=FOTOS[0], label="Foto")
+            pesos = Opcion(list(PESOS), value=PESOS_FIJOS, label="Pesos de la convolución 7 × 7")
+            texto = gr.Markdown(inicial[2])
+        subida = Subida(type="filepath", label="Tu imagen (se reduce a lado mayor 160 px)", height=200, scale=2)
+    figura_pasos = imagen("Pasos de la rama espacial sobre la foto", value=inicial[0])
+    figura_kernel = imagen("Los pesos de la convolución 7 × 7", value=inicial[1])
+    entradas, salidas = [imagen_, subida, pesos], [figura_pasos, figura_kernel, texto]
+    calculo = envolver(calcular_foto)
+    gr.on(
+        [imagen_.input, pesos.input],
+        calculo,
+        entradas,
+        salidas,
+        api_name=API,
+        trigger_mode="always_last",
+        show_progress="minimal",
+    )
+    subida.upload(lambda: FOTO_SUBIDA, None, imagen_, api_visibility="private").then(
+        calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
+    )

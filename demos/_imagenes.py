@@ -1,0 +1,249 @@
+"""Imágenes que llegan de fuera: subidas (cualquier formato que Pillow lea) y dibujos del Sketchpad.
+
+Todo pasa por `abrir_imagen`, que mira el tamaño declarado en la cabecera ANTES
+de decodificar (una «bomba de descompresión» es un PNG de pocos kB que declara
+30000 × 30000 píxeles), decodifica ya reducido cuando el formato lo permite
+(JPEG), endereza según EXIF, lleva cualquier modo (L, P, RGBA, I;16, CMYK…) a
+RGB de 0 a 1 y reduce al lado mayor pedido. Lo que no se puede leer da un
+`ValueError` en español. Los dos componentes del final (`Subida`, `Dibujo`) le
+pasan a la función de cálculo el archivo sin abrir, para que sea ella quien lo
+valide y responda en español.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import numpy as np
+from PIL import Image, ImageOps
+
+MAX_BYTES = 20 * 2**20  # un archivo más pesado no se abre
+MAX_PIXELES = 25_000_000  # ancho × alto declarados (una foto de 24 megapíxeles cabe)
+MAX_PROPORCION = 20  # lado mayor / lado menor
+LADO_VISTA = 640  # las subidas se reducen a este lado mayor antes de nada
+LADO_DIBUJO = 256  # un dibujo no necesita más para llegar a 8 × 8
+FORMATOS = "PNG, JPEG, GIF, BMP, TIFF o WebP"
+
+UMBRAL_TINTA = 0.2  # por debajo, ruido de compresión del lienzo: no cuenta como trazo
+
+
+def _bytes_de(fuente: Any) -> io.BytesIO | str:
+    """Ruta o bytes -> algo que `Image.open` acepta, comprobando el peso del archivo."""
+    if isinstance(fuente, bytes | bytearray | memoryview):
+        if len(fuente) > MAX_BYTES:
+            raise ValueError(f"El archivo pesa más de {MAX_BYTES // 2**20} MB; sube uno más liviano.")
+        return io.BytesIO(bytes(fuente))
+    if isinstance(fuente, str | Path):
+        ruta = str(fuente)
+        if not os.path.isfile(ruta):
+            raise ValueError("No llegó el archivo de la imagen; vuelve a subirla.")
+        if os.path.getsize(ruta) > MAX_BYTES:
+            raise ValueError(f"El archivo pesa más de {MAX_BYTES // 2**20} MB; sube uno más liviano.")
+        return ruta
+    raise ValueError(f"Se esperaba una imagen ({FORMATOS}); llegó un valor de tipo {type(fuente).__name__}.")
+
+
+def _comprobar_tamano(ancho: int, alto: int) -> None:
+    if ancho * alto > MAX_PIXELES:
+        raise ValueError(
+            f"La imagen declara {ancho} × {alto} píxeles ({ancho * alto / 1e6:.0f} megapíxeles); "
+            f"se aceptan hasta {MAX_PIXELES // 1_000_000} megapíxeles. Redúcela antes de subirla."
+        )
+    if max(ancho, alto) > MAX_PROPORCION * min(ancho, alto):
+        raise ValueError(
+            f"La imagen mide {ancho} × {alto} píxeles: es demasiado alargada. "
+            f"Se aceptan proporciones de hasta {MAX_PROPORCION}:1."
+        )
+
+
+def _a_rgb(im: Image.Image) -> Image.Image:
+    """Cualquier modo -> RGB de 8 bits; la transparencia se pinta sobre blanco."""
+    if im.mode in ("I", "F") or im.mode.startswith("I;16"):
+        a = np.asarray(im.convert("F") if im.mode != "F" else im, dtype=np.float32)  # (H, W)
+        tope = 65535.0 if im.mode.startswith("I;16") or (im.mode == "I" and a.max() > 255) else 255.0
+        if im.mode == "F" and np.isfinite(a).all() and a.max() <= 1.0:
+            tope = 1.0
+        a = np.clip(np.nan_to_num(a) / tope, 0, 1)
+        return Image.fromarray((a * 255 + 0.5).astype(np.uint8), "L").convert("RGB")
+    if im.mode in ("P", "PA", "LA", "RGBA", "La", "RGBa") or "transparency" in im.info:
+        im = im.convert("RGBA")
+        return Image.alpha_composite(Image.new("RGBA", im.size, "white"), im).convert("RGB")
+    return im.convert("RGB")
+
+
+def abrir_imagen(fuente: Any, lado_max: int = LADO_VISTA) -> tuple[np.ndarray, str]:
+    """Ruta o bytes de una imagen -> (RGB (alto, ancho, 3) float32 de 0 a 1, descripción).
+
+    El lado mayor queda ≤ `lado_max` (se reduce, nunca se amplía). La
+    descripción dice formato, modo y tamaño original, y si se redujo.
+    """
+    archivo = _bytes_de(fuente)
+    try:
+        im = Image.open(archivo)  # perezoso: solo lee la cabecera
+    except Image.DecompressionBombError as e:  # Pillow la detecta en la cabecera, sin decodificar
+        declarados = re.search(r"\((\d+) pixels\)", str(e))
+        cuantos = f"{int(declarados[1]) / 1e6:.0f}" if declarados else f"más de {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f}"
+        raise ValueError(
+            f"La imagen declara {cuantos} megapíxeles; se aceptan hasta {MAX_PIXELES // 1_000_000} megapíxeles. "
+            "Redúcela antes de subirla."
+        ) from None
+    except Exception:
+        raise ValueError(
+            f"El archivo no es una imagen que se pueda leer. Se aceptan {FORMATOS} (un SVG no sirve)."
+        ) from None
+    with im:
+        ancho, alto = im.size
+        _comprobar_tamano(ancho, alto)
+        formato, modo = im.format or "imagen", im.mode
+        try:
+            im.draft(None, (lado_max, lado_max))  # JPEG: decodifica ya reducido (1/2, 1/4, 1/8)
+            im = ImageOps.exif_transpose(im)  # también decodifica
+            im = _a_rgb(im)
+            im.thumbnail((lado_max, lado_max), Image.Resampling.LANCZOS)
+        except (OSError, EOFError, SyntaxError):  # lo que Pillow lanza con un archivo cortado o corrupto
+            raise ValueError(
+                f"No se pudo decodificar la imagen ({formato}, {ancho} × {alto} px): el archivo está dañado o "
+                "incompleto. Vuelve a guardarla o súbela de nuevo."
+            ) from None
+        except Exception:
+            raise ValueError(
+                f"No se pudo convertir la imagen ({formato}, modo de color {modo}) a RGB. Se aceptan {FORMATOS} "
+                "en gris, RGB, RGBA, paleta, 16 bits o CMYK."
+            ) from None
+    rgb = np.asarray(im, dtype=np.float32) / 255  # (alto, ancho, 3)
+    descripcion = f"{formato} {modo} de {ancho} × {alto} px"
+    if rgb.shape[:2] != (alto, ancho) and rgb.shape[:2] != (ancho, alto):
+        descripcion += f", reducida a {rgb.shape[1]} × {rgb.shape[0]} px"
+    return rgb, descripcion
+
+
+# --- dibujos ----------------------------------------------------------------------------------
+
+
+def _capa_del_dibujo(valor: Any) -> Any:
+    """El valor del Sketchpad (dict con composite, background, layers) -> la imagen compuesta o None."""
+    if isinstance(valor, dict):
+        for clave in ("composite", "background"):
+            if valor.get(clave) is not None:
+                return valor[clave]
+        capas = [c for c in valor.get("layers") or [] if c is not None]
+        return capas[-1] if capas else None
+    return valor
+
+
+def tinta_desde_dibujo(valor: Any) -> np.ndarray | None:
+    """Un dibujo -> tinta (alto, ancho) de 0 (fondo) a 1 (trazo), o None si está vacío.
+
+    Acepta el valor del Sketchpad, una ruta, bytes o un arreglo. El lienzo de
+    Gradio llega en RGBA: trazo negro sobre fondo transparente, que aquí se
+    pinta sobre blanco. La tinta es cuánto se aparta cada píxel del fondo (la
+    mediana del borde): vale igual para trazo oscuro sobre claro que para trazo
+    claro sobre oscuro, y un lienzo liso (blanco, negro o de un color) queda vacío.
+    """
+    capa = _capa_del_dibujo(valor)
+    if capa is None:
+        return None
+    if isinstance(capa, np.ndarray):
+        gris = _gris_de_arreglo(capa)
+    else:
+        rgb, _ = abrir_imagen(capa, LADO_DIBUJO)
+        gris = rgb @ np.array([0.299, 0.587, 0.114], dtype=np.float32)  # (alto, ancho) de 0 a 1
+    borde = np.concatenate([gris[0], gris[-1], gris[:, 0], gris[:, -1]])
+    tinta = np.abs(gris - np.median(borde))
+    tinta = np.where(tinta < UMBRAL_TINTA, 0, tinta).astype(np.float32)
+    return tinta if tinta.any() else None
+
+
+def _gris_de_arreglo(a: np.ndarray) -> np.ndarray:
+    """Arreglo (alto, ancho[, 1|3|4]) de 0..255 o 0..1 -> gris (alto, ancho) de 0 a 1 sobre blanco."""
+    if a.ndim not in (2, 3) or a.size == 0 or a.size > MAX_PIXELES or (a.ndim == 3 and a.shape[2] not in (1, 3, 4)):
+        raise ValueError("El dibujo debe ser una imagen (alto × ancho, en gris, RGB o RGBA).")
+    a = np.nan_to_num(a.astype(np.float32))
+    a = a / 255 if a.max() > 1 else a
+    if a.ndim == 2:
+        return a
+    if a.shape[2] == 4:
+        alfa = a[..., 3:]
+        a = a[..., :3] * alfa + (1 - alfa)  # sobre blanco
+    return a[..., :3].mean(axis=2) if a.shape[2] >= 3 else a[..., 0]
+
+
+def entero(x: Any, nombre: str, lo: int, hi: int) -> int:
+    """x como entero en [lo, hi], o ValueError en español."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
+    if not np.isfinite(v) or v != int(v) or not lo <= v <= hi:
+        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x!s:.20}.")
+    return int(v)
+
+
+# --- componentes: dejan el archivo sin abrir para que la función de cálculo lo valide ---------
+
+
+class Subida(gr.Image):
+    """Un gr.Image de subida que entrega la ruta del archivo sin abrirlo (ni rechazarlo en inglés)."""
+
+    is_template = True
+
+    def preprocess(self, payload):
+        if payload is None:
+            return None
+        url = payload.url or ""
+        if url.startswith("data:"):  # imagen en base64 (pegada del portapapeles)
+            if len(url) > MAX_BYTES * 4 // 3 + 100:
+                raise gr.Error(f"El archivo pesa más de {MAX_BYTES // 2**20} MB.", title="Entrada no válida")
+            try:
+                return base64.b64decode(url.split(",", 1)[1], validate=False)
+            except Exception:
+                return b""
+        return payload.path
+
+
+class Dibujo(gr.ImageEditor):
+    """Un lienzo (como gr.Sketchpad) que entrega {"composite", "background", "layers"} como rutas o bytes, sin abrirlos.
+
+    Hereda de gr.ImageEditor y no de gr.Sketchpad: una plantilla toma la vista
+    del navegador de su clase madre, y «sketchpad» no tiene vista propia.
+    """
+
+    is_template = True
+
+    def preprocess(self, payload):
+        if payload is None:
+            return None
+        datos = payload
+        if payload.id is not None:
+            datos = self.blob_storage.pop(payload.id, None)
+            if datos is None:
+                return None
+
+        def crudo(x):
+            return None if x is None else (x if isinstance(x, bytes) else x.path)
+
+        return {
+            "background": crudo(datos.background),
+            "layers": [crudo(c) for c in datos.layers or [] if c is not None],
+            "composite": crudo(datos.composite),
+        }
+
+
+def lienzo_digito(**kw) -> Dibujo:
+    """El lienzo para dibujar un dígito: pincel negro grueso, sin capas ni recortes."""
+    kw.setdefault("label", "Dibuja un dígito (0–9)")
+    return Dibujo(
+        sources=(),
+        canvas_size=(256, 256),
+        fixed_canvas=True,
+        brush=gr.Brush(default_size=14, colors=["#000000"], color_mode="fixed"),
+        layers=False,
+        transforms=(),
+        **kw,
+    )

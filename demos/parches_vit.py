@@ -1,0 +1,121 @@
+"""Parches ViT: una imagen cortada en parches de P × P se vuelve una secuencia de N «palabras»."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+import torch
+
+from demos import _vit_digito
+from demos._imagenes import Subida, entero
+from demos._parches import (
+    IMAGEN_LECCION,
+    IMAGEN_SUBIDA,
+    IMAGENES,
+    LADOS,
+    MAX_PARCHE,
+    clave_subida,
+    figura_parche,
+    figura_rejilla,
+    figura_secuencia,
+    formas,
+    foto,
+    lado_parche,
+    parche_en,
+)
+from demos._ui import Numero, Opcion, Vista, envolver, explicacion, imagen
+
+EXPLICACION = r"""
+Un *Vision Transformer* lee una imagen como una frase: la corta en parches de $P \times P$ píxeles,
+aplana cada parche en un vector de $3 \cdot P \cdot P$ números y lo proyecta a una ficha de $d$ números.
+Con una imagen de $H \times W$ salen $N = \lfloor H/P \rfloor \cdot \lfloor W/P \rfloor$ parches, en orden de
+filas; al frente va un token [CLS] que, tras los bloques, resume la imagen:
+
+$$(3, H, W) \xrightarrow{\text{unfold}} (N,\ 3P^2) \xrightarrow{\text{Linear}} (1, N, d)
+\xrightarrow{+\,[\text{CLS}]} (1, N{+}1, d)$$
+
+Las fotos se ven a la escala de la lección (un píxel de cada 4: lado mayor 160 px) para que los parches se
+noten. **Haz clic en un parche** de la rejilla para verlo ampliado.
+"""
+
+
+def calcular(imagen: str = IMAGEN_LECCION, subida: Any = None, P: str = "16", parche: float = 11):
+    """La vista: (rejilla, secuencia, parche ampliado, tabla de formas, texto)."""
+    tensor, descripcion = foto(imagen, subida)
+    _, H, W = tensor.shape
+    P = lado_parche(P, H, W)
+    pedido = entero(parche, "El número de parche", 0, MAX_PARCHE)
+    tabla, secuencia = formas(tensor, P)
+    N, columnas = len(secuencia), W // P
+    k = min(pedido, N - 1)
+    f, c = divmod(k, columnas)
+    igual = torch.equal(secuencia[k].view(3, P, P), tensor[:, f * P : (f + 1) * P, c * P : (c + 1) * P])
+    aviso = f" (con P = {P} no hay parche {pedido}: se muestra el último)" if pedido != k else ""
+    texto = (
+        f"Imagen: {descripcion}, {W} × {H} px. Con P = {P} caben {H // P} filas × {columnas} columnas = "
+        f"**{N} parches de {3 * P * P} números**. El parche **{k}**{aviso} está en la fila {f}, columna {c}: "
+        f"píxeles y {f * P}–{f * P + P - 1}, x {c * P}–{c * P + P - 1}. "
+        f"¿`secuencia[{k}].view(3, {P}, {P})` es ese recorte? **{igual}**."
+    )
+    return (
+        figura_rejilla(imagen, clave_subida(imagen, subida), H, W, P, k),
+        figura_secuencia(secuencia, P, k),
+        figura_parche(tensor, P, k, columnas),
+        tabla,
+        texto,
+    )
+
+
+def parche_del_clic(imagen: str, subida: Any, P: str, x: float, y: float) -> int | None:
+    """El parche bajo un clic en la rejilla, o None si el clic cae fuera."""
+    tensor, _ = foto(imagen, subida)
+    _, H, W = tensor.shape
+    return parche_en(x, y, H, W, lado_parche(P, H, W))
+
+
+# --- interfaz ----------------------------------------------------------------------------------
+
+
+def construir() -> Vista:
+    explicacion(EXPLICACION)
+    with gr.Row():
+        with gr.Column(scale=3):
+            imagen_ = Opcion(list(IMAGENES), value=IMAGEN_LECCION, label="Imagen")
+            with gr.Row():
+                P = Opcion(list(LADOS), value="16", label="Lado del parche P (píxeles)")
+                parche = Numero(11, precision=0, minimum=0, maximum=MAX_PARCHE, label="Parche elegido (número)")
+        subida = Subida(type="filepath", label="Tu imagen (se reduce a lado mayor 160 px)", height=180, scale=1)
+    with gr.Row():
+        rejilla = imagen("Rejilla de parches numerados (clic para elegir uno)", scale=3)
+        ampliado = imagen("El parche elegido, ampliado, y sus tres canales", scale=2)
+    texto = gr.Markdown()
+    tabla = gr.Dataframe(headers=["Paso", "Forma", "Qué es"], label="Formas en cada paso", interactive=False)
+    secuencia = imagen("La secuencia de parches: un parche aplanado por fila")
+    entradas, salidas = [imagen_, subida, P, parche], [rejilla, secuencia, ampliado, tabla, texto]
+    calculo = envolver(calcular)
+
+    def clic(imagen, subida, P, evento: gr.SelectData):
+        k = envolver(parche_del_clic)(imagen, subida, P, *evento.index[:2])
+        return gr.skip() if k is None else k
+
+    rejilla.select(clic, [imagen_, subida, P], parche, api_visibility="private").success(
+        calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
+    )
+    subida.upload(lambda: IMAGEN_SUBIDA, None, imagen_, api_visibility="private").then(
+        calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
+    )
+    _vit_digito.seccion()
+    return Vista(
+        fn=calcular,
+        entradas=entradas,
+        salidas=salidas,
+        url={"imagen": imagen_, "P": P, "parche": parche},
+        disparadores=[imagen_.input, P.input, parche.input],
+    )
+
+
+if __name__ == "__main__":
+    from app import construir_una, opciones_lanzamiento
+
+    construir_una("parches-vit").launch(**opciones_lanzamiento())

@@ -1,0 +1,221 @@
+"""La pestaña «CBAM en imagen»: la red cbam-digitos con sus ramas encendidas o apagadas, y la mecánica en una foto."""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import modelos
+from demos._cbam_foto import PESOS_APRENDIDOS, PESOS_FIJOS, _kernel_gaussiano, calcular_foto, foto, pasos, rama_espacial
+from demos._digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
+from demos.cbam import calcular, mirar
+from modelos import AtencionEspacial
+from tests.conftest import espera_error
+
+
+def _hay(nombre: str) -> bool:
+    try:
+        modelos.cargar(nombre)
+        return True
+    except Exception:
+        return False
+
+
+necesita_cbam = pytest.mark.skipif(not _hay("cbam-digitos"), reason="falta el checkpoint cbam-digitos")
+
+
+# --- la mecánica en una foto ----------------------------------------------------------------------
+
+
+def test_kernel_fijo_es_un_suavizado_gaussiano_que_suma_1():
+    k = _kernel_gaussiano()
+    assert k.shape == (1, 2, 7, 7)
+    assert k.sum().item() == pytest.approx(1.0)
+    assert torch.equal(k[0, 0], k[0, 1])  # media y máximo pesan igual
+    assert torch.allclose(k[0, 0], k[0, 0].T) and torch.allclose(k[0, 0], k[0, 0].flip(0))
+    assert k[0, 0].argmax().item() == 24  # el centro pesa más
+
+
+def test_los_pasos_son_los_de_atencion_espacial():
+    rgb, descripcion = foto("china.jpg")
+    assert rgb.shape == (107, 160, 3) and rgb.dtype == np.float32 and descripcion == "china.jpg[::4, ::4]"
+    modulo = rama_espacial(PESOS_FIJOS)
+    p = pasos(rgb, modulo)
+    x = torch.tensor(rgb).permute(2, 0, 1)[None]
+    x = (x - x.mean(dim=(2, 3), keepdim=True)) / x.std(dim=(2, 3), keepdim=True)
+    assert np.allclose(p["media"], x.mean(1)[0].numpy(), atol=1e-5)
+    assert np.allclose(p["maximo"], x.amax(1)[0].numpy(), atol=1e-5)
+    z = F.conv2d(torch.cat([x.mean(1, keepdim=True), x.amax(1, keepdim=True)], 1), _kernel_gaussiano(), padding=3)
+    assert np.allclose(p["z"], z[0, 0].numpy(), atol=1e-5)
+    with torch.inference_mode():
+        _, m = modulo(x)  # el forward del módulo de modelos/visual.py
+    assert np.allclose(p["mapa"], m[0, 0].numpy(), atol=1e-6)
+    assert p["mapa"].shape == (107, 160) and 0 < p["mapa"].min() < p["mapa"].max() < 1
+
+
+def test_la_foto_dice_que_pesos_usa():
+    *_, texto = calcular_foto()
+    assert "kernel fijo: suavizado gaussiano (no aprendido)" in texto
+    assert "(1, 2, 107, 160)" in texto
+
+
+def test_el_kernel_fijo_no_se_altera():
+    antes = rama_espacial(PESOS_FIJOS).conv.weight.clone()
+    calcular_foto("flower.jpg")
+    assert torch.equal(rama_espacial(PESOS_FIJOS).conv.weight, antes)
+    assert isinstance(rama_espacial(PESOS_FIJOS), AtencionEspacial)
+
+
+@necesita_cbam
+def test_pesos_aprendidos_son_los_de_cbam_digitos():
+    modulo = rama_espacial(PESOS_APRENDIDOS)
+    assert modulo is modelos.cargar("cbam-digitos").cbam.espacial
+    _, kernel, texto = calcular_foto("flower.jpg", None, PESOS_APRENDIDOS)
+    assert "pesos aprendidos de cbam-digitos" in texto and "no sobre fotos" in texto
+
+
+@pytest.mark.parametrize(
+    "kw, mensaje",
+    [
+        ({"imagen": "otra.jpg"}, "La foto debe ser una de"),
+        ({"imagen": "mi imagen (subida)"}, "Sube una imagen"),
+        ({"pesos": "al azar"}, "Los pesos deben ser"),
+    ],
+)
+def test_foto_entrada_mala(kw, mensaje):
+    with pytest.raises(ValueError, match=mensaje):
+        calcular_foto(**kw)
+
+
+# --- la red cbam-digitos --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kw, mensaje",
+    [
+        ({"canal": "abc"}, "verdadero o falso"),
+        ({"espacial": None}, "verdadero o falso"),
+        ({"opacidad": 7}, "entre 0 y 1"),
+        ({"opacidad": math.nan}, "entre 0 y 1"),
+        ({"opacidad": "mucha"}, "entre 0 y 1"),
+        ({"origen": "la calle"}, "El origen del dígito"),
+        ({"indice": 450}, "entre 0 y 449"),
+        ({"indice": 2.5}, "entre 0 y 449"),
+    ],
+)
+def test_entrada_mala_da_valueerror_en_espanol(kw, mensaje):
+    with pytest.raises(ValueError, match=mensaje):
+        calcular(**kw)
+
+
+@pytest.mark.parametrize("dibujo", [None, {"composite": None, "background": None, "layers": []}])
+def test_dibujo_vacio_da_una_pista_y_no_una_prediccion(dibujo):
+    *_, texto = calcular(ORIGEN_DIBUJO, 0, dibujo)
+    assert texto == PISTA_DIBUJO
+
+
+@necesita_cbam
+def test_cbam_acierta_los_digitos_de_prueba():
+    from modelos.datos import digitos_sklearn
+
+    _, X, _, y = digitos_sklearn()
+    modelo = modelos.cargar("cbam-digitos")
+    with torch.inference_mode():
+        prediccion = modelo(X.to(modelos.dispositivo())).argmax(-1).cpu()
+    assert (prediccion == y).float().mean() > 0.9
+    i = int(torch.nonzero(prediccion == y)[0])
+    *_, texto = calcular(indice=i)
+    assert f"la red dice **{int(y[i])}**" in texto and "✓ acierta" in texto
+
+
+@necesita_cbam
+@pytest.mark.parametrize("canal, espacial", [(True, True), (False, True), (True, False), (False, False)])
+def test_apagar_una_rama_pone_su_compuerta_en_1(canal, espacial):
+    from modelos.datos import digitos_sklearn
+
+    x = digitos_sklearn()[1][:1]
+    p, w, m = mirar(x, canal, espacial)
+    modelo = modelos.cargar("cbam-digitos")
+    with torch.inference_mode():
+        logits, *_ = modelo(x.to(modelos.dispositivo()), con_pesos=True, canal=canal, espacial=espacial)
+    assert np.allclose(p, torch.softmax(logits, -1)[0].cpu().numpy(), atol=1e-6)
+    assert w.shape == (32,) and m.shape == (8, 8)
+    assert (w == 1).all() == (not canal)
+    assert (m == 1).all() == (not espacial)
+    *_, texto = calcular(canal=canal, espacial=espacial)
+    assert ("Con las dos ramas decía" in texto) == (not (canal and espacial))
+
+
+# --- por el API -----------------------------------------------------------------------------------
+
+
+def test_api_foto_sin_argumentos(cliente):
+    pasos_, kernel, texto = cliente.predict(api_name="/cbam_foto")
+    assert pasos_ and kernel and "no aprendido" in texto
+
+
+def test_api_foto_con_flor_y_sigue_respondiendo_tras_un_error(cliente):
+    assert "Los pesos deben ser" in espera_error(cliente, "/cbam_foto", pesos="al azar")
+    *_, texto = cliente.predict(imagen="flower.jpg", api_name="/cbam_foto")
+    assert "flower.jpg" in texto
+
+
+def test_api_dibujo_vacio_da_la_pista(cliente, tmp_path):
+    from gradio_client import handle_file
+    from PIL import Image
+
+    Image.new("RGBA", (256, 256), "white").save(tmp_path / "blanco.png")
+    vacio = {"background": None, "layers": [], "composite": handle_file(str(tmp_path / "blanco.png"))}
+    *_, texto = cliente.predict(origen=ORIGEN_DIBUJO, dibujo=vacio, api_name="/cbam")
+    assert "Dibuja un dígito" in texto
+
+
+def test_api_rechaza_opacidad_7(cliente):
+    assert "entre 0 y 1" in espera_error(cliente, "/cbam", opacidad=7)
+
+
+@necesita_cbam
+def test_api_sin_argumentos_y_con_dibujo(cliente, tmp_path):
+    from gradio_client import handle_file
+    from PIL import Image
+
+    mapas, pesos_, texto = cliente.predict(api_name="/cbam")
+    assert mapas and pesos_ and "el dígito 0 de la partición de prueba" in texto
+    im = Image.new("RGBA", (256, 256), "white")
+    im.paste("black", (120, 40, 136, 216))  # un «1»
+    im.save(tmp_path / "uno.png")
+    dibujo = {"background": None, "layers": [], "composite": handle_file(str(tmp_path / "uno.png"))}
+    *_, texto = cliente.predict(origen=ORIGEN_DIBUJO, dibujo=dibujo, espacial=False, api_name="/cbam")
+    assert "Para tu dibujo" in texto and "rama espacial apagada" in texto
+
+
+def test_dos_clientes_a_la_vez_reciben_cada_uno_lo_suyo(url_app):
+    from gradio_client import Client
+
+    def pedir(imagen: str) -> list[str]:
+        c = Client(url_app, verbose=False)
+        return [c.predict(imagen=imagen, api_name="/cbam_foto")[2] for _ in range(3)]
+
+    with ThreadPoolExecutor(2) as grupo:
+        china, flor = grupo.map(pedir, ["china.jpg", "flower.jpg"])
+    assert all(t.startswith("Imagen: china.jpg") for t in china)
+    assert all(t.startswith("Imagen: flower.jpg") for t in flor)
+
+
+@necesita_cbam
+def test_dos_clientes_con_digitos_distintos_a_la_vez(url_app):
+    from gradio_client import Client
+
+    def pedir(indice: int) -> list[str]:
+        c = Client(url_app, verbose=False)
+        return [c.predict(indice=indice, canal=k % 2 == 0, api_name="/cbam")[2] for k in range(3)]
+
+    with ThreadPoolExecutor(2) as grupo:
+        cero, uno = grupo.map(pedir, [0, 1])
+    assert all("el dígito 0 de la partición" in t for t in cero)
+    assert all("el dígito 1 de la partición" in t for t in uno)
