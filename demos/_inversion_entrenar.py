@@ -1,0 +1,231 @@
+"""«Mira cómo aprende» y «Entrénalo tú», de la pestaña de inversión de dígitos.
+
+Las instantáneas son copias del modelo con posición guardadas durante su
+entrenamiento; el deslizador recorre su mapa de atención y su exactitud. El
+entrenamiento en vivo crea un `TransformerJuguete` nuevo por visitante: su
+resultado (config + pesos) vive en el `gr.State` de ese visitante, nunca en el
+checkpoint compartido.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import gradio as gr
+import torch
+
+import modelos
+from demos._inversion_dibujos import LOTE, figura_atencion, figura_curva
+from demos._ui import Deslizador, Opcion, envolver, imagen
+from demos.inversion_digitos import LECCION, MIO, cuantos, leer_digitos, mapa, predecir, un_hilo
+from modelos.entrenar import entrenar_inversion, instantaneas
+
+log = logging.getLogger(__name__)
+
+D_MODELO = 32
+MAX_EPOCAS, MAX_BLOQUES, CABEZAS = 5, 3, (1, 2, 4)
+SECUENCIAS_POR_EPOCA = 10_000
+SEMILLA = 0
+ACTUALIZACIONES = 15  # informes de avance por corrida
+REDIBUJO_S = 0.5  # segundos de entrenamiento entre dos dibujos de la curva
+
+
+# --- instantáneas ----------------------------------------------------------------------------------
+
+
+def _instantaneas() -> list:
+    """[(métricas, modelo)] del checkpoint con posición; modelos compartidos, en eval: no se mutan."""
+    return instantaneas("inversion-digitos")
+
+
+def cuantas_instantaneas() -> int:
+    return len(_instantaneas())
+
+
+def ver_instantanea(digitos: str = LECCION, indice: float = 0):
+    """Una instantánea del entrenamiento: (mapa de atención promedio del bloque 1, curva, texto)."""
+    entrada = leer_digitos(digitos)
+    todas = _instantaneas()
+    try:
+        k = int(indice)
+    except (TypeError, ValueError, OverflowError):
+        k = -1
+    if not (0 <= k < len(todas)) or k != indice:
+        raise ValueError(f"La instantánea debe ser un número entero entre 0 y {len(todas) - 1}.")
+    info, red = todas[k]
+    prediccion, _, pesos = predecir(red, entrada)
+    aciertos = sum(p == c for p, c in zip(prediccion, entrada[::-1], strict=True))
+    titulo = f"¿A dónde mira cada posición?\npaso {info['paso']} · promedio de las cabezas"
+    historia = [i for i, _ in todas]
+    curva = figura_curva(historia, historia[-1]["paso"], k, "Pérdida y exactitud durante el entrenamiento")
+    vistas = f"{info['secuencias_vistas']:,}".replace(",", " ")  # 10 000, como en la lección
+    texto = (
+        f"**Instantánea {k} de {len(todas) - 1}** · paso {info['paso']} · {vistas} secuencias vistas · "
+        f"pérdida {info['perdida']:.3f} · exactitud en secuencias nuevas: {info['digitos']:.1%} de los dígitos "
+        f"y {info['secuencias']:.1%} de las secuencias enteras. Con estos dígitos acierta {aciertos} de 8."
+    )
+    return figura_atencion(mapa(pesos, 0, None), entrada, prediccion, titulo), curva, texto
+
+
+# --- entrenar uno nuevo ----------------------------------------------------------------------------
+
+
+def _validar(epocas, con_posicion, cabezas, bloques) -> tuple[int, bool, int, int]:
+    def entero(x, nombre, validos):
+        try:
+            v = float(x)
+        except (TypeError, ValueError):
+            v = float("nan")
+        if v not in validos:
+            raise ValueError(f"{nombre} debe ser uno de {', '.join(map(str, validos))}; llegó {x!r}.")
+        return int(v)
+
+    if con_posicion not in (True, False):  # también 0 y 1
+        raise ValueError(f"«Con posición» debe ser verdadero o falso; llegó {con_posicion!r}.")
+    return (
+        entero(epocas, "El número de épocas", range(1, MAX_EPOCAS + 1)),
+        bool(con_posicion),
+        entero(cabezas, "El número de cabezas", CABEZAS),
+        entero(bloques, "El número de bloques", range(1, MAX_BLOQUES + 1)),
+    )
+
+
+def _con_un_hilo(pasos):
+    """Avanza `pasos` con un solo hilo de torch (ver `un_hilo`): una época pasa de casi un minuto a un
+    segundo en dos núcleos ocupados. Gradio puede correr cada tramo de un generador en otro hilo, así que
+    el ajuste se pone y se quita en cada `next`."""
+    while True:
+        with un_hilo():
+            r = next(pasos, None)
+        if r is None:
+            return
+        yield r
+
+
+def _avance(r: dict, epocas: int) -> str:
+    return (
+        f"Época {r['epoca']} de {epocas} · paso {r['paso']} de {r['pasos_totales']} · pérdida {r['perdida']:.3f} · "
+        f"secuencias enteras bien {r['secuencias']:.1%}"
+    )
+
+
+def _modelo_nuevo(config: dict) -> modelos.TransformerJuguete:
+    with torch.random.fork_rng(devices=[]):  # misma configuración, mismo modelo inicial
+        torch.manual_seed(SEMILLA)
+        red = modelos.TransformerJuguete(**config)
+    return red.to(modelos.dispositivo())
+
+
+def _final(red, config: dict, ultimo: dict, epocas: int, segundos: float) -> tuple[str, dict]:
+    """El texto del final y el estado del visitante: {"config", "pesos" (en CPU), "resumen"}."""
+    pesos = {k: v.detach().to("cpu", copy=True) for k, v in red.state_dict().items()}
+    resumen = {"epocas": epocas, "segundos": segundos, "digitos": ultimo["digitos"], "secuencias": ultimo["secuencias"]}
+    posicion = "con posición" if config["con_posicion"] else "sin posición"
+    texto = (
+        f"**Listo en {segundos:.1f} s** ({posicion}, {cuantos(config['cabezas'], 'cabeza')}, "
+        f"{cuantos(config['bloques'], 'bloque')}, {cuantos(epocas, 'época')}): acierta {ultimo['digitos']:.1%} "
+        f"de los dígitos y {ultimo['secuencias']:.1%} de las secuencias enteras nuevas. "
+        "Arriba ya está elegido **«el mío»**: mira su mapa de atención."
+    )
+    return texto, {"config": config, "pesos": pesos, "resumen": resumen}
+
+
+def entrenar(epocas: float = 2, con_posicion: bool = True, cabezas: float = 2, bloques: float = 1):
+    """Entrena un TransformerJuguete nuevo; produce (curva, texto, avance, estado) en cada informe.
+
+    `curva` es None cuando no toca redibujarla (se redibuja tras ≥ REDIBUJO_S de entrenamiento: dibujar
+    cuesta más que entrenar); `avance` va de 0 a 1; `estado` es None hasta el último, que trae el
+    modelo para el `gr.State` del visitante.
+    """
+    epocas, con_posicion, cabezas, bloques = _validar(epocas, con_posicion, cabezas, bloques)
+    config = {"d_modelo": D_MODELO, "cabezas": cabezas, "bloques": bloques, "con_posicion": con_posicion}
+    red = _modelo_nuevo(config)
+    cada = max(5, epocas * (SECUENCIAS_POR_EPOCA // LOTE) // ACTUALIZACIONES)
+    pasos = entrenar_inversion(red, epocas=epocas, secuencias_por_epoca=SECUENCIAS_POR_EPOCA, lote=LOTE, cada=cada)
+    historia, inicio, dibujada = [], time.perf_counter(), -REDIBUJO_S
+    for r in _con_un_hilo(pasos):
+        historia.append(r)
+        curva = None
+        if time.perf_counter() - dibujada >= REDIBUJO_S:
+            curva = figura_curva(historia, r["pasos_totales"], titulo=f"Entrenando: época {r['epoca']} de {epocas}")
+        yield curva, _avance(r, epocas), r["paso"] / r["pasos_totales"], None
+        if curva is not None:  # medido al volver: incluye lo que tardó en mostrarse
+            dibujada = time.perf_counter()
+    texto, estado = _final(red, config, historia[-1], epocas, time.perf_counter() - inicio)
+    titulo = f"Tu modelo, tras {cuantos(epocas, 'época')}: {historia[-1]['secuencias']:.1%} de secuencias bien"
+    yield figura_curva(historia, historia[-1]["pasos_totales"], titulo=titulo), texto, 1.0, estado
+
+
+# --- interfaz --------------------------------------------------------------------------------------
+
+
+def construir_aprende(digitos: gr.Textbox, texto_principal: gr.Markdown) -> None:
+    """El panel de instantáneas. Se llena cada vez que cambia el texto de la vista de arriba
+    (al abrir la pestaña, con otros dígitos u otro modelo), así sigue a sus dígitos."""
+    try:
+        n = cuantas_instantaneas()
+    except FileNotFoundError as e:  # sin las instantáneas, el resto de la app arranca igual
+        log.warning("Sin «Mira cómo aprende»: %s", e)
+        gr.Markdown(f"### Mira cómo aprende\nFaltan las instantáneas del entrenamiento: {e}")
+        return
+    gr.Markdown(
+        f"### Mira cómo aprende\n{n} instantáneas del modelo con posición mientras se entrenaba. Mueve el "
+        "deslizador: al principio mira a todas partes por igual; poco a poco aparece la antidiagonal (los "
+        "recuadros naranjas marcan el espejo de cada fila) y la exactitud sube."
+    )
+    indice = Deslizador(0, n - 1, value=0, step=1, label=f"Instantánea (0 = sin entrenar, {n - 1} = final)")
+    with gr.Row():
+        mapa_ = imagen("Mapa de atención en esta instantánea")
+        curva = imagen("Pérdida y exactitud durante el entrenamiento")
+    texto = gr.Markdown()
+    salidas = [mapa_, curva, texto]
+    ver = envolver(ver_instantanea)
+    indice.input(
+        ver, [digitos, indice], salidas, api_visibility="private", trigger_mode="always_last", show_progress="minimal"
+    )
+
+    def seguir(texto_digitos, i):
+        try:
+            leer_digitos(texto_digitos)
+        except ValueError:  # ya se escribió otra cosa: se queda la instantánea anterior, sin avisos
+            return gr.skip(), gr.skip(), gr.skip()
+        return ver(texto_digitos, i)
+
+    texto_principal.change(
+        seguir, [digitos, indice], salidas, api_visibility="private", trigger_mode="always_last", show_progress="hidden"
+    )
+
+
+def construir_entrena(modelo: gr.Radio, propio: gr.State):
+    """El panel de entrenamiento; devuelve el evento que, al terminar, elige «el mío» arriba."""
+    gr.Markdown(
+        "### Entrénalo tú\nEntrena un modelo nuevo aquí mismo (unos segundos). Prueba a quitar la posición, "
+        "o a cambiar cabezas y bloques, y luego elige **«el mío»** arriba para ver su mapa de atención. "
+        "Tu modelo es solo tuyo: se pierde al recargar la página."
+    )
+    with gr.Row():
+        epocas = Deslizador(1, MAX_EPOCAS, value=2, step=1, label="Épocas (10 000 secuencias cada una)")
+        con_posicion = gr.Checkbox(True, label="Con posición")
+        cabezas = Opcion(list(CABEZAS), value=2, label="Cabezas")
+        bloques = Deslizador(1, MAX_BLOQUES, value=1, step=1, label="Bloques")
+    boton = gr.Button("Entrenar", variant="primary")
+    with gr.Row():
+        curva = imagen("Pérdida y exactitud mientras entrena", scale=3)
+        texto = gr.Markdown(scale=2)
+
+    def entrenar_aqui(epocas=2, con_posicion=True, cabezas=2, bloques=1, progreso=gr.Progress()):  # noqa: B008 (así lo pide Gradio)
+        for curva_, texto_, avance, estado in entrenar(epocas, con_posicion, cabezas, bloques):
+            progreso(avance, desc=texto_ if estado is None else "Listo")
+            yield gr.skip() if curva_ is None else curva_, texto_, gr.skip() if estado is None else estado
+
+    evento = boton.click(
+        envolver(entrenar_aqui),
+        [epocas, con_posicion, cabezas, bloques],
+        [curva, texto, propio],
+        api_name="inversion_digitos_entrenar",
+        concurrency_limit=1,
+        concurrency_id="entrenar",  # solo los entrenamientos hacen fila entre sí
+        show_progress_on=[texto],
+    )
+    return evento.success(lambda: MIO, outputs=modelo, api_visibility="private", queue=False)

@@ -1,0 +1,269 @@
+"""Inversión de dígitos: el transformer de juguete de la lección y su mapa de atención.
+
+Arriba, la vista pública: la predicción de un modelo (con posición, sin posición o
+el que entrenó el visitante) y su mapa de atención. Las instantáneas del
+entrenamiento y «Entrénalo tú» viven en `demos/_inversion_entrenar.py`; las
+figuras y la tabla, en `demos/_inversion_dibujos.py`.
+"""
+
+from __future__ import annotations
+
+import random
+from contextlib import contextmanager
+
+import gradio as gr
+import numpy as np
+import torch
+
+import modelos
+from demos._inversion_dibujos import figura_atencion, tabla_prediccion
+from demos._ui import Deslizador, Opcion, Vista, envolver, explicacion, imagen
+from modelos.datos import DIGITOS, LARGO
+
+LECCION = "8 3 3 9 6 9 4 0"
+MAX_TEXTO = 200  # un texto más largo ni se mira
+SEPARADORES = " \t\n\r,"
+ACEPTA = (
+    "Escribe exactamente 8 dígitos del 0 al 9, con o sin espacios o comas entre ellos "
+    "(p. ej. «8 3 3 9 6 9 4 0» o «83396940»)."
+)
+CON, SIN, MIO = "con-posicion", "sin-posicion", "el-mio"
+CHECKPOINTS = {CON: "inversion-digitos", SIN: "inversion-digitos-sin-posicion"}
+OPCIONES_MODELO = [("con posición", CON), ("sin posición", SIN), ("el mío (entrénalo abajo)", MIO)]
+NOMBRES = {CON: "El modelo con posición", SIN: "El modelo sin posición", MIO: "Tu modelo"}
+MAX_BLOQUES, MAX_CABEZAS = 3, 4
+PROMEDIO = "promedio"
+OPCIONES_CABEZA = [("promedio de las cabezas", PROMEDIO)] + [(f"cabeza {h}", str(h)) for h in range(1, MAX_CABEZAS + 1)]
+
+EXPLICACION = r"""
+Un transformer de juguete (1 bloque, 2 cabezas, 13 674 parámetros) aprendió a **invertir** 8 dígitos:
+la salida en la posición $i$ es la entrada en la posición $7 - i$. Para copiar el dígito correcto, cada
+posición tiene que *mirar* a su espejo, y el mapa de atención dibuja la antidiagonal. Eso solo es posible
+si cada ficha lleva su posición:
+
+$$z_i = \text{ficha}(x_i) + \text{pos}(i), \qquad \text{salida}_i \approx x_{7-i}$$
+
+Sin el término $\text{pos}(i)$, la atención ve un montón de dígitos sin orden y la tarea es imposible.
+"""
+
+SIN_POSICION = (
+    "**Sin posición**, la atención no distingue el orden: dos posiciones con el mismo dígito son idénticas "
+    "para el modelo, y cada salida es la misma función de su propio dígito y del multiconjunto de todos los "
+    "dígitos. Ninguna posición sabe cuál es su espejo: el mapa queda casi parejo, sin antidiagonal, y el "
+    "modelo adivina."
+)
+SIN_POSICION_ACIERTA = (
+    "Esta vez acierta porque aquí la respuesta de cada posición se deduce de su dígito y del multiconjunto "
+    "(un palíndromo, o dos dígitos repartidos en mitades); con dígitos al azar, no: prueba «Dígitos al azar»."
+)
+
+
+# --- entrada ---------------------------------------------------------------------------------------
+
+
+def leer_digitos(texto) -> list[int]:
+    """«8 3 3 9 6 9 4 0», «8,3,3,9,6,9,4,0» u «83396940» -> [8, 3, 3, 9, 6, 9, 4, 0]."""
+    if not isinstance(texto, str):
+        raise ValueError(f"Los dígitos deben llegar como texto. {ACEPTA}")
+    if len(texto) > MAX_TEXTO:
+        raise ValueError(f"El texto es demasiado largo ({len(texto):,} caracteres). {ACEPTA}")
+    limpio = [c for c in texto if c not in SEPARADORES]
+    if not limpio:
+        raise ValueError(f"No hay dígitos. {ACEPTA}")
+    # Solo 0–9 ASCII: str.isdigit() aceptaría «٣» o «³», que el modelo no conoce.
+    raros = list(dict.fromkeys(c for c in limpio if c not in "0123456789"))
+    if raros:
+        muestra = " ".join(f"«{c}»" for c in raros[:5])
+        raise ValueError(f"{muestra} no {'es un dígito' if len(raros) == 1 else 'son dígitos'} del 0 al 9. {ACEPTA}")
+    if len(limpio) != LARGO:
+        raise ValueError(f"Hay {len(limpio)} dígitos y hacen falta {LARGO}. {ACEPTA}")
+    return [int(c) for c in limpio]
+
+
+def digitos_al_azar(semilla: int | None = None) -> str:
+    """8 dígitos al azar como texto, «d d d d d d d d»."""
+    azar = random.Random(semilla)
+    return " ".join(str(azar.randrange(DIGITOS)) for _ in range(LARGO))
+
+
+def cuantos(n: int, palabra: str) -> str:
+    """cuantos(1, "cabeza") -> «1 cabeza»; cuantos(2, "cabeza") -> «2 cabezas»."""
+    return f"{n} {palabra}" if n == 1 else f"{n} {palabra}s"
+
+
+def _entero(x, nombre: str, lo: int, hi: int) -> int:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
+    if not np.isfinite(v) or v != int(v) or not lo <= v <= hi:
+        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x!r}.")
+    return int(v)
+
+
+def _cabeza(cabeza) -> int | None:
+    """«promedio» -> None; «1»…«4» (o 1…4) -> índice desde 0."""
+    if isinstance(cabeza, str) and cabeza.strip().lower() == PROMEDIO:
+        return None
+    try:
+        return _entero(cabeza, "La cabeza", 1, MAX_CABEZAS) - 1
+    except ValueError:
+        raise ValueError(f"La cabeza debe ser «{PROMEDIO}» o un número del 1 al {MAX_CABEZAS}.") from None
+
+
+# --- modelos ---------------------------------------------------------------------------------------
+
+
+def modelo_propio(estado) -> torch.nn.Module:
+    """El modelo que entrenó el visitante, desde su `gr.State` ({"config", "pesos", ...})."""
+    if not isinstance(estado, dict) or not isinstance(estado.get("config"), dict) or "pesos" not in estado:
+        raise ValueError("Todavía no entrenaste un modelo: usa «Entrénalo tú», más abajo, y vuelve a elegir «el mío».")
+    modelo = modelos.TransformerJuguete(**estado["config"])
+    modelo.load_state_dict(estado["pesos"])
+    return modelo.eval().to(modelos.dispositivo())
+
+
+def elegir_modelo(modelo: str, propio=None) -> torch.nn.Module:
+    """El checkpoint compartido (nunca se muta) o el modelo propio del visitante."""
+    if not isinstance(modelo, str) or modelo not in NOMBRES:
+        raise ValueError(f"El modelo debe ser «{CON}», «{SIN}» o «{MIO}».")
+    if modelo == MIO:
+        return modelo_propio(propio)
+    return modelos.cargar(CHECKPOINTS[modelo])
+
+
+@contextmanager
+def un_hilo():
+    """Torch con un solo hilo mientras dure, solo en el hilo que llama (con OpenMP el ajuste es por hilo).
+
+    Con un modelo tan chico, repartir cada operación entre hilos cuesta más que hacerla: en dos
+    núcleos ocupados, una predicción tarda ~28 ms con dos hilos y ~0,2 ms con uno.
+    """
+    antes = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(antes)
+
+
+def predecir(modelo: torch.nn.Module, digitos: list[int]) -> tuple[list[int], np.ndarray, list[np.ndarray]]:
+    """(predicción [L], probabilidad de cada dígito predicho (L,), pesos por bloque [(cabezas, L, L)])."""
+    lugar = next(modelo.parameters()).device
+    with torch.inference_mode(), un_hilo():
+        x = torch.tensor([digitos], device=lugar)  # (1, L)
+        logits, pesos = modelo(x, con_pesos=True)  # (1, L, 10), [(1, cabezas, L, L)]
+        prob = logits[0].softmax(dim=-1).max(dim=-1)  # valores y argmax, (L,)
+        return prob.indices.cpu().tolist(), prob.values.cpu().numpy(), [p[0].cpu().numpy() for p in pesos]
+
+
+def mapa(pesos: list[np.ndarray], bloque: int, cabeza: int | None) -> np.ndarray:
+    """La matriz (L, L) de un bloque (desde 0): una cabeza (desde 0) o el promedio (None)."""
+    p = pesos[bloque]  # (cabezas, L, L)
+    return p.mean(axis=0) if cabeza is None else p[cabeza]
+
+
+# --- la vista --------------------------------------------------------------------------------------
+
+
+def _repetidos(digitos: list[int]) -> str:
+    """«las posiciones 1 y 2 (dígito 3)», para el primer dígito que se repite; '' si no hay."""
+    for d in dict.fromkeys(digitos):
+        pos = [str(i) for i, x in enumerate(digitos) if x == d]
+        if len(pos) > 1:
+            return f"las posiciones {', '.join(pos[:-1])} y {pos[-1]} (dígito {d})"
+    return ""
+
+
+def _texto(digitos, prediccion, modelo, nombre, avisos) -> str:
+    correcta = digitos[::-1]
+    aciertos = sum(p == c for p, c in zip(prediccion, correcta, strict=True))
+    partes = [
+        f"**{nombre}** predice **{' '.join(map(str, prediccion))}**; la inversión correcta es "
+        f"**{' '.join(map(str, correcta))}**: {aciertos} de {LARGO} dígitos bien."
+    ]
+    partes += avisos
+    if modelo.posicion is None:
+        partes.append(SIN_POSICION)
+        if aciertos == LARGO:
+            partes.append(SIN_POSICION_ACIERTA)
+        if rep := _repetidos(digitos):
+            partes.append(f"Mira {rep}: sus filas del mapa son iguales y predicen el mismo dígito.")
+    else:
+        partes.append("Con posición, cada fila mira a su espejo (recuadros naranjas): la antidiagonal.")
+    return "\n\n".join(partes)
+
+
+def calcular(digitos: str = LECCION, modelo: str = CON, bloque: float = 1, cabeza: str = PROMEDIO, propio=None):
+    """La vista: (tabla HTML de la predicción, mapa de atención, texto)."""
+    entrada = leer_digitos(digitos)
+    bloque_ = _entero(bloque, "El bloque", 1, MAX_BLOQUES) - 1
+    cabeza_ = _cabeza(cabeza)
+    red = elegir_modelo(modelo, propio)
+    nombre = NOMBRES[modelo]
+    prediccion, prob, pesos = predecir(red, entrada)
+    avisos = []
+    # Los controles van hasta 3 bloques y 4 cabezas; un modelo con menos muestra el último que tiene.
+    if bloque_ >= len(pesos):
+        avisos.append(f"Este modelo tiene {cuantos(len(pesos), 'bloque')}: se muestra el bloque {len(pesos)}.")
+        bloque_ = len(pesos) - 1
+    cabezas = pesos[bloque_].shape[0]
+    if cabeza_ is not None and cabeza_ >= cabezas:
+        avisos.append(f"Este modelo tiene {cuantos(cabezas, 'cabeza')}: se muestra la cabeza {cabezas}.")
+        cabeza_ = cabezas - 1
+    que = f"promedio de {cabezas} cabezas" if cabeza_ is None else f"cabeza {cabeza_ + 1} de {cabezas}"
+    titulo = f"¿A dónde mira cada posición?\n{nombre.lower()} · bloque {bloque_ + 1} · {que}"
+    aciertos = sum(p == c for p, c in zip(prediccion, entrada[::-1], strict=True))
+    return (
+        tabla_prediccion(entrada, prediccion, prob, f"{nombre}: {aciertos} de {LARGO} bien"),
+        figura_atencion(mapa(pesos, bloque_, cabeza_), entrada, prediccion, titulo),
+        _texto(entrada, prediccion, red, nombre, avisos),
+    )
+
+
+def construir() -> Vista:
+    # _inversion_entrenar importa este módulo: importarlo aquí, con este ya cargado, evita el ciclo.
+    from demos import _inversion_entrenar as E
+
+    explicacion(EXPLICACION)
+    with gr.Row():
+        with gr.Column(scale=2):
+            digitos = gr.Textbox(LECCION, label="8 dígitos (con o sin espacios; Enter para calcular)", max_lines=1)
+            with gr.Row():
+                azar = gr.Button("Dígitos al azar", size="sm")
+            ejemplos = gr.Examples(
+                [[LECCION], ["7 7 7 7 2 2 2 2"], ["1 2 3 4 4 3 2 1"], ["0 1 2 3 4 5 6 7"]],
+                inputs=[digitos],
+                example_labels=["la lección", "dígitos repetidos", "palíndromo", "todos distintos"],
+                label="Ejemplos",
+                api_visibility="private",
+            )
+        with gr.Column(scale=3):
+            modelo = Opcion(OPCIONES_MODELO, value=CON, label="Modelo")
+            with gr.Row():
+                bloque = Deslizador(1, MAX_BLOQUES, value=1, step=1, label="Bloque")
+                cabeza = Opcion(OPCIONES_CABEZA, value=PROMEDIO, label="Cabeza")
+    propio = gr.State(None)
+    with gr.Row():
+        with gr.Column():
+            prediccion = gr.HTML(label="Predicción contra la inversión correcta")
+            texto = gr.Markdown()
+        atencion = imagen("Mapa de atención")
+    entradas, salidas = [digitos, modelo, bloque, cabeza, propio], [prediccion, atencion, texto]
+
+    def recalcular(ev):
+        return ev.then(envolver(calcular), entradas, salidas, api_visibility="private", show_progress="minimal")
+
+    recalcular(azar.click(digitos_al_azar, outputs=digitos, api_visibility="private", queue=False))
+    recalcular(ejemplos.load_input_event)
+    E.construir_aprende(digitos, texto)
+    recalcular(E.construir_entrena(modelo, propio))
+    return Vista(
+        fn=calcular, entradas=entradas, salidas=salidas, url={"digitos": digitos, "modelo": modelo, "cabeza": cabeza}
+    )
+
+
+if __name__ == "__main__":
+    from app import construir_una, opciones_lanzamiento
+
+    construir_una("inversion-digitos").launch(**opciones_lanzamiento())

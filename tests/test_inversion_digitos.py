@@ -1,0 +1,304 @@
+"""La pestaña «Inversión de dígitos»: el ejemplo de la lección, su antidiagonal y el entrenamiento en vivo."""
+
+import re
+import threading
+
+import numpy as np
+import pytest
+import torch
+
+import modelos
+from demos import _inversion_entrenar as E
+from demos.inversion_digitos import calcular, elegir_modelo, leer_digitos, mapa, modelo_propio, predecir
+from tests.conftest import espera_error
+
+LECCION = [8, 3, 3, 9, 6, 9, 4, 0]
+INVERTIDA = "0 4 9 6 9 3 3 8"
+API, API_ENTRENAR = "/inversion_digitos", "/inversion_digitos_entrenar"
+ACEPTA = "8 dígitos del 0 al 9"
+
+
+def _modelo_y_mapa(nombre, digitos=LECCION):
+    prediccion, _, pesos = predecir(modelos.cargar(nombre), digitos)
+    return prediccion, mapa(pesos, 0, None)
+
+
+# --- la lección ------------------------------------------------------------------------------------
+
+
+def test_el_modelo_de_la_leccion_tiene_13674_parametros():
+    assert sum(p.numel() for p in modelos.cargar("inversion-digitos").parameters()) == 13674
+
+
+def test_leccion_83396940_con_posicion_da_04969338():
+    prediccion, _ = _modelo_y_mapa("inversion-digitos")
+    assert prediccion == [0, 4, 9, 6, 9, 3, 3, 8]
+    _, _, texto = calcular()
+    assert f"predice **{INVERTIDA}**" in texto and "8 de 8" in texto
+
+
+@pytest.mark.parametrize(
+    "digitos", [LECCION, [1, 2, 3, 4, 4, 3, 2, 1], [7, 7, 7, 7, 2, 2, 2, 2], [0, 1, 2, 3, 4, 5, 6, 7]]
+)
+def test_con_posicion_cada_fila_mira_a_su_espejo(digitos):
+    """La antidiagonal de la figura 5: el máximo de la fila i está en la columna 7 − i."""
+    prediccion, m = _modelo_y_mapa("inversion-digitos", digitos)
+    assert m.argmax(axis=1).tolist() == [7 - i for i in range(8)]
+    assert np.allclose(m.sum(axis=1), 1, atol=1e-5)
+    assert prediccion == digitos[::-1]
+
+
+def test_sin_posicion_la_leccion_sale_mal_y_el_mapa_es_plano():
+    prediccion, m = _modelo_y_mapa("inversion-digitos-sin-posicion")
+    assert prediccion != LECCION[::-1]
+    assert m.argmax(axis=1).tolist() != [7 - i for i in range(8)]
+    _, _, texto = calcular(modelo="sin-posicion")
+    assert "no distingue el orden" in texto and "multiconjunto" in texto
+    assert "las posiciones 1 y 2 (dígito 3)" in texto
+
+
+def test_sin_posicion_los_digitos_iguales_son_indistinguibles():
+    """Sin posición, dos posiciones con el mismo dígito tienen la misma fila y la misma predicción."""
+    prediccion, _, pesos = predecir(modelos.cargar("inversion-digitos-sin-posicion"), LECCION)
+    for p in pesos:  # (cabezas, L, L)
+        assert np.allclose(p[:, 1], p[:, 2], atol=1e-6)  # las filas de los dos «3»
+        assert np.allclose(p[:, :, 1], p[:, :, 2], atol=1e-6)  # y cada fila los mira igual
+    assert prediccion[1] == prediccion[2] and prediccion[3] == prediccion[5]
+
+
+def test_sin_posicion_acierta_poco_como_en_la_leccion():
+    """La lección: 31,7 % de los dígitos, 0,0 % de las secuencias enteras."""
+    X, Y = torch.randint(0, 10, (500, 8), generator=torch.Generator().manual_seed(1)), None
+    Y = X.flip(dims=[1])
+    red = modelos.cargar("inversion-digitos-sin-posicion")
+    with torch.inference_mode():
+        pred = red(X.to(modelos.dispositivo())).argmax(-1).cpu()
+    assert 0.2 < (pred == Y).float().mean() < 0.45
+    assert (pred == Y).all(dim=1).float().mean() < 0.02
+
+
+# --- la vista ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("texto", ["8 3 3 9 6 9 4 0", "83396940", "8,3,3,9,6,9,4,0", " 8, 3 3 9\t6 9 4 0 "])
+def test_acepta_digitos_con_o_sin_separadores(texto):
+    assert leer_digitos(texto) == LECCION
+
+
+@pytest.mark.parametrize(
+    "texto",
+    [
+        "8 3 3 9 6 9 4",
+        "8 3 3 9 6 9 4 0 1",
+        "abcdefgh",
+        "8 3 3 9 6 9 4 x",
+        "",
+        "   ",
+        "8" * 100_000,
+        "٣٣٣٣٣٣٣٣",
+        "8 3 3 9 6 9 4 ٣",
+        "8.3.3.9.6.9.4.0",
+        "-8 3 3 9 6 9 4 0",
+        None,
+        83396940,
+    ],
+)
+def test_entrada_mala_dice_que_se_acepta(texto):
+    with pytest.raises(ValueError, match=ACEPTA):
+        calcular(texto)
+
+
+@pytest.mark.parametrize(
+    "kw, mensaje",
+    [
+        ({"bloque": 0}, "entre 1 y 3"),
+        ({"bloque": 4}, "entre 1 y 3"),
+        ({"bloque": 1.5}, "entre 1 y 3"),
+        ({"bloque": float("nan")}, "entre 1 y 3"),
+        ({"cabeza": "5"}, "promedio"),
+        ({"cabeza": "media"}, "promedio"),
+        ({"cabeza": float("inf")}, "promedio"),
+        ({"modelo": "otro"}, "con-posicion"),
+        ({"modelo": "el-mio"}, "Todavía no entrenaste"),
+        ({"modelo": "el-mio", "propio": {"otra": 1}}, "Todavía no entrenaste"),
+    ],
+)
+def test_controles_malos_dan_valueerror_en_espanol(kw, mensaje):
+    with pytest.raises(ValueError, match=mensaje):
+        calcular(**kw)
+
+
+def test_cabeza_y_bloque_que_el_modelo_no_tiene_muestran_el_ultimo():
+    _, _, texto = calcular(bloque=3, cabeza="4")
+    assert "tiene 1 bloque: se muestra el bloque 1" in texto and "tiene 2 cabezas: se muestra la cabeza 2" in texto
+
+
+def test_cada_cabeza_y_el_promedio():
+    _, _, pesos = predecir(modelos.cargar("inversion-digitos"), LECCION)
+    assert np.allclose(mapa(pesos, 0, None), (mapa(pesos, 0, 0) + mapa(pesos, 0, 1)) / 2)
+
+
+def test_la_vista_no_muta_el_modelo_compartido():
+    red = modelos.cargar("inversion-digitos")
+    antes = {k: v.clone() for k, v in red.state_dict().items()}
+    calcular(cabeza="2")
+    assert not red.training
+    assert all(torch.equal(antes[k], v) for k, v in red.state_dict().items())
+
+
+def test_la_tabla_marca_cada_digito():
+    tabla, _, _ = calcular()
+    assert len(re.findall(r">✓ \d+%", tabla)) == 8 and not re.search(r">✗ \d+%", tabla)
+    tabla, _, texto = calcular(modelo="sin-posicion")
+    bien = int(re.search(r"(\d) de 8 dígitos bien", texto).group(1))
+    assert len(re.findall(r">✓ \d+%", tabla)) == bien and len(re.findall(r">✗ \d+%", tabla)) == 8 - bien
+
+
+def test_figuras():
+    from demos._ui import figura_a_imagen
+
+    for nombre, kw in [("atencion", {}), ("sin", {"modelo": "sin-posicion"}), ("cabeza", {"cabeza": "2"})]:
+        fig = calcular(**kw)[1]
+        imagen = figura_a_imagen(fig)
+        assert imagen.ndim == 3 and imagen.shape[0] > 400
+        fig.savefig(f"/tmp/inversion_{nombre}.png", dpi=110)
+
+
+# --- mira cómo aprende ------------------------------------------------------------------------------
+
+
+def test_hay_al_menos_6_instantaneas_y_la_ultima_aprendio():
+    n = E.cuantas_instantaneas()
+    assert n >= 6
+    primera, ultima = E._instantaneas()[0][0], E._instantaneas()[-1][0]
+    assert primera["secuencias"] < 0.05 < 0.99 < ultima["secuencias"]
+    assert primera["paso"] < ultima["paso"]
+    mapa0, curva, texto = E.ver_instantanea(indice=n - 1)
+    assert f"Instantánea {n - 1} de {n - 1}" in texto and "acierta 8 de 8" in texto
+    mapa0.savefig("/tmp/inversion_instantanea.png", dpi=110)
+    curva.savefig("/tmp/inversion_curva.png", dpi=110)
+
+
+@pytest.mark.parametrize("indice", [-1, 1.5, 10**6, float("nan"), float("inf"), "x"])
+def test_instantanea_fuera_de_rango(indice):
+    with pytest.raises(ValueError, match="instantánea debe ser"):
+        E.ver_instantanea(indice=indice)
+
+
+# --- entrénalo tú -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kw, mensaje",
+    [
+        ({"epocas": 0}, "épocas"),
+        ({"epocas": 6}, "épocas"),
+        ({"epocas": "dos"}, "épocas"),
+        ({"cabezas": 3}, "cabezas"),
+        ({"bloques": 4}, "bloques"),
+        ({"con_posicion": "quizá"}, "Con posición"),
+    ],
+)
+def test_entrenar_con_controles_malos(kw, mensaje):
+    with pytest.raises(ValueError, match=mensaje):
+        next(E.entrenar(**kw))
+
+
+def test_entrenar_una_epoca_da_un_estado_que_la_vista_usa():
+    pasos = list(E.entrenar(epocas=1, cabezas=4, bloques=2))
+    *_, (curva, texto, avance, estado) = pasos
+    assert len(pasos) >= 3 and avance == 1.0 and "Listo" in texto
+    assert all(p[3] is None for p in pasos[:-1])
+    assert estado["config"] == {"d_modelo": 32, "cabezas": 4, "bloques": 2, "con_posicion": True}
+    assert all(v.device.type == "cpu" for v in estado["pesos"].values())
+    red = modelo_propio(estado)
+    assert red is not modelo_propio(estado)  # cada llamada arma el suyo
+    _, atencion, texto = calcular(modelo="el-mio", bloque=2, cabeza="4", propio=estado)
+    assert "bloque 2 · cabeza 4 de 4" in atencion.axes[0].get_title()
+    assert elegir_modelo("con-posicion") is modelos.cargar("inversion-digitos")
+    curva.savefig("/tmp/inversion_entrenada.png", dpi=110)
+
+
+# --- por el API -------------------------------------------------------------------------------------
+
+
+def test_api_sin_argumentos_da_la_leccion(cliente):
+    tabla, atencion, texto = cliente.predict(api_name=API)
+    assert len(re.findall(r">✓ \d+%", tabla)) == 8 and atencion
+    assert f"predice **{INVERTIDA}**" in texto
+
+
+def test_api_sin_posicion_y_una_cabeza(cliente):
+    *_, texto = cliente.predict(digitos="12345678", modelo="sin-posicion", bloque=1, cabeza="2", api_name=API)
+    assert "la inversión correcta es **8 7 6 5 4 3 2 1**" in texto and "no distingue el orden" in texto
+
+
+@pytest.mark.parametrize(
+    "digitos, mensaje",
+    [
+        ("8 3 3 9 6 9 4", "Hay 7 dígitos"),
+        ("ocho tres", "no son dígitos"),
+        ("", "No hay dígitos"),
+        ("8" * 100_000, "demasiado largo"),
+        ("٣ 3 3 9 6 9 4 0", "«٣» no es un dígito"),
+    ],
+)
+def test_api_entrada_mala_y_sigue_respondiendo(cliente, digitos, mensaje):
+    error = espera_error(cliente, API, digitos=digitos)
+    assert mensaje in error and ACEPTA in error
+    *_, texto = cliente.predict(digitos="11112222", api_name=API)
+    assert "**2 2 2 2 1 1 1 1**" in texto
+
+
+def test_api_el_mio_sin_entrenar(cliente):
+    assert "Todavía no entrenaste" in espera_error(cliente, API, modelo="el-mio")
+
+
+def test_dos_clientes_a_la_vez_reciben_cada_uno_lo_suyo(url_app):
+    from gradio_client import Client
+
+    pedidos = [
+        {"digitos": "0 1 2 3 4 5 6 7", "modelo": "con-posicion", "cabeza": "1"},
+        {"digitos": "9 9 1 1 5 5 3 3", "modelo": "sin-posicion", "cabeza": "promedio"},
+    ]
+    clientes = [Client(url_app, verbose=False) for _ in pedidos]
+    en_serie = [c.predict(**kw, api_name=API)[2] for c, kw in zip(clientes, pedidos, strict=True)]
+    for _ in range(2):
+        a_la_vez = [None, None]
+
+        def pedir(k):
+            a_la_vez[k] = clientes[k].predict(**pedidos[k], api_name=API)[2]  # noqa: B023
+
+        hilos = [threading.Thread(target=pedir, args=(k,)) for k in range(2)]
+        for h in hilos:
+            h.start()
+        for h in hilos:
+            h.join(timeout=60)
+        assert a_la_vez == en_serie
+
+
+def test_api_entrena_transmite_y_luego_sirve_el_mio(url_app):
+    from gradio_client import Client
+
+    c = Client(url_app, verbose=False)
+    red = modelos.cargar("inversion-digitos")
+    antes = {k: v.clone() for k, v in red.state_dict().items()}
+    trabajo = c.submit(epocas=2, con_posicion=True, cabezas=2, bloques=1, api_name=API_ENTRENAR)
+    curva, texto = trabajo.result(timeout=120)
+    assert len(trabajo.outputs()) >= 3 and curva
+    secuencias = float(re.search(r"y ([\d.]+)% de las secuencias", texto).group(1))
+    assert secuencias > 99
+    # El modelo vive en la sesión de ese cliente; el compartido no cambió.
+    *_, propio = c.predict(modelo="el-mio", api_name=API)
+    assert f"**Tu modelo** predice **{INVERTIDA}**" in propio
+    assert all(torch.equal(antes[k], v) for k, v in red.state_dict().items())
+    otro = Client(url_app, verbose=False)
+    assert "Todavía no entrenaste" in espera_error(otro, API, modelo="el-mio")
+
+
+def test_api_entrenar_rechaza_cabezas_3(url_app):
+    from gradio_client import Client
+
+    assert "El número de cabezas debe ser uno de 1, 2, 4" in espera_error(
+        Client(url_app, verbose=False), API_ENTRENAR, cabezas=3
+    )
