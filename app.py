@@ -170,6 +170,20 @@ def crear_app(solo: str | None = None):
     return gr.mount_gradio_app(app, configurar_cola(demo), path="/", **opciones)
 
 
+def configurar_hilos() -> None:
+    """Un hilo de torch por petición (ATENCION_HILOS_TORCH cambia el número).
+
+    Gradio atiende varias peticiones a la vez, cada una en su hilo; con modelos tan chicos,
+    repartir además cada operación entre núcleos solo los hace pelear: en 2 núcleos ocupados
+    una predicción del transformer de juguete tarda ~28 ms con 2 hilos y ~0,2 ms con 1.
+    Se fija antes de crear los hilos de trabajo, que lo heredan.
+    """
+    import torch
+
+    torch.set_num_threads(int(os.environ.get("ATENCION_HILOS_TORCH", "1")))
+
+
+configurar_hilos()
 demo = construir_suite()
 
 
