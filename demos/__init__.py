@@ -33,18 +33,18 @@ class Pestana:
 
 
 PESTANAS: tuple[Pestana, ...] = (
-    # Pestana("a-mano", "Atención a mano", "demos.a_mano"),
+    Pestana("a-mano", "Atención a mano", "demos.a_mano"),
     Pestana("escalado", "¿Por qué √d?", "demos.escalado"),
-    # Pestana("temperatura", "Temperatura", "demos.temperatura"),
-    # Pestana("mascara-causal", "Máscara causal", "demos.mascara_causal"),
-    # Pestana("multicabeza", "Multicabeza", "demos.multicabeza"),
-    # Pestana("posicion", "Posición", "demos.posicion"),
-    # Pestana("bloque", "Bloque transformer", "demos.bloque"),
-    # Pestana("memoria", "Memoria O(n²)", "demos.memoria"),
-    # Pestana("atencion-cruzada", "Atención cruzada", "demos.atencion_cruzada"),
-    # Pestana("inversion-digitos", "Inversión de dígitos", "demos.inversion_digitos"),
-    # Pestana("parches-vit", "Parches ViT", "demos.parches_vit"),
-    # Pestana("cbam", "CBAM en imagen", "demos.cbam"),
+    Pestana("temperatura", "Temperatura", "demos.temperatura"),
+    Pestana("mascara-causal", "Máscara causal", "demos.mascara_causal"),
+    Pestana("multicabeza", "Multicabeza", "demos.multicabeza"),
+    Pestana("posicion", "Posición", "demos.posicion"),
+    Pestana("bloque", "Bloque transformer", "demos.bloque"),
+    Pestana("memoria", "Memoria O(n²)", "demos.memoria"),
+    Pestana("atencion-cruzada", "Atención cruzada", "demos.atencion_cruzada"),
+    Pestana("inversion-digitos", "Inversión de dígitos", "demos.inversion_digitos"),
+    Pestana("parches-vit", "Parches ViT", "demos.parches_vit"),
+    Pestana("cbam", "CBAM en imagen", "demos.cbam"),
 )
 
 POR_ID: dict[str, Pestana] = {p.id: p for p in PESTANAS}
