@@ -1,0 +1,185 @@
+"""Las recetas de los cuatro checkpoints incluidos y la línea de comandos que los escribe.
+
+    python -m modelos.entrenar NOMBRE   ->   checkpoints/NOMBRE/{config.json, model.safetensors, README.md}
+
+En la CPU, con un hilo, semilla 0 y `torch.use_deterministic_algorithms(True)`:
+en la misma máquina y versión de torch, los pesos salen iguales bit a bit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from torch import Tensor, nn
+
+from .datos import digitos_sklearn
+from .entrenar import entrenar_imagenes, entrenar_inversion, exactitud, validacion_inversion
+from .hub import CARPETA
+from .transformer import TransformerJuguete
+from .visual import RedCBAM
+from .vit import ViTDiminuto
+
+# ---------------------------------------------------------------- recetas de los checkpoints
+
+
+@dataclass(frozen=True)
+class Receta:
+    """Cómo se entrena un checkpoint: el modelo, su optimización y lo que se guarda."""
+
+    clase: type[nn.Module]
+    config: dict  # argumentos del constructor distintos de los por omisión
+    epocas: int
+    tasa: float
+    secuencias_por_epoca: int = 0  # solo inversión
+    decaimiento: float = 0.0  # solo imágenes (AdamW)
+    instantaneas: tuple[int, ...] = ()  # pasos en que se guarda una instantánea
+    meta: float = 0.0  # exactitud mínima (por secuencia o de prueba); 0 = sin meta
+
+
+RECETAS: dict[str, Receta] = {
+    # Adam 1e-3 como en la lección, pero 160 pasos en vez de 313: pasa de no saber a invertir entre los
+    # pasos 60 y 100 y a los 120 ya acierta todo. Una instantánea cada 20 pasos.
+    "inversion-digitos": Receta(
+        TransformerJuguete, {}, 1, 1e-3, 10_240, instantaneas=tuple(range(0, 161, 20)), meta=0.995
+    ),
+    "inversion-digitos-sin-posicion": Receta(TransformerJuguete, {"con_posicion": False}, 1, 1e-3, 10_240),
+    "cbam-digitos": Receta(RedCBAM, {}, 30, 3e-3, decaimiento=1e-4, meta=0.97),
+    "vit-digitos": Receta(ViTDiminuto, {}, 150, 2e-3, decaimiento=0.05, meta=0.96),
+}
+
+
+@dataclass
+class Resultado:
+    modelo: nn.Module
+    metricas: dict  # exactitudes medidas en datos no usados para entrenar
+    segundos: float = 0.0
+    instantaneas: list[tuple[dict, dict[str, Tensor]]] = field(default_factory=list)
+
+
+def construir(nombre: str, semilla: int = 0) -> nn.Module:
+    """El modelo sin entrenar de la receta `nombre`, inicializado con `semilla` (sin tocar el RNG global)."""
+    receta = RECETAS[nombre]
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(semilla)
+        return receta.clase(**receta.config)
+
+
+def _medir_secuencias(modelo: nn.Module) -> dict:
+    """Pérdida y exactitudes en las 2,000 secuencias de validación, con una sola pasada."""
+    X, Y = validacion_inversion()
+    with torch.inference_mode():
+        logits = modelo(X)  # (2000, 8, 10)
+    acierto = logits.argmax(dim=-1) == Y  # (2000, 8)
+    return {
+        "perdida": nn.functional.cross_entropy(logits.transpose(1, 2), Y).item(),
+        "digitos": acierto.float().mean().item(),
+        "secuencias": acierto.all(dim=1).float().mean().item(),
+    }
+
+
+def _entrenar_secuencias(nombre: str, receta: Receta, epocas: int) -> Resultado:
+    modelo = construir(nombre)
+    n, lote = receta.secuencias_por_epoca, 64
+    por_epoca = math.ceil(n / lote)
+    tomas = []
+
+    def tomar(paso: int) -> None:
+        vistas = (paso // por_epoca) * n + min((paso % por_epoca) * lote, n)
+        metricas = {"indice": len(tomas), "paso": paso, "secuencias_vistas": vistas, **_medir_secuencias(modelo)}
+        tomas.append((metricas, {k: v.detach().clone() for k, v in modelo.state_dict().items()}))
+
+    if 0 in receta.instantaneas:
+        tomar(0)
+    # Informes solo donde hace falta una instantánea (o al final de cada época): medir cuesta.
+    cada = math.gcd(*receta.instantaneas) or por_epoca
+    for informe in entrenar_inversion(modelo, epocas=epocas, secuencias_por_epoca=n, tasa=receta.tasa, cada=cada):
+        if informe["paso"] in receta.instantaneas:
+            tomar(informe["paso"])
+    final = tomas[-1][0] if tomas and tomas[-1][0]["paso"] == epocas * por_epoca else _medir_secuencias(modelo)
+    metricas = {k: final[k] for k in ("perdida", "digitos", "secuencias")}
+    return Resultado(modelo, metricas, instantaneas=tomas)
+
+
+def _entrenar_imagenes(nombre: str, receta: Receta, epocas: int) -> Resultado:
+    X_ent, X_prueba, y_ent, y_prueba = digitos_sklearn()
+    modelo = construir(nombre)
+    perdidas = entrenar_imagenes(modelo, X_ent, y_ent, epocas=epocas, tasa=receta.tasa, decaimiento=receta.decaimiento)
+    prueba, _ = exactitud(modelo, X_prueba, y_prueba)
+    entrenamiento, _ = exactitud(modelo, X_ent, y_ent)
+    return Resultado(modelo, {"prueba": prueba, "entrenamiento": entrenamiento, "perdida_final": perdidas[-1]})
+
+
+def entrenar(nombre: str, epocas: int | None = None) -> Resultado:
+    """Entrena en la CPU el checkpoint `nombre` con su receta (`epocas` la acorta, para pruebas)."""
+    if nombre not in RECETAS:
+        raise ValueError(f"Checkpoint desconocido «{nombre}»; los hay: {', '.join(RECETAS)}.")
+    receta = RECETAS[nombre]
+    inicio = time.perf_counter()
+    tarea = _entrenar_secuencias if receta.clase is TransformerJuguete else _entrenar_imagenes
+    resultado = tarea(nombre, receta, receta.epocas if epocas is None else epocas)
+    resultado.segundos = time.perf_counter() - inicio
+    return resultado
+
+
+# ---------------------------------------------------------------- línea de comandos
+
+
+def guardar(nombre: str, resultado: Resultado, carpeta: Path, comparacion: dict | None = None) -> None:
+    """config.json y model.safetensors (del mixin), las instantáneas si las hay y la tarjeta README.md."""
+    from safetensors.torch import save_file
+
+    from . import tarjeta
+
+    carpeta.mkdir(parents=True, exist_ok=True)
+    resultado.modelo.save_pretrained(carpeta)
+    if resultado.instantaneas:
+        tensores = {
+            f"{m['indice']}/{k}": v.contiguous() for m, pesos in resultado.instantaneas for k, v in pesos.items()
+        }
+        save_file(tensores, carpeta / "instantaneas.safetensors", metadata={"format": "pt"})
+        metricas = json.dumps([m for m, _ in resultado.instantaneas], indent=1, ensure_ascii=False)
+        (carpeta / "instantaneas.json").write_text(metricas + "\n", encoding="utf-8")
+    tarjeta.escribir(carpeta, nombre, resultado, RECETAS[nombre], comparacion)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from . import tarjeta
+
+    parser = argparse.ArgumentParser(
+        prog="python -m modelos.entrenar",
+        description="Entrena un checkpoint incluido, de forma determinista en la CPU, y escribe CARPETA/NOMBRE/.",
+    )
+    parser.add_argument("nombre", choices=list(RECETAS))
+    parser.add_argument("--carpeta", type=Path, default=CARPETA, help="por omisión, checkpoints/ del repositorio")
+    args = parser.parse_args(argv)
+    torch.use_deterministic_algorithms(True)  # solo en este proceso: la app no pasa por aquí
+    # Un hilo: los pesos no dependen de cuántos núcleos haya, y estos modelos diminutos apenas ganan con más.
+    torch.set_num_threads(1)
+    comparacion = None
+    if args.nombre == "inversion-digitos":
+        print("Midiendo frente al bucle de la lección (3 corridas de cada uno, alternadas)…", flush=True)
+        comparacion = tarjeta.comparar_con_leccion(3)
+        resultado = comparacion.pop("resultado")  # la última de las 3 corridas, idénticas
+        resultado.segundos = comparacion["nuestra"]
+    else:
+        resultado = entrenar(args.nombre)
+    guardar(args.nombre, resultado, args.carpeta / args.nombre, comparacion)
+    medidas = "  ".join(f"{k} {v:.4f}" for k, v in resultado.metricas.items())
+    print(f"{args.nombre}: {medidas}  ({resultado.segundos:.2f} s) -> {args.carpeta / args.nombre}")
+    if comparacion:
+        print(f"Razón frente al bucle de la lección: {comparacion['razon']:.2f}")
+    logrado = resultado.metricas.get("secuencias", resultado.metricas.get("prueba", 0.0))
+    if logrado < RECETAS[args.nombre].meta:
+        print(f"AVISO: {logrado:.2%} no llega a la meta de {RECETAS[args.nombre].meta:.1%}.")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,287 @@
+"""La tarjeta de cada checkpoint (README.md con el front matter del Hub) y las medidas que cita.
+
+`python -m modelos.entrenar NOMBRE` la escribe con lo medido en esa misma corrida:
+exactitud en datos no usados para entrenar, tiempo, máquina y, para
+inversion-digitos, la razón frente al bucle de entrenamiento de la lección.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from .datos import secuencias_digitos
+from .entrenar import entrenar_inversion, exactitud, validacion_inversion
+from .recetas import RECETAS, construir, entrenar
+
+TITULOS = {
+    "inversion-digitos": "Transformer de juguete que invierte 8 dígitos",
+    "inversion-digitos-sin-posicion": "El mismo transformer, sin posición: el contraste",
+    "cbam-digitos": "Red convolucional pequeña con CBAM para los dígitos de sklearn",
+    "vit-digitos": "ViT diminuto para los dígitos de sklearn",
+}
+
+DESCRIPCIONES = {
+    "inversion-digitos": (
+        "El transformer de la lección «Atención y transformers»: fichas de dígitos más una posición aprendida, "
+        "un bloque transformer pre-norma (2 cabezas, d_modelo = 32) y una capa lineal a 10 clases. Recibe 8 "
+        "dígitos y escribe la secuencia al revés: cada posición tiene que aprender a mirar a su espejo, y ese "
+        "patrón se ve en sus pesos de atención."
+    ),
+    "inversion-digitos-sin-posicion": (
+        "Idéntico a `inversion-digitos`, pero con `con_posicion=False`. Sin la tabla de posiciones la "
+        "autoatención no distingue el orden: el modelo sabe qué dígitos hay, no dónde están, así que no puede "
+        "invertir la secuencia. Acierta alrededor de un dígito de cada tres y casi ninguna secuencia entera "
+        "(en la lección, 32 % de los dígitos). Está aquí para compararlo con el que sí tiene posición."
+    ),
+    "cbam-digitos": (
+        "Dos convoluciones 3 × 3 de 32 canales (con BatchNorm y ReLU), un bloque CBAM (atención de canal con "
+        "reducción 8 y atención espacial con kernel 7 × 7), un promedio a 2 × 2 y una capa lineal a 10 clases. "
+        "Devuelve, además de los logits, los pesos de canal y el mapa espacial que muestra la pestaña."
+    ),
+    "vit-digitos": (
+        "Un Vision Transformer diminuto: cada dígito de 8 × 8 se corta en 16 parches de 2 × 2, cada parche se "
+        "proyecta a un vector de 64, se antepone el token [CLS] y se suma una posición aprendida; siguen 2 "
+        "bloques transformer de 4 cabezas y una capa lineal desde el [CLS]. Devuelve también los pesos de "
+        "atención de cada bloque."
+    ),
+}
+
+ELECCION = {
+    "cbam-digitos": "La receta no se ajustó: es la primera que se probó.",
+    "vit-digitos": (
+        "Épocas, tasa y decaimiento se eligieron con una validación apartada del entrenamiento (337 de las "
+        "1,347 imágenes, con tres semillas); la partición de prueba se midió solo con la receta ya fija."
+    ),
+}
+
+DATOS_IMAGENES = (
+    "`sklearn.datasets.load_digits()`: 1,797 dígitos escritos a mano, de 8 × 8 píxeles en gris (de 0 a 16, "
+    "escalados a 0–1 en `modelos.datos.normalizar_digitos`). Partición de `modelos.datos.digitos_sklearn()`: "
+    "`train_test_split(test_size=0.25, random_state=0, stratify=y)`, 1,347 imágenes para entrenar y 450 de "
+    "prueba. La aumentación (desplazamientos al azar de hasta 1 px en cada eje) se aplica solo al "
+    "entrenamiento. La exactitud de abajo se mide en las 450 de prueba, que el entrenamiento nunca ve."
+)
+
+
+def hilos(n: int) -> str:
+    return f"{n} hilo" if n == 1 else f"{n} hilos"
+
+
+def maquina() -> str:
+    """Procesador, núcleos, hilos de torch y versiones, en una línea."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next((linea.split(":", 1)[1].strip() for linea in f if linea.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return (
+        f"{cpu}, {os.cpu_count()} núcleos, {hilos(torch.get_num_threads())} de torch; {platform.system()}, "
+        f"Python {platform.python_version()}, torch {torch.__version__}"
+    )
+
+
+def _carga() -> str:
+    """La carga media del último minuto, si el sistema la da: los tiempos dependen de ella."""
+    if not hasattr(os, "getloadavg"):
+        return ""
+    return (
+        f"Carga media del sistema al terminar: {os.getloadavg()[0]:.1f} (la CPU puede compartirse con otros procesos)."
+    )
+
+
+def bucle_leccion(epocas: int = 1) -> tuple[float, float]:
+    """El bucle de la lección, como vara de medir: (segundos, exactitud por secuencia).
+
+    20,000 secuencias, DataLoader con shuffle, lote 64, Adam 1e-3 y la validación al final de cada época.
+    """
+    from torch.utils.data import DataLoader, TensorDataset
+
+    inicio = time.perf_counter()
+    X, Y = secuencias_digitos(20_000, 0)
+    X_val, Y_val = validacion_inversion()
+    modelo = construir("inversion-digitos")
+    cargador = DataLoader(TensorDataset(X, Y), batch_size=64, shuffle=True, generator=torch.Generator().manual_seed(0))
+    optimizador = torch.optim.Adam(modelo.parameters(), lr=1e-3)
+    for _ in range(epocas):
+        modelo.train()
+        for x, y in cargador:
+            optimizador.zero_grad()
+            nn.functional.cross_entropy(modelo(x).transpose(1, 2), y).backward()
+            optimizador.step()
+        _, secuencias = exactitud(modelo.eval(), X_val, Y_val)
+    return time.perf_counter() - inicio, secuencias
+
+
+def comparar_con_leccion(repeticiones: int = 3, epocas_leccion: int = 1) -> dict:
+    """Medianas de corridas alternadas de la receta de inversion-digitos y del bucle de la lección.
+
+    Mide el tiempo de reloj y el de CPU del proceso (este varía menos si otros procesos comparten
+    la máquina). Comprueba de paso el determinismo: todas las corridas dan los mismos pesos. En
+    "resultado" va el `Resultado` de la última corrida de la receta.
+    """
+    # La primera pasada de torch prepara núcleos y memoria: que no le cueste a ninguno de los dos.
+    list(entrenar_inversion(construir("inversion-digitos"), epocas=1, secuencias_por_epoca=640))
+    medidas: dict[str, list[float]] = {"nuestra": [], "leccion": [], "nuestra_cpu": [], "leccion_cpu": []}
+    pesos = []
+    for _ in range(repeticiones):
+        cpu = time.process_time()
+        r = entrenar("inversion-digitos")
+        medidas["nuestra_cpu"].append(time.process_time() - cpu)
+        medidas["nuestra"].append(r.segundos)
+        pesos.append(r.modelo.state_dict())
+        cpu, reloj = time.process_time(), time.perf_counter()
+        bucle_leccion(epocas_leccion)
+        medidas["leccion_cpu"].append(time.process_time() - cpu)
+        medidas["leccion"].append(time.perf_counter() - reloj)
+    c: dict = {k: statistics.median(v) for k, v in medidas.items()}
+    c["razon"], c["razon_cpu"] = c["nuestra"] / c["leccion"], c["nuestra_cpu"] / c["leccion_cpu"]
+    c["iguales"] = all(torch.equal(p[k], pesos[0][k]) for p in pesos for k in p)
+    c["pasos"] = RECETAS["inversion-digitos"].epocas * -(-RECETAS["inversion-digitos"].secuencias_por_epoca // 64)
+    c["repeticiones"], c["hilos"], c["resultado"] = repeticiones, torch.get_num_threads(), r
+    return c
+
+
+def _front_matter(nombre: str, metrica: str, valor: float) -> str:
+    imagen = not nombre.startswith("inversion")
+    etiquetas = ["pytorch_model_hub_mixin", "model_hub_mixin", "educational", "attention"]
+    etiquetas += ["cbam", "image-classification"] if nombre.startswith("cbam") else []
+    etiquetas += ["vision-transformer", "image-classification"] if nombre.startswith("vit") else []
+    etiquetas += ["transformer", "toy-task"] if nombre.startswith("inversion") else []
+    tarea = "image-classification" if imagen else "other"
+    conjunto = "sklearn digits (partición de prueba)" if imagen else "secuencias de 8 dígitos al azar (validación)"
+    return "\n".join(
+        ["---", "license: mit", "library_name: pytorch", "tags:", *[f"- {e}" for e in etiquetas]]
+        + (["pipeline_tag: image-classification"] if imagen else [])
+        + ["metrics:", "- accuracy", "model-index:", f"- name: {nombre}", "  results:", "  - task:"]
+        + [f"      type: {tarea}", "    dataset:", f"      name: {conjunto}", f"      type: {conjunto.split(' (')[0]}"]
+        + ["    metrics:", "    - type: accuracy", f"      name: {metrica}", f"      value: {valor:.4f}", "---", ""]
+    )
+
+
+def _coincidencias_validacion(n: int) -> int:
+    """Cuántas de las 2,000 secuencias de validación aparecen, por azar, entre las n de entrenamiento."""
+    potencias = 10 ** torch.arange(7, -1, -1)  # cada secuencia de 8 dígitos como un número
+    vistas = set((secuencias_digitos(n, 0)[0] @ potencias).tolist())
+    return sum(v in vistas for v in (validacion_inversion()[0] @ potencias).tolist())
+
+
+def _seccion_datos(nombre: str, receta) -> str:
+    if not nombre.startswith("inversion"):
+        return DATOS_IMAGENES
+    n = receta.secuencias_por_epoca
+    return (
+        "Secuencias de 8 dígitos del 0 al 9, uniformes al azar: `modelos.datos.secuencias_digitos(n, semilla)`; "
+        f"el objetivo es la misma secuencia al revés. Entrenamiento: {n:,} secuencias de la semilla 0. "
+        "Validación (la métrica de abajo): 2,000 secuencias nuevas de la semilla 2³² − 1 "
+        "(`modelos.entrenar.validacion_inversion()`), que ningún entrenamiento usa; por azar, "
+        f"{_coincidencias_validacion(n)} coinciden con alguna de entrenamiento (hay 10⁸ posibles)."
+    )
+
+
+def _seccion_receta(nombre: str, receta) -> str:
+    if nombre.startswith("inversion"):
+        pasos = receta.epocas * -(-receta.secuencias_por_epoca // 64)
+        return (
+            f"Adam con tasa {receta.tasa:g} (la de la lección), lotes de 64 y entropía cruzada por posición; "
+            f"{receta.epocas} época de {receta.secuencias_por_epoca:,} secuencias barajadas, {pasos} pasos. Es "
+            "`modelos.entrenar.entrenar_inversion`, el mismo bucle que usa la pestaña «entrénalo tú»."
+        )
+    pasos = receta.epocas * -(-1347 // 64)
+    return (
+        f"AdamW con una sola subida y bajada de la tasa (OneCycle, máximo {receta.tasa:g}) y decaimiento de pesos "
+        f"{receta.decaimiento:g}; lotes de 64, entropía cruzada, {receta.epocas} épocas ({pasos:,} pasos). "
+        + ELECCION[nombre]
+    )
+
+
+def _seccion_resultados(nombre: str, resultado, receta) -> tuple[str, str, float]:
+    m = resultado.metricas
+    if nombre.startswith("inversion"):
+        meta = f"≥ {receta.meta:.1%}" if receta.meta else "ninguna: es el contraste"
+        tabla = (
+            "| medida (2,000 secuencias de validación) | valor | meta |\n|---|---|---|\n"
+            f"| secuencias enteras acertadas | {m['secuencias']:.2%} | {meta} |\n"
+            f"| dígitos acertados | {m['digitos']:.2%} | |\n| pérdida (entropía cruzada) | {m['perdida']:.4f} | |"
+        )
+        if not receta.meta:  # el contraste: lo que dice algo es cuántos dígitos acierta
+            return tabla, "dígitos acertados", m["digitos"]
+        return tabla, "secuencias enteras acertadas", m["secuencias"]
+    tabla = (
+        "| medida | valor | meta |\n|---|---|---|\n"
+        f"| exactitud en prueba (450 imágenes) | {m['prueba']:.2%} ({round(m['prueba'] * 450)} de 450) "
+        f"| ≥ {receta.meta:.0%} |\n| exactitud en entrenamiento (sin aumentación) | {m['entrenamiento']:.2%} | |"
+    )
+    return tabla, "exactitud en prueba", m["prueba"]
+
+
+def _seccion_leccion(c: dict) -> str:
+    return (
+        "## Frente al bucle de la lección\n\n"
+        f"Medianas de {c['repeticiones']} corridas alternadas en la misma máquina y el mismo proceso, con "
+        f"{hilos(c['hilos'])} de torch (`python scripts/bench_entrenamiento.py` repite la medida). "
+        "El bucle de la lección: 20,000 secuencias con DataLoader, lote 64, Adam 1e-3, 1 época (313 pasos), "
+        "que es cuando llega al 100 %.\n\n"
+        "| entrenamiento | reloj (s) | CPU (s) |\n|---|---|---|\n"
+        f"| esta receta ({c['pasos']} pasos, con validaciones e instantáneas) | {c['nuestra']:.2f} "
+        f"| {c['nuestra_cpu']:.2f} |\n"
+        f"| bucle de la lección, 1 época | {c['leccion']:.2f} | {c['leccion_cpu']:.2f} |\n"
+        f"| **razón** | **{c['razon']:.2f}** | **{c['razon_cpu']:.2f}** |\n\n"
+        f"Las {c['repeticiones']} corridas dieron los mismos pesos, bit a bit: {'sí' if c['iguales'] else 'NO'}.\n"
+    )
+
+
+def _seccion_instantaneas(tomas: list) -> str:
+    filas = "\n".join(
+        f"| {m['indice']} | {m['paso']} | {m['secuencias_vistas']:,} | {m['perdida']:.3f} | {m['digitos']:.1%} "
+        f"| {m['secuencias']:.1%} |"
+        for m, _ in tomas
+    )
+    return (
+        "## Instantáneas del entrenamiento\n\n`instantaneas.safetensors` guarda los pesos en "
+        f"{len(tomas)} momentos (las claves de la instantánea k llevan el prefijo `k/`) e `instantaneas.json` "
+        "sus métricas en las 2,000 secuencias de validación; `modelos.entrenar.instantaneas()` las carga. "
+        "La transición de no saber a invertir se ve entre los pasos 60 y 100.\n\n"
+        "| k | paso | secuencias vistas | pérdida | dígitos | secuencias |\n|---|---|---|---|---|---|\n" + filas + "\n"
+    )
+
+
+def escribir(carpeta: Path, nombre: str, resultado, receta, comparacion: dict | None = None) -> None:
+    """Escribe carpeta/README.md: front matter del Hub y la tarjeta en español."""
+    tabla, metrica, valor = _seccion_resultados(nombre, resultado, receta)
+    clase = type(resultado.modelo).__name__
+    parametros = sum(p.numel() for p in resultado.modelo.parameters())
+    tiempo = "mediana de 3 corridas" if comparacion else "una corrida"
+    partes = [
+        _front_matter(nombre, metrica, valor),
+        f"# {nombre}: {TITULOS[nombre]}\n\n{DESCRIPCIONES[nombre]} {parametros:,} parámetros.\n",
+        "Acompaña a las demos interactivas de la lección de atención y transformers; es un modelo de juguete, "
+        "para mirar por dentro, no para usar en nada serio.\n",
+        "## Uso\n\n```python\nfrom modelos import cargar, " + clase + "\n\n"
+        f'modelo = cargar("{nombre}")  # en eval, una vez por proceso\n'
+        f'modelo = {clase}.from_pretrained("checkpoints/{nombre}")  # o directo, desde la carpeta\n```\n',
+        f"## Datos\n\n{_seccion_datos(nombre, receta)}\n",
+        f"## Entrenamiento\n\n- Comando, desde la raíz del repositorio: `python -m modelos.entrenar {nombre}`\n"
+        f"- Receta: {_seccion_receta(nombre, receta)}\n"
+        "- Determinista: semilla 0, generadores propios, un hilo de torch y "
+        "`torch.use_deterministic_algorithms(True)`, en la CPU. En la misma máquina y versión de torch, los pesos "
+        "salen iguales bit a bit.\n"
+        f"- Tiempo de entrenamiento: {resultado.segundos:.2f} s ({tiempo}).\n- Máquina: {maquina()}. "
+        + _carga()
+        + "\n",
+        f"## Resultados\n\n{tabla}\n",
+    ]
+    if comparacion:
+        partes.append(_seccion_leccion(comparacion))
+    if resultado.instantaneas:
+        partes.append(_seccion_instantaneas(resultado.instantaneas))
+    otras = ", ".join(f"`{n}`" for n in RECETAS if n != nombre)
+    partes.append(f"## Véase también\n\nLos otros checkpoints de la suite: {otras}.\n")
+    (carpeta / "README.md").write_text("\n".join(partes), encoding="utf-8")

@@ -1,0 +1,71 @@
+"""¿Cuánto tarda entrenar? La receta de inversion-digitos frente al bucle de la lección, y la pestaña.
+
+    python scripts/bench_entrenamiento.py [--repeticiones 3] [--hilos 1]
+
+Mide en la misma corrida, alternando, la receta de `python -m modelos.entrenar inversion-digitos`
+y el bucle de entrenamiento de la lección (1 época de 20,000 secuencias con DataLoader, que es
+cuando llega al 100 %), y además `entrenar_inversion` como la llama la pestaña «entrénalo tú»
+(2 y 5 épocas de 10,000 secuencias). Imprime medianas de reloj y de CPU del proceso; la de CPU
+varía menos cuando otros procesos comparten la máquina. Por omisión con 1 hilo de torch, como la
+línea de comandos que escribe la tarjeta: con 2 y la CPU ocupada por otros, los hilos de OpenMP que se
+esperan entre sí hacen al bucle de la lección varias veces más lento, y la comparación no sería justa.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from modelos.entrenar import entrenar_inversion
+from modelos.recetas import construir
+from modelos.tarjeta import comparar_con_leccion, hilos, maquina
+
+
+def medir_pestana(epocas: int, repeticiones: int) -> tuple[float, float, int, float]:
+    """Medianas (reloj, CPU), pasos y exactitud por secuencia al final de `entrenar_inversion`."""
+    relojes, cpus = [], []
+    for _ in range(repeticiones):
+        modelo = construir("inversion-digitos")
+        reloj, cpu = time.perf_counter(), time.process_time()
+        *_, ultimo = entrenar_inversion(modelo, epocas=epocas, secuencias_por_epoca=10_000, cada=25)
+        relojes.append(time.perf_counter() - reloj)
+        cpus.append(time.process_time() - cpu)
+    return statistics.median(relojes), statistics.median(cpus), ultimo["paso"], ultimo["secuencias"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeticiones", type=int, default=3)
+    parser.add_argument(
+        "--hilos", type=int, default=1, help="hilos de torch; 1 como `python -m modelos.entrenar`, 0 los de por omisión"
+    )
+    args = parser.parse_args()
+    if args.hilos:
+        torch.set_num_threads(args.hilos)  # este proceso es solo la medida
+    print(f"Máquina: {maquina()}\n")
+    c = comparar_con_leccion(args.repeticiones)
+    filas = [
+        (f"receta inversion-digitos ({c['pasos']} pasos)", c["nuestra"], c["nuestra_cpu"]),
+        ("bucle de la lección, 1 época (313 pasos)", c["leccion"], c["leccion_cpu"]),
+        ("razón receta / lección", c["razon"], c["razon_cpu"]),
+    ]
+    for epocas in (2, 5):
+        reloj, cpu, pasos, secuencias = medir_pestana(epocas, args.repeticiones)
+        filas.append((f"pestaña: {epocas} épocas de 10,000 ({pasos} pasos, {secuencias:.1%})", reloj, cpu))
+    ancho = max(len(f[0]) for f in filas)
+    print(f"Medianas de {args.repeticiones} corridas, {hilos(torch.get_num_threads())} de torch\n")
+    print(f"| {'entrenamiento':<{ancho}} | reloj (s) | CPU (s) |\n|{'-' * (ancho + 2)}|-----------|---------|")
+    for nombre, reloj, cpu in filas:
+        print(f"| {nombre:<{ancho}} | {reloj:>9.2f} | {cpu:>7.2f} |")
+    print(f"\nLas corridas de la receta dieron los mismos pesos: {'sí' if c['iguales'] else 'NO'}")
+
+
+if __name__ == "__main__":
+    main()
