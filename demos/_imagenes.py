@@ -23,6 +23,8 @@ import gradio as gr
 import numpy as np
 from PIL import Image, ImageOps
 
+from demos._ui import rechazar_invalido, tolerante
+
 MAX_BYTES = 20 * 2**20  # un archivo más pesado no se abre
 MAX_PIXELES = 25_000_000  # ancho × alto declarados (una foto de 24 megapíxeles cabe)
 MAX_PROPORCION = 20  # lado mayor / lado menor
@@ -192,10 +194,12 @@ class Subida(gr.Image):
     """Un gr.Image de subida que entrega la ruta del archivo sin abrirlo (ni rechazarlo en inglés)."""
 
     is_template = True
+    data_model = tolerante(gr.Image.data_model)
 
     def preprocess(self, payload):
         if payload is None:
             return None
+        rechazar_invalido(payload, "Eso no es una imagen: sube un archivo JPEG, PNG, GIF, BMP, TIFF o WebP.")
         url = payload.url or ""
         if url.startswith("data:"):  # imagen en base64 (pegada del portapapeles)
             if len(url) > MAX_BYTES * 4 // 3 + 100:
@@ -215,10 +219,14 @@ class Dibujo(gr.ImageEditor):
     """
 
     is_template = True
+    data_model = tolerante(gr.ImageEditor.data_model)
 
     def preprocess(self, payload):
         if payload is None:
             return None
+        rechazar_invalido(
+            payload, "Eso no es un dibujo: usa el lienzo (o envía fondo, capas y composición como imágenes)."[:200]
+        )
         datos = payload
         if payload.id is not None:
             datos = self.blob_storage.pop(payload.id, None)

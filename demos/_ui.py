@@ -25,7 +25,7 @@ from typing import Any
 import gradio as gr
 import numpy as np
 from gradio.data_classes import GradioModel
-from pydantic import model_validator
+from pydantic import ValidationError, model_validator
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +180,38 @@ class _CualquierTabla(GradioModel):
     @classmethod
     def _envolver(cls, valor):
         return valor if isinstance(valor, dict) else {"data": valor}
+
+
+MARCA_INVALIDA = "\x00entrada-invalida"
+
+
+def tolerante(modelo: type[GradioModel]) -> type[GradioModel]:
+    """El `data_model` de un componente, pero sin el error en inglés de pydantic.
+
+    Si lo que llega por el API no valida (un texto donde va una imagen…), en vez de fallar
+    deja una marca en el primer campo; el `preprocess` del componente la convierte en un
+    `gr.Error` en español con `rechazar_invalido`. Lo válido valida igual que antes, con
+    las mismas comprobaciones de archivos de Gradio, y el esquema del API no cambia.
+    """
+
+    class Tolerante(modelo):
+        @model_validator(mode="wrap")
+        @classmethod
+        def _marcar_si_no_valida(cls, valor, handler):
+            try:
+                return handler(valor)
+            except ValidationError:
+                return cls.model_construct(**{next(iter(cls.model_fields)): MARCA_INVALIDA})
+
+    Tolerante.__name__ = Tolerante.__qualname__ = modelo.__name__
+    return Tolerante
+
+
+def rechazar_invalido(payload, mensaje: str) -> None:
+    """Lanza `gr.Error(mensaje)` si `payload` trae la marca de `tolerante`."""
+    campos = getattr(type(payload), "model_fields", {})
+    if any(getattr(payload, c, None) == MARCA_INVALIDA for c in campos):
+        raise gr.Error(mensaje, title=TITULO_ERROR)
 
 
 class TablaEditable(gr.Dataframe):
