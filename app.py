@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import threading
 
 import gradio as gr
 from fastapi import FastAPI, Request
@@ -17,6 +18,8 @@ from fastapi.responses import RedirectResponse
 
 from demos import PESTANAS, Pestana, buscar
 from demos._ui import Vista, conectar, vista_inicial
+
+log = logging.getLogger("app")
 
 TITULO = "Atención y transformers"
 
@@ -143,13 +146,35 @@ def opciones_lanzamiento() -> dict:
     }
 
 
-def configurar_cola(blocks: gr.Blocks) -> gr.Blocks:
+def configurar_cola(blocks: gr.Blocks, max_size: int = 64) -> gr.Blocks:
     """Cola acotada: con `max_size` lleno, Gradio contesta «cola llena» en vez de colgarse.
 
     Los eventos ligeros corren de a 4 por evento; los pesados (entrenar, medir)
-    declaran su propio `concurrency_id` con límite 1, así no bloquean a los demás.
+    declaran su propio `concurrency_id` con límite 1, así no bloquean a los demás,
+    y además un cerrojo de proceso (`_ui.exclusivo`) los limita entre montajes.
     """
-    return blocks.queue(default_concurrency_limit=4, max_size=64)
+    return blocks.queue(default_concurrency_limit=4, max_size=max_size)
+
+
+def precargar_checkpoints() -> list[str]:
+    """Carga cada checkpoint del registro y dice en el log cuál falla y por qué.
+
+    Corre en un hilo al arrancar: la app no espera, el primer visitante de una
+    pestaña con modelo no paga la carga, y nadie usa una app a medias sin que el
+    log lo diga. Devuelve los nombres que fallaron.
+    """
+    from modelos import REGISTRO, cargar
+
+    malos = []
+    for nombre in REGISTRO:
+        try:
+            cargar(nombre)
+        except Exception as e:
+            malos.append(nombre)
+            log.error("Checkpoint %s NO disponible; sus pestañas darán error hasta arreglarlo: %s", nombre, e)
+    if not malos:
+        log.info("Checkpoints listos: %s", ", ".join(REGISTRO))
+    return malos
 
 
 def crear_app(solo: str | None = None):
@@ -200,6 +225,7 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     import uvicorn
 
+    threading.Thread(target=precargar_checkpoints, name="precarga", daemon=True).start()
     print(f"* Atención y transformers en http://{args.host}:{args.port}/", flush=True)
     uvicorn.run(crear_app(args.demo), host=args.host, port=args.port, log_level="warning")
 

@@ -220,7 +220,7 @@ def construir_entrena(modelo: gr.Radio, propio: gr.State):
             yield gr.skip() if curva_ is None else curva_, texto_, gr.skip() if estado is None else estado
 
     evento = boton.click(
-        envolver(entrenar_aqui),
+        envolver(entrenar_aqui, exclusivo_de="entrenar"),
         [epocas, con_posicion, cabezas, bloques],
         [curva, texto, propio],
         api_name="inversion_digitos_entrenar",

@@ -9,6 +9,7 @@ todas; así una pestaña nueva no necesita código propio para nada de eso.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import logging
@@ -89,11 +90,59 @@ def figura_a_imagen(fig, dpi: int | None = None) -> np.ndarray:
     return np.asarray(lienzo.buffer_rgba())[..., :3].copy()
 
 
-def a_gradio(resultado: Any) -> Any:
-    """Figuras -> imágenes; el resto pasa igual. Acepta un valor o una tupla."""
+# Las figuras van al navegador como PNG en archivos propios, con nombre único. Si se le diera a
+# Gradio el arreglo de píxeles, lo codificaría en su caché en una ruta que depende del contenido y
+# la reescribiría sin cuidado: dos visitantes con la misma vista (la inicial, en clase) se pisan,
+# y uno descarga un archivo a medio escribir (visto en las pruebas de concurrencia). Con un archivo,
+# Gradio copia a su caché de forma atómica.
+_FIGURAS = Path(tempfile.gettempdir()) / "atencion-figuras"
+_VIDA_FIGURA_S = 600  # Gradio ya copió el archivo a su caché; el nuestro se borra después
+_ultima_limpieza = [0.0]
+
+
+def _limpiar_figuras_viejas() -> None:
+    ahora = time.time()
+    with _cerrojo_limpieza:
+        if ahora - _ultima_limpieza[0] < 60:
+            return
+        _ultima_limpieza[0] = ahora
+    for vieja in (_FIGURAS / "efimeras").glob("*.png"):
+        try:
+            if vieja.stat().st_mtime < ahora - _VIDA_FIGURA_S:
+                vieja.unlink()
+        except OSError:
+            pass
+
+
+_cerrojo_limpieza = threading.Lock()
+
+
+def a_png(valor: Any, carpeta: str = "efimeras") -> str:
+    """Una figura (o un arreglo RGB/RGBA uint8) a un PNG con nombre único; devuelve su ruta."""
+    from ._graficos import DPI_PANTALLA
+
+    destino = _FIGURAS / carpeta
+    destino.mkdir(parents=True, exist_ok=True)
+    ruta = destino / f"{uuid.uuid4().hex}.png"
+    if _es_figura(valor):
+        valor.savefig(ruta, format="png", dpi=DPI_PANTALLA)
+    else:
+        from PIL import Image
+
+        Image.fromarray(valor).save(ruta, format="png")
+    _limpiar_figuras_viejas()
+    return str(ruta)
+
+
+def _es_imagen(valor: Any) -> bool:
+    return _es_figura(valor) or (isinstance(valor, np.ndarray) and valor.dtype == np.uint8 and valor.ndim == 3)
+
+
+def a_gradio(resultado: Any, carpeta: str = "efimeras") -> Any:
+    """Figuras e imágenes -> rutas de PNG; el resto pasa igual. Acepta un valor o una tupla."""
     if isinstance(resultado, tuple):
-        return tuple(figura_a_imagen(v) if _es_figura(v) else v for v in resultado)
-    return figura_a_imagen(resultado) if _es_figura(resultado) else resultado
+        return tuple(a_png(v, carpeta) if _es_imagen(v) else v for v in resultado)
+    return a_png(resultado, carpeta) if _es_imagen(resultado) else resultado
 
 
 def _error(e: Exception) -> gr.Error:
@@ -103,34 +152,50 @@ def _error(e: Exception) -> gr.Error:
     return gr.Error("Algo falló al calcular esta vista. Prueba con otros valores o recarga la página.", title="Error")
 
 
-def envolver(fn: Callable) -> Callable:
+# Un cerrojo por evento pesado, común a todo el proceso: la suite y cada /demo/<id>/ tienen colas
+# separadas, y el `concurrency_id` de Gradio solo limita dentro de una cola.
+_EXCLUSIVOS: dict[str, threading.Lock] = {}
+_cerrojo_exclusivos = threading.Lock()
+
+
+def exclusivo(nombre: str) -> threading.Lock:
+    """El cerrojo del proceso para el evento pesado `nombre` (entrenar, medir…)."""
+    with _cerrojo_exclusivos:
+        return _EXCLUSIVOS.setdefault(nombre, threading.Lock())
+
+
+def envolver(fn: Callable, exclusivo_de: str | None = None) -> Callable:
     """La función de cálculo lista para Gradio: ValueError -> gr.Error en español, figuras -> imágenes.
 
     Conserva la firma de `fn`, que Gradio usa para nombrar los parámetros del API.
-    Sirve también para generadores (cada valor producido se convierte).
+    Sirve también para generadores (cada valor producido se convierte). Con
+    `exclusivo_de`, a lo sumo una llamada a la vez en todo el proceso; las demás esperan.
     """
+    cerrojo = exclusivo(exclusivo_de) if exclusivo_de else contextlib.nullcontext()
     if inspect.isgeneratorfunction(fn):
 
         @functools.wraps(fn)
         def generador(*args, **kwargs):
-            try:
-                for valor in fn(*args, **kwargs):
-                    yield a_gradio(valor)
-            except gr.Error:
-                raise
-            except Exception as e:
-                raise _error(e) from None
+            with cerrojo:
+                try:
+                    for valor in fn(*args, **kwargs):
+                        yield a_gradio(valor)
+                except gr.Error:
+                    raise
+                except Exception as e:
+                    raise _error(e) from None
 
         return generador
 
     @functools.wraps(fn)
     def envuelta(*args, **kwargs):
-        try:
-            return a_gradio(fn(*args, **kwargs))
-        except gr.Error:
-            raise
-        except Exception as e:
-            raise _error(e) from None
+        with cerrojo:
+            try:
+                return a_gradio(fn(*args, **kwargs))
+            except gr.Error:
+                raise
+            except Exception as e:
+                raise _error(e) from None
 
     return envuelta
 
@@ -316,7 +381,10 @@ def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores:
     with _cerrojo_inicial:
         guardada = _cache_inicial.get(clave)
     if guardada is None:
-        guardada = envolver(vista.fn)(*valores)
+        try:
+            guardada = a_gradio(vista.fn(*valores), carpeta="iniciales")  # se sirven mientras viva el proceso
+        except Exception as e:
+            raise _error(e) from None
         with _cerrojo_inicial:
             _cache_inicial[clave] = guardada
     return list(valores), guardada

@@ -259,7 +259,12 @@ def construir() -> Vista:
     E.construir_aprende(digitos, texto)
     recalcular(E.construir_entrena(modelo, propio))
     return Vista(
-        fn=calcular, entradas=entradas, salidas=salidas, url={"digitos": digitos, "modelo": modelo, "cabeza": cabeza}
+        fn=calcular,
+        entradas=entradas,
+        salidas=salidas,
+        url={"digitos": digitos, "modelo": modelo, "cabeza": cabeza},
+        ejemplo={"digitos": "1 2 3 4 5 6 7 8"},
+        invalido={"digitos": "1 2 3"},
     )
 
 

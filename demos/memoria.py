@@ -331,7 +331,7 @@ def construir() -> Vista:
         )
     texto_medida = gr.Markdown()
     boton.click(
-        envolver(medir),
+        envolver(medir, exclusivo_de="medir"),
         inputs=[largo_max, tipo],
         outputs=[figura_medida, tabla_medida, texto_medida],
         api_name="memoria_medir",
