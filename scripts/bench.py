@@ -238,9 +238,12 @@ def carga(clientes: int, segundos: float) -> str:
 
 def entrenamiento() -> str:
     """Hasta el 100 % de secuencias: el entrenamiento del proyecto frente al bucle de la lección."""
+    import torch
+
     from scripts.bench_entrenamiento import comparar
 
-    return tabla("Entrenamiento de la inversión de dígitos", *comparar())
+    torch.set_num_threads(1)  # como la app y `python -m modelos.entrenar`
+    return tabla("Entrenamiento de la inversión de dígitos, hasta el 100 % de secuencias", *comparar())
 
 
 def main() -> None:

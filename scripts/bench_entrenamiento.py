@@ -40,6 +40,25 @@ def medir_pestana(epocas: int, repeticiones: int) -> tuple[float, float, int, fl
     return statistics.median(relojes), statistics.median(cpus), ultimo["paso"], ultimo["secuencias"]
 
 
+def comparar(repeticiones: int = 3) -> tuple[list[str], list[list[str]]]:
+    """(cabecera, filas) de la comparación, con el número de hilos de torch que haya fijado el llamador."""
+    c = comparar_con_leccion(repeticiones)
+    filas = [
+        (f"receta inversion-digitos ({c['pasos']} pasos, hasta 100 %)", c["nuestra"], c["nuestra_cpu"]),
+        ("bucle de la lección, 1 época (313 pasos, hasta 100 %)", c["leccion"], c["leccion_cpu"]),
+        ("**razón receta / lección**", c["razon"], c["razon_cpu"]),
+    ]
+    for epocas in (2, 5):
+        reloj, cpu, pasos, secuencias = medir_pestana(epocas, repeticiones)
+        filas.append((f"pestaña: {epocas} épocas de 10,000 ({pasos} pasos, {secuencias:.1%})", reloj, cpu))
+    cabecera = [f"entrenamiento (medianas de {repeticiones}, {hilos(torch.get_num_threads())})", "reloj", "CPU"]
+
+    def formato(x: float, nombre: str) -> str:
+        return f"{x:.2f}" + ("×" if "razón" in nombre else " s")
+
+    return cabecera, [[n, formato(r, n), formato(u, n)] for n, r, u in filas]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeticiones", type=int, default=3)
@@ -50,21 +69,10 @@ def main() -> None:
     if args.hilos:
         torch.set_num_threads(args.hilos)  # este proceso es solo la medida
     print(f"Máquina: {maquina()}\n")
-    c = comparar_con_leccion(args.repeticiones)
-    filas = [
-        (f"receta inversion-digitos ({c['pasos']} pasos)", c["nuestra"], c["nuestra_cpu"]),
-        ("bucle de la lección, 1 época (313 pasos)", c["leccion"], c["leccion_cpu"]),
-        ("razón receta / lección", c["razon"], c["razon_cpu"]),
-    ]
-    for epocas in (2, 5):
-        reloj, cpu, pasos, secuencias = medir_pestana(epocas, args.repeticiones)
-        filas.append((f"pestaña: {epocas} épocas de 10,000 ({pasos} pasos, {secuencias:.1%})", reloj, cpu))
-    ancho = max(len(f[0]) for f in filas)
-    print(f"Medianas de {args.repeticiones} corridas, {hilos(torch.get_num_threads())} de torch\n")
-    print(f"| {'entrenamiento':<{ancho}} | reloj (s) | CPU (s) |\n|{'-' * (ancho + 2)}|-----------|---------|")
-    for nombre, reloj, cpu in filas:
-        print(f"| {nombre:<{ancho}} | {reloj:>9.2f} | {cpu:>7.2f} |")
-    print(f"\nLas corridas de la receta dieron los mismos pesos: {'sí' if c['iguales'] else 'NO'}")
+    cabecera, filas = comparar(args.repeticiones)
+    print("| " + " | ".join(cabecera) + " |\n|" + "---|" * len(cabecera))
+    for fila in filas:
+        print("| " + " | ".join(fila) + " |")
 
 
 if __name__ == "__main__":
