@@ -266,10 +266,16 @@ def tolerante(modelo: type[GradioModel]) -> type[GradioModel]:
             try:
                 return handler(valor)
             except ValidationError:
-                return cls.model_construct(**{next(iter(cls.model_fields)): MARCA_INVALIDA})
+                return cls.model_construct(**{_campo_de_texto(cls): MARCA_INVALIDA})
 
     Tolerante.__name__ = Tolerante.__qualname__ = modelo.__name__
     return Tolerante
+
+
+def _campo_de_texto(modelo: type[GradioModel]) -> str:
+    """El primer campo que admite texto (donde la marca no molesta al serializar)."""
+    campos = modelo.model_fields
+    return next((n for n, f in campos.items() if "str" in str(f.annotation)), next(iter(campos)))
 
 
 def rechazar_invalido(payload, mensaje: str) -> None:
