@@ -37,7 +37,7 @@ test: $(VENV)/.instalado-dev chromium lint
 	$(PY) -m pytest
 
 bench: $(VENV)/.instalado-dev
-	$(PY) scripts/bench.py
+	$(PY) scripts/bench.py --markdown BENCHMARKS.md
 
 # Reentrena los cuatro checkpoints incluidos (deterministas).
 checkpoints: $(VENV)/.instalado-run
