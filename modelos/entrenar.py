@@ -236,25 +236,40 @@ def desplazar(x: Tensor, g: torch.Generator, margen: int = 1) -> Tensor:
 
 
 def entrenar_imagenes(
-    modelo: nn.Module, X: Tensor, y: Tensor, *, epocas: int, tasa: float, decaimiento: float, semilla: int = 0
+    modelo: nn.Module,
+    X: Tensor,
+    y: Tensor,
+    *,
+    epocas: int,
+    tasa: float,
+    decaimiento: float,
+    semilla: int = 0,
+    castigo: Callable[..., Tensor] | None = None,
 ) -> list[float]:
     """AdamW con un ciclo de tasa (OneCycle), lotes de 64 y desplazamientos de ±1 px.
 
-    X: (N, 1, 8, 8), y: (N,). Devuelve la pérdida media de cada época; deja el modelo en eval.
+    X: (N, 1, 8, 8), y: (N,). Con `castigo`, el modelo se llama con `con_pesos=True` y a la
+    entropía cruzada se suma `castigo(*compuertas)` (p. ej. el presupuesto de atención de CBAM).
+    Devuelve la entropía cruzada media de cada época (sin el castigo); deja el modelo en eval.
     """
     g = torch.Generator().manual_seed(semilla)
     optimizador = torch.optim.AdamW(modelo.parameters(), lr=tasa, weight_decay=decaimiento)
     por_epoca = math.ceil(len(X) / 64)
     programa = torch.optim.lr_scheduler.OneCycleLR(optimizador, max_lr=tasa, total_steps=epocas * por_epoca)
-    funcion_perdida = nn.CrossEntropyLoss()
     perdidas = []
     for _ in range(epocas):
         modelo.train()
         suma = 0.0
         for indices in torch.randperm(len(X), generator=g).split(64):
             optimizador.zero_grad()
-            perdida = funcion_perdida(modelo(desplazar(X[indices], g)), y[indices])
-            perdida.backward()
+            x = desplazar(X[indices], g)
+            if castigo is None:
+                perdida = nn.functional.cross_entropy(modelo(x), y[indices])
+                perdida.backward()
+            else:
+                logits, *compuertas = modelo(x, con_pesos=True)
+                perdida = nn.functional.cross_entropy(logits, y[indices])
+                (perdida + castigo(*compuertas)).backward()
             optimizador.step()
             programa.step()
             suma += perdida.item() * len(indices)

@@ -40,6 +40,11 @@ class Receta:
     decaimiento: float = 0.0  # solo imágenes (AdamW)
     instantaneas: tuple[int, ...] = ()  # pasos en que se guarda una instantánea
     meta: float = 0.0  # exactitud mínima (por secuencia o de prueba); 0 = sin meta
+    # Solo CBAM: presupuesto de atención. Se castiga con `castigo`·relu(media − presupuesto) la media por
+    # imagen del mapa espacial m y de los pesos de canal w que pase de su presupuesto; 0 = sin castigo.
+    castigo: float = 0.0
+    presupuesto_mapa: float = 1.0
+    presupuesto_canal: float = 1.0
 
 
 RECETAS: dict[str, Receta] = {
@@ -49,7 +54,12 @@ RECETAS: dict[str, Receta] = {
         TransformerJuguete, {}, 1, 1e-3, 10_240, instantaneas=tuple(range(0, 161, 20)), meta=0.995
     ),
     "inversion-digitos-sin-posicion": Receta(TransformerJuguete, {"con_posicion": False}, 1, 1e-3, 10_240),
-    "cbam-digitos": Receta(RedCBAM, {}, 30, 3e-3, decaimiento=1e-4, meta=0.97),
+    # Sin castigo, las compuertas se saturan (m ≈ 1 en todo el dígito, w ≈ 1 salvo dos canales) y no enseñan
+    # nada. Con un presupuesto (m: media ≤ 0.5 por imagen, la fracción de píxeles con algo de tinta; w: ≤ 0.35)
+    # la red tiene que elegir dónde y en qué canales mirar. Elegido en una validación apartada (tarjeta.py).
+    "cbam-digitos": Receta(
+        RedCBAM, {}, 30, 3e-3, decaimiento=1e-4, meta=0.97, castigo=1.0, presupuesto_mapa=0.5, presupuesto_canal=0.35
+    ),
     "vit-digitos": Receta(ViTDiminuto, {}, 150, 2e-3, decaimiento=0.05, meta=0.96),
 }
 
@@ -106,13 +116,52 @@ def _entrenar_secuencias(nombre: str, receta: Receta, epocas: int) -> Resultado:
     return Resultado(modelo, metricas, instantaneas=tomas)
 
 
+def exceso_de_atencion(w: Tensor, m: Tensor, receta: Receta) -> Tensor:
+    """El castigo del presupuesto: w (B, C, 1, 1), m (B, 1, H, W) -> escalar.
+
+    Una L1 sobre lo que la media de cada imagen pase de su presupuesto: por debajo no cuesta nada, así
+    que no empuja las compuertas a cero (un λ·mean(m) a secas las apagaba todas o no movía nada).
+    """
+    sobra_m = (m.mean(dim=(1, 2, 3)) - receta.presupuesto_mapa).relu()  # (B,)
+    sobra_w = (w.mean(dim=(1, 2, 3)) - receta.presupuesto_canal).relu()  # (B,)
+    return receta.castigo * (sobra_m + sobra_w).mean()
+
+
+def selectividad(modelo: RedCBAM, X: Tensor, umbral: float = 0.3) -> dict:
+    """Cuánto distingue el mapa espacial el trazo (píxeles de entrada > `umbral`) del resto. X: (N, 1, 8, 8).
+
+    Medias sobre las N imágenes de: m dentro y fuera del trazo, su diferencia, el mínimo y el máximo de m
+    por imagen; y de los pesos de canal, la media y cuántos quedan por debajo de 0.5.
+    """
+    with torch.inference_mode():
+        _, w, m = modelo(X, con_pesos=True)  # (N, C, 1, 1), (N, 1, 8, 8)
+    trazo = X > umbral
+    dentro = (m * trazo).sum(dim=(1, 2, 3)) / trazo.sum(dim=(1, 2, 3)).clamp(min=1)
+    fuera = (m * ~trazo).sum(dim=(1, 2, 3)) / (~trazo).sum(dim=(1, 2, 3)).clamp(min=1)
+    return {
+        "mapa_dentro": dentro.mean().item(),
+        "mapa_fuera": fuera.mean().item(),
+        "mapa_diferencia": (dentro - fuera).mean().item(),
+        "mapa_min": m.amin(dim=(1, 2, 3)).mean().item(),
+        "mapa_max": m.amax(dim=(1, 2, 3)).mean().item(),
+        "canal_media": w.mean().item(),
+        "canales_bajo_05": (w < 0.5).float().sum(dim=1).mean().item(),
+    }
+
+
 def _entrenar_imagenes(nombre: str, receta: Receta, epocas: int) -> Resultado:
     X_ent, X_prueba, y_ent, y_prueba = digitos_sklearn()
     modelo = construir(nombre)
-    perdidas = entrenar_imagenes(modelo, X_ent, y_ent, epocas=epocas, tasa=receta.tasa, decaimiento=receta.decaimiento)
+    castigo = (lambda w, m: exceso_de_atencion(w, m, receta)) if receta.castigo else None
+    perdidas = entrenar_imagenes(
+        modelo, X_ent, y_ent, epocas=epocas, tasa=receta.tasa, decaimiento=receta.decaimiento, castigo=castigo
+    )
     prueba, _ = exactitud(modelo, X_prueba, y_prueba)
     entrenamiento, _ = exactitud(modelo, X_ent, y_ent)
-    return Resultado(modelo, {"prueba": prueba, "entrenamiento": entrenamiento, "perdida_final": perdidas[-1]})
+    metricas = {"prueba": prueba, "entrenamiento": entrenamiento, "perdida_final": perdidas[-1]}
+    if isinstance(modelo, RedCBAM):
+        metricas |= selectividad(modelo, X_prueba)
+    return Resultado(modelo, metricas)
 
 
 def entrenar(nombre: str, epocas: int | None = None) -> Resultado:

@@ -230,3 +230,22 @@ def test_entrenar_inversion_no_cambia_los_hilos_de_quien_llama():
     for _ in entrenar_inversion(construir("inversion-digitos"), epocas=1, secuencias_por_epoca=256, cada=1):
         assert torch.get_num_threads() == antes  # entre informes, el hilo vuelve a estar como estaba
     assert torch.get_num_threads() == antes
+
+
+def test_compuertas_de_cbam_son_selectivas():
+    """El mapa espacial marca el trazo y los pesos de canal se reparten (receta con presupuesto de atención)."""
+    _, X, _, y = digitos_sklearn()  # la partición de prueba: 450 imágenes que el entrenamiento no vio
+    modelo = cargar("cbam-digitos")
+    with torch.inference_mode():
+        logits, w, m = modelo(X.to(next(modelo.parameters()).device), con_pesos=True)
+    logits, w, m = logits.cpu(), w.cpu()[:, :, 0, 0], m.cpu()  # (450, 10), (450, 32), (450, 1, 8, 8)
+    assert (logits.argmax(-1) == y).float().mean() >= 0.97
+    trazo = X > 0.3
+    dentro = (m * trazo).sum(dim=(1, 2, 3)) / trazo.sum(dim=(1, 2, 3))  # (450,)
+    fuera = (m * ~trazo).sum(dim=(1, 2, 3)) / (~trazo).sum(dim=(1, 2, 3))
+    assert (dentro - fuera).mean() >= 0.3
+    assert (dentro > fuera).float().mean() >= 0.95  # no solo en promedio: en casi todas las imágenes
+    minimo, maximo = m.amin(dim=(1, 2, 3)), m.amax(dim=(1, 2, 3))
+    assert ((minimo < 0.3) & (maximo > 0.8)).float().mean() >= 0.95  # rango amplio en cada imagen
+    bajos, altos = (w < 0.5).sum(dim=1).float(), (w > 0.5).sum(dim=1).float()  # canales por imagen
+    assert bajos.mean() >= 4 and altos.mean() >= 4  # repartidos, no todos ≈ 1
