@@ -1,0 +1,64 @@
+"""El mecanismo común de las pestañas: descargas para diapositivas y ajustes de la URL."""
+
+from pathlib import Path
+
+import gradio as gr
+import pytest
+from PIL import Image
+
+from demos._ui import Deslizador, Numero, Opcion, a_gradio, exportar_figuras, valor_desde_url
+from demos.escalado import calcular
+
+
+def test_descargas_dan_png_a_mas_de_200_ppp_y_svg():
+    rutas = [Path(r) for r in exportar_figuras("escalado", calcular())]
+    assert sorted(r.suffix for r in rutas) == [".png", ".png", ".svg", ".svg"]  # dos figuras
+    for png in (r for r in rutas if r.suffix == ".png"):
+        with Image.open(png) as im:
+            assert im.info["dpi"][0] >= 200
+            assert im.width >= 1200  # 6.4 pulgadas a 220 ppp
+    for svg in (r for r in rutas if r.suffix == ".svg"):
+        texto = svg.read_text(encoding="utf-8")
+        assert texto.lstrip().startswith("<?xml") and "<svg" in texto
+        assert "<text" in texto  # el texto queda como texto, editable en el SVG
+
+
+def test_las_figuras_van_al_navegador_como_png_con_nombre_unico():
+    a, b = a_gradio(calcular())[:2], a_gradio(calcular())[:2]
+    assert all(Path(r).suffix == ".png" and Path(r).is_file() for r in (*a, *b))
+    assert set(a).isdisjoint(b)  # dos visitantes nunca comparten (ni pisan) un archivo
+
+
+@pytest.mark.parametrize(
+    "componente, texto, esperado",
+    [
+        (lambda: Deslizador(1, 4096, value=2, step=1), "512", 512),
+        (lambda: Deslizador(0.05, 10, value=1, step=0.05), "0,5", 0.5),
+        (lambda: Numero(0, precision=0), "7", 7),
+        (lambda: Numero(1.0), "0.5", 0.5),  # un Number sin precision no redondea
+        (lambda: Opcion(["causal", "ventana"], value="causal"), "ventana", "ventana"),
+        (lambda: Opcion([1, 2, 4], value=2), "4", 4),
+        (lambda: gr.Checkbox(True), "0", False),
+    ],
+)
+def test_valor_desde_url_convierte_al_tipo_del_control(componente, texto, esperado):
+    with gr.Blocks():
+        c = componente()
+    assert valor_desde_url(c, texto) == esperado
+
+
+@pytest.mark.parametrize(
+    "componente, texto, mensaje",
+    [
+        (lambda: Deslizador(1, 4096, value=2, step=1), "5000", "entre 1 y 4096"),
+        (lambda: Deslizador(1, 4096, value=2, step=1), "abc", "no es un número"),
+        (lambda: Deslizador(1, 4096, value=2, step=1), "nan", "finito"),
+        (lambda: Opcion(["causal", "ventana"], value="causal"), "otra", "una de"),
+        (lambda: gr.Textbox(""), "x" * 600, "más largo"),
+    ],
+)
+def test_valor_desde_url_malo_da_razon_en_espanol(componente, texto, mensaje):
+    with gr.Blocks():
+        c = componente()
+    with pytest.raises(ValueError, match=mensaje):
+        valor_desde_url(c, texto)
