@@ -8,15 +8,17 @@ gradio app.py                      modo recarga (usa el `demo` de este módulo)
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 import threading
 
+import anyio
 import gradio as gr
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
 
-from demos import PESTANAS, Pestana, buscar
+from demos import PESTANAS, POR_ID, Pestana, buscar
 from demos._ui import Vista, conectar, vista_inicial
 
 log = logging.getLogger("app")
@@ -178,7 +180,11 @@ def precargar_checkpoints() -> list[str]:
 
 
 def crear_app(solo: str | None = None):
-    """La aplicación ASGI: la suite en / y cada pestaña en /demo/<id>/ (o una sola pestaña en /)."""
+    """La aplicación ASGI: la suite en / y cada pestaña en /demo/<id>/ (o una sola pestaña en /).
+
+    Las pestañas sueltas se arman la primera vez que alguien las pide (`MontajesPerezosos`):
+    armar y montar las doce al arrancar costaba ~4 s de arranque en frío.
+    """
     app = FastAPI(title=TITULO, docs_url=None, redoc_url=None)
     opciones = {**opciones_lanzamiento(), "show_error": False}
     if solo is not None:
@@ -190,9 +196,47 @@ def crear_app(solo: str | None = None):
         consulta = f"?{request.url.query}" if request.url.query else ""
         return RedirectResponse(f"{request.scope.get('root_path', '')}/demo/{id_}/{consulta}", status_code=307)
 
-    for p in PESTANAS:  # cada montaje necesita un Blocks nuevo: un Blocks no se dibuja dos veces
-        gr.mount_gradio_app(app, configurar_cola(construir_una(p.id)), path=f"/demo/{p.id}", **opciones)
-    return gr.mount_gradio_app(app, configurar_cola(demo), path="/", **opciones)
+    gr.mount_gradio_app(app, configurar_cola(demo), path="/", **opciones)
+    return MontajesPerezosos(app, opciones)
+
+
+class MontajesPerezosos:
+    """ASGI delante de la app: monta /demo/<id>/ (un Blocks nuevo) en la primera petición que lo pide.
+
+    El montaje nuevo va antes del de la suite en «/» (que si no lo taparía), y como la app ya
+    arrancó, se corren a mano los eventos de arranque de Gradio que ponen a andar su cola.
+    """
+
+    def __init__(self, app: FastAPI, opciones: dict):
+        self.app, self.opciones = app, opciones
+        self.montadas: dict[str, object] = {}
+        self.cerrojo: asyncio.Lock | None = None
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            partes = scope["path"].split("/", 3)
+            if len(partes) > 3 and partes[1] == "demo" and partes[2] in POR_ID and partes[2] not in self.montadas:
+                await self._montar(partes[2])
+        await self.app(scope, receive, send)
+
+    async def _montar(self, id_: str) -> None:
+        self.cerrojo = self.cerrojo or asyncio.Lock()
+        async with self.cerrojo:
+            if id_ in self.montadas:
+                return
+            blocks = configurar_cola(await anyio.to_thread.run_sync(construir_una, id_))
+            rutas = self.app.router.routes
+            gr.mount_gradio_app(self.app, blocks, path=f"/demo/{id_}", **self.opciones)
+            montaje = rutas.pop()
+            raiz = next(i for i, r in enumerate(rutas) if getattr(r, "path", None) == "")
+            rutas.insert(raiz, montaje)  # antes de la suite en «/»
+            gradio_app = montaje.app
+            vida = gradio_app.router.lifespan_context(gradio_app)
+            await vida.__aenter__()
+            gradio_app.get_blocks().run_startup_events()
+            await gradio_app.get_blocks().run_extra_startup_events()
+            self.montadas[id_] = vida  # se guarda para que el contexto viva con el proceso
+            log.info("Montada /demo/%s/", id_)
 
 
 def configurar_hilos() -> None:
