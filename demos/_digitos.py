@@ -14,8 +14,9 @@ import numpy as np
 import torch
 
 from demos import _graficos as G
-from demos._imagenes import Dibujo, entero, lienzo_digito, tinta_desde_dibujo
+from demos._imagenes import Dibujo, lienzo_digito, tinta_desde_dibujo
 from demos._ui import Deslizador, Opcion
+from demos._validar import entero
 from modelos.datos import digito_desde_matriz, digitos_sklearn
 
 ORIGEN_PRUEBA, ORIGEN_DIBUJO = "partición de prueba", "mi dibujo"

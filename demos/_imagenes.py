@@ -176,17 +176,6 @@ def _gris_de_arreglo(a: np.ndarray) -> np.ndarray:
     return a[..., :3].mean(axis=2) if a.shape[2] >= 3 else a[..., 0]
 
 
-def entero(x: Any, nombre: str, lo: int, hi: int) -> int:
-    """x como entero en [lo, hi], o ValueError en español."""
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
-    if not np.isfinite(v) or v != int(v) or not lo <= v <= hi:
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x!s:.20}.")
-    return int(v)
-
-
 # --- componentes: dejan el archivo sin abrir para que la función de cálculo lo valide ---------
 
 

@@ -13,6 +13,7 @@ from torch import nn
 
 from demos import _graficos as G
 from demos._ui import Deslizador, Vista, explicacion, imagen
+from demos._validar import entero as _entero
 from modelos import BloqueTransformer
 
 D_MAX, CABEZAS_MAX, D_MLP_MAX = 1024, 64, 4096
@@ -30,16 +31,6 @@ $$x' = x + \text{Atención}(\text{LN}(x)), \qquad y = x' + \text{MLP}(\text{LN}(
 La salida tiene la misma forma que la entrada, así que los bloques se apilan. Mueve
 $d_\text{modelo}$, las cabezas y $d_\text{mlp}$ y mira dónde están los parámetros.
 """
-
-
-def _entero(x, nombre: str, lo: int, hi: int) -> int:
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
-    if not math.isfinite(x) or x != int(x) or not lo <= x <= hi:
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x:g}.")
-    return int(x)
 
 
 def validar(d_modelo, cabezas, d_mlp) -> tuple[int, int, int]:

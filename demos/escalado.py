@@ -11,6 +11,7 @@ import torch
 
 from demos import _graficos as G
 from demos._ui import Deslizador, Numero, Vista, explicacion, imagen
+from demos._validar import entero
 
 CONSULTAS = 1000
 D_MAX, CLAVES_MAX, SEMILLA_MAX = 4096, 64, 2**31 - 1
@@ -34,15 +35,6 @@ PUENTE = (
 
 
 def _validar(d, claves, semilla) -> tuple[int, int, int]:
-    def entero(x, nombre, lo, hi):
-        try:
-            x = float(x)
-        except (TypeError, ValueError):
-            raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
-        if not math.isfinite(x) or x != int(x) or not lo <= x <= hi:
-            raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x:g}.")
-        return int(x)
-
     return (
         entero(d, "La dimensión d", 1, D_MAX),
         entero(claves, "El número de claves", 2, CLAVES_MAX),

@@ -18,6 +18,7 @@ import torch
 import modelos
 from demos._inversion_dibujos import figura_atencion, tabla_prediccion
 from demos._ui import Deslizador, Opcion, Vista, envolver, explicacion, imagen
+from demos._validar import entero as _entero
 from modelos.datos import DIGITOS, LARGO
 
 LECCION = "8 3 3 9 6 9 4 0"
@@ -89,16 +90,6 @@ def digitos_al_azar(semilla: int | None = None) -> str:
 def cuantos(n: int, palabra: str) -> str:
     """cuantos(1, "cabeza") -> «1 cabeza»; cuantos(2, "cabeza") -> «2 cabezas»."""
     return f"{n} {palabra}" if n == 1 else f"{n} {palabra}s"
-
-
-def _entero(x, nombre: str, lo: int, hi: int) -> int:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
-    if not np.isfinite(v) or v != int(v) or not lo <= v <= hi:
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x!r}.")
-    return int(v)
 
 
 def _cabeza(cabeza) -> int | None:

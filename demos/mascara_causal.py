@@ -11,6 +11,7 @@ from matplotlib.colors import ListedColormap
 
 from demos import _graficos as G
 from demos._ui import Deslizador, Numero, Opcion, Vista, explicacion, imagen
+from demos._validar import entero as _entero
 from modelos import atencion, mascara_causal
 
 FRASE = "Ana sacó plata del banco"
@@ -54,16 +55,6 @@ def leer_frase(frase) -> list[str]:
         if len(p) > MAX_LARGO_PALABRA:
             raise ValueError(f"La palabra {i} tiene {len(p)} caracteres: se aceptan a lo sumo {MAX_LARGO_PALABRA}.")
     return palabras
-
-
-def _entero(x, nombre: str, lo: int, hi: int) -> int:
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
-    if not math.isfinite(x) or x != int(x) or not lo <= x <= hi:
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x:g}.")
-    return int(x)
 
 
 def _tipo(tipo) -> str:

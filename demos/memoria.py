@@ -17,6 +17,7 @@ from torch.profiler import ProfilerActivity, profile, record_function
 
 from demos import _graficos as G
 from demos._ui import Deslizador, Desplegable, Opcion, Vista, envolver, explicacion, imagen
+from demos._validar import entero as _entero
 from modelos import atencion, dispositivo
 
 TIPOS = {"float32": (torch.float32, 4), "bfloat16": (torch.bfloat16, 2)}  # nombre -> (dtype, bytes)
@@ -39,16 +40,6 @@ $$\text{memoria} = B \cdot N \cdot h \cdot L^2 \cdot b$$
 Por eso PyTorch trae `scaled_dot_product_attention` (SDPA): calcula lo mismo por bloques, con
 núcleos como FlashAttention, sin guardar nunca la matriz entera. Abajo puedes medirlo.
 """
-
-
-def _entero(x, nombre: str, lo: int, hi: int) -> int:
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
-    if not math.isfinite(x) or x != int(x) or not lo <= x <= hi:
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x:g}.")
-    return int(x)
 
 
 def _tipo(tipo) -> str:

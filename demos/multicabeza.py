@@ -11,6 +11,7 @@ from torch import nn
 
 from demos import _graficos as G
 from demos._ui import Deslizador, Numero, Vista, explicacion, imagen
+from demos._validar import entero as _entero
 from modelos import AtencionMulticabeza
 
 D_MAX, CABEZAS_MAX, LARGO_MAX, SEMILLA_MAX = 512, 16, 32, 2**31 - 1
@@ -28,16 +29,6 @@ $$\text{MultiHead}(X) = \text{Concat}(\text{cabeza}_1, \dots, \text{cabeza}_h)\,
 Aquí la capa está recién creada (sin entrenar) y la frase son vectores al azar: mira cómo cada
 cabeza mira distinto, y que el resultado es idéntico al de `nn.MultiheadAttention` de PyTorch.
 """
-
-
-def _entero(x, nombre: str, lo: int, hi: int) -> int:
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
-    if not math.isfinite(x) or x != int(x) or not lo <= x <= hi:
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x:g}.")
-    return int(x)
 
 
 def validar(d_modelo, cabezas, largo, semilla) -> tuple[int, int, int, int]:

@@ -8,7 +8,7 @@ import gradio as gr
 import torch
 
 from demos import _vit_digito
-from demos._imagenes import Subida, entero
+from demos._imagenes import Subida
 from demos._parches import (
     IMAGEN_LECCION,
     IMAGEN_SUBIDA,
@@ -25,6 +25,7 @@ from demos._parches import (
     parche_en,
 )
 from demos._ui import Numero, Opcion, Vista, envolver, explicacion, imagen
+from demos._validar import entero
 
 EXPLICACION = r"""
 Un *Vision Transformer* lee una imagen como una frase: la corta en parches de $P \times P$ píxeles,

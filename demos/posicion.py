@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import math
 from functools import lru_cache
 
 import gradio as gr
@@ -12,6 +11,7 @@ import torch
 
 from demos import _graficos as G
 from demos._ui import Deslizador, Opcion, Vista, explicacion, imagen
+from demos._validar import entero as _entero
 from modelos import AtencionMulticabeza, cargar, dispositivo, posicion_sinusoidal
 from modelos.datos import secuencias_digitos
 
@@ -35,16 +35,6 @@ PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)$$
 Las primeras columnas cambian rápido (distinguen posiciones vecinas) y las últimas despacio
 (distinguen posiciones lejanas). Mueve el largo y $d_\text{modelo}$ y mira el mapa.
 """
-
-
-def _entero(x, nombre: str, lo: int, hi: int) -> int:
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
-    if not math.isfinite(x) or x != int(x) or not lo <= x <= hi:
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x:g}.")
-    return int(x)
 
 
 def validar(largo, d_modelo, similitud) -> tuple[int, int, str]:
