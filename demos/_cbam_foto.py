@@ -22,7 +22,7 @@ from matplotlib.colors import TwoSlopeNorm
 import modelos
 from demos import _graficos as G
 from demos._imagenes import Subida, abrir_imagen
-from demos._ui import Opcion, envolver, imagen
+from demos._ui import Opcion, envolver, imagen, llenar_al_abrir
 from modelos import AtencionEspacial
 from modelos.datos import imagen_muestra
 
@@ -174,20 +174,23 @@ def calcular_foto(imagen: str = FOTOS[0], subida: Any = None, pesos: str = PESOS
     return _figura_pasos(rgb, p, etiqueta), _figura_kernel(p["kernel"], etiqueta), texto
 
 
-def seccion() -> None:
-    """Crea la sección de la foto y conecta su evento público `cbam_foto`."""
+def seccion(aparece) -> None:
+    """Crea la sección de la foto y conecta su evento público `cbam_foto`.
+
+    Se llena cuando `aparece` (una salida de la vista principal) cambia por primera vez.
+    """
     gr.Markdown(EXPLICACION, latex_delimiters=[{"left": "$", "right": "$", "display": False}])
-    inicial = envolver(calcular_foto)()
     with gr.Row():
         with gr.Column(scale=3):
             imagen_ = Opcion(list(FOTOS), value=FOTOS[0], label="Foto")
             pesos = Opcion(list(PESOS), value=PESOS_FIJOS, label="Pesos de la convolución 7 × 7")
-            texto = gr.Markdown(inicial[2])
+            texto = gr.Markdown()
         subida = Subida(type="filepath", label="Tu imagen (se reduce a lado mayor 160 px)", height=200, scale=2)
-    figura_pasos = imagen("Pasos de la rama espacial sobre la foto", value=inicial[0])
-    figura_kernel = imagen("Los pesos de la convolución 7 × 7", value=inicial[1])
+    figura_pasos = imagen("Pasos de la rama espacial sobre la foto")
+    figura_kernel = imagen("Los pesos de la convolución 7 × 7")
     entradas, salidas = [imagen_, subida, pesos], [figura_pasos, figura_kernel, texto]
     calculo = envolver(calcular_foto)
+    llenar_al_abrir(aparece, calculo, entradas, salidas)
     gr.on(
         [imagen_.input, pesos.input],
         calculo,

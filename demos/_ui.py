@@ -314,6 +314,23 @@ def imagen(etiqueta: str, **kw) -> gr.Image:
     return gr.Image(label=etiqueta, alt_text=etiqueta, type="numpy", format="png", interactive=False, **kw)
 
 
+def llenar_al_abrir(aparece, calculo: Callable, entradas: list, salidas: list) -> None:
+    """Llena una sección secundaria de la pestaña la primera vez que `aparece` cambia.
+
+    `aparece` es una salida de la vista principal (p. ej. su texto): cambia cuando la pestaña
+    se abre y se muestra su vista inicial. Así la sección no se calcula al armar la app (eso
+    pesaba en el arranque) y, para cada visitante, se calcula una sola vez.
+    """
+    llena = gr.State(False)
+
+    def llenar(ya, *valores):
+        if ya:
+            return [gr.skip()] * (1 + len(salidas))
+        return [True, *calculo(*valores)]
+
+    aparece.change(llenar, [llena, *entradas], [llena, *salidas], api_visibility="private", show_progress="hidden")
+
+
 # --- valores que llegan por la URL ---------------------------------------------------------------
 
 

@@ -32,7 +32,7 @@ from demos._digitos import (
     probabilidades,
     selector_digito,
 )
-from demos._ui import envolver, imagen
+from demos._ui import envolver, imagen, llenar_al_abrir
 
 NOMBRE = "vit-digitos"
 API = "parches_vit_digito"
@@ -139,21 +139,21 @@ def digito(origen: str = ORIGEN_PRUEBA, indice: float = 0, dibujo: Any = None):
     return _figura_prediccion(img, mapa, p, verdadera), _figura_cabezas(img, pesos), texto
 
 
-def seccion() -> None:
-    """Crea la sección del ViT entrenado y conecta su evento público `parches_vit_digito`."""
+def seccion(aparece) -> None:
+    """Crea la sección del ViT entrenado y conecta su evento público `parches_vit_digito`.
+
+    Se llena cuando `aparece` (una salida de la vista principal) cambia por primera vez.
+    """
     gr.Markdown(EXPLICACION, latex_delimiters=[{"left": "$", "right": "$", "display": False}])
-    try:  # la vista inicial, si el checkpoint ya está
-        inicial = envolver(digito)()
-    except gr.Error:
-        inicial = (None, None, f"El modelo «{NOMBRE}» aún no está disponible.")
     with gr.Row():
         with gr.Column(scale=2):
             origen, indice, dibujo = selector_digito()
         with gr.Column(scale=5):
-            prediccion = imagen("Entrada, rollout y predicción del ViT", value=inicial[0])
-            texto = gr.Markdown(inicial[2])
-    cabezas = imagen("Atención del [CLS] a los parches, por bloque y cabeza", value=inicial[1])
+            prediccion = imagen("Entrada, rollout y predicción del ViT")
+            texto = gr.Markdown()
+    cabezas = imagen("Atención del [CLS] a los parches, por bloque y cabeza")
     entradas, salidas = [origen, indice, dibujo], [prediccion, cabezas, texto]
     calculo = envolver(digito)
     gr.on([origen.input], calculo, entradas, salidas, api_name=API, trigger_mode="always_last", show_progress="minimal")
     al_elegir_digito(origen, indice, dibujo, calculo, entradas, salidas)
+    llenar_al_abrir(aparece, calculo, entradas, salidas)

@@ -106,7 +106,7 @@ def construir() -> Vista:
     subida.upload(lambda: IMAGEN_SUBIDA, None, imagen_, api_visibility="private").then(
         calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
     )
-    _vit_digito.seccion()
+    _vit_digito.seccion(aparece=texto)
     return Vista(
         fn=calcular,
         entradas=entradas,
