@@ -14,23 +14,27 @@ import functools
 import inspect
 import logging
 import math
-import tempfile
 import threading
-import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
-import numpy as np
-from gradio.data_classes import GradioModel
-from pydantic import ValidationError, model_validator
+
+from demos._controles import (  # noqa: F401 (se reexportan: las pestañas los importan de aquí)
+    TITULO_ERROR,
+    Deslizador,
+    Desplegable,
+    Numero,
+    Opcion,
+    TablaEditable,
+    rechazar_invalido,
+    tolerante,
+)
+from demos._figuras import _es_figura, a_gradio, a_png, exportar_figuras, figura_a_imagen  # noqa: F401
 
 log = logging.getLogger(__name__)
 
-TITULO_ERROR = "Entrada no válida"
 MAX_TEXTO_URL = 500  # un valor de la URL más largo se ignora
 
 
@@ -69,80 +73,6 @@ class Vista:
         medio = lo + round((hi - lo) / 2 / paso) * paso
         valido = medio if medio != c.value else lo
         return self.ejemplo or {nombre: f"{valido:g}"}, self.invalido or {nombre: f"{hi + 10**6:g}"}
-
-
-# --- convertir lo que devuelven las funciones de cálculo --------------------------------------
-
-
-def _es_figura(valor: Any) -> bool:
-    return type(valor).__name__ == "Figure" and hasattr(valor, "savefig")
-
-
-def figura_a_imagen(fig, dpi: int | None = None) -> np.ndarray:
-    """Rasteriza una figura de matplotlib a un arreglo RGB (alto, ancho, 3)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    from ._graficos import DPI_PANTALLA
-
-    fig.set_dpi(dpi or DPI_PANTALLA)
-    lienzo = FigureCanvasAgg(fig)
-    lienzo.draw()
-    return np.asarray(lienzo.buffer_rgba())[..., :3].copy()
-
-
-# Las figuras van al navegador como PNG en archivos propios, con nombre único. Si se le diera a
-# Gradio el arreglo de píxeles, lo codificaría en su caché en una ruta que depende del contenido y
-# la reescribiría sin cuidado: dos visitantes con la misma vista (la inicial, en clase) se pisan,
-# y uno descarga un archivo a medio escribir (visto en las pruebas de concurrencia). Con un archivo,
-# Gradio copia a su caché de forma atómica.
-_FIGURAS = Path(tempfile.gettempdir()) / "atencion-figuras"
-_VIDA_FIGURA_S = 600  # Gradio ya copió el archivo a su caché; el nuestro se borra después
-_ultima_limpieza = [0.0]
-
-
-def _limpiar_figuras_viejas() -> None:
-    ahora = time.time()
-    with _cerrojo_limpieza:
-        if ahora - _ultima_limpieza[0] < 60:
-            return
-        _ultima_limpieza[0] = ahora
-    for vieja in (_FIGURAS / "efimeras").glob("*.png"):
-        try:
-            if vieja.stat().st_mtime < ahora - _VIDA_FIGURA_S:
-                vieja.unlink()
-        except OSError:
-            pass
-
-
-_cerrojo_limpieza = threading.Lock()
-
-
-def a_png(valor: Any, carpeta: str = "efimeras") -> str:
-    """Una figura (o un arreglo RGB/RGBA uint8) a un PNG con nombre único; devuelve su ruta."""
-    from ._graficos import DPI_PANTALLA
-
-    destino = _FIGURAS / carpeta
-    destino.mkdir(parents=True, exist_ok=True)
-    ruta = destino / f"{uuid.uuid4().hex}.png"
-    if _es_figura(valor):
-        valor.savefig(ruta, format="png", dpi=DPI_PANTALLA)
-    else:
-        from PIL import Image
-
-        Image.fromarray(valor).save(ruta, format="png")
-    _limpiar_figuras_viejas()
-    return str(ruta)
-
-
-def _es_imagen(valor: Any) -> bool:
-    return _es_figura(valor) or (isinstance(valor, np.ndarray) and valor.dtype == np.uint8 and valor.ndim == 3)
-
-
-def a_gradio(resultado: Any, carpeta: str = "efimeras") -> Any:
-    """Figuras e imágenes -> rutas de PNG; el resto pasa igual. Acepta un valor o una tupla."""
-    if isinstance(resultado, tuple):
-        return tuple(a_png(v, carpeta) if _es_imagen(v) else v for v in resultado)
-    return a_png(resultado, carpeta) if _es_imagen(resultado) else resultado
 
 
 def _error(e: Exception) -> gr.Error:
@@ -198,101 +128,6 @@ def envolver(fn: Callable, exclusivo_de: str | None = None) -> Callable:
                 raise _error(e) from None
 
     return envuelta
-
-
-# --- controles que dejan la validación a la función de cálculo ------------------------------------
-# El API se salta los límites de la interfaz, y Gradio rechaza lo que queda fuera de ellos con un
-# mensaje en inglés antes de llamar a la función. Estas variantes (mismo aspecto en el navegador)
-# pasan el valor tal cual: la función de cálculo lo valida y responde en español.
-
-
-class Deslizador(gr.Slider):
-    is_template = True  # el navegador lo dibuja como un Slider
-
-    def preprocess(self, payload):
-        return payload
-
-
-class Numero(gr.Number):
-    is_template = True
-
-    def preprocess(self, payload):
-        return payload
-
-
-class Opcion(gr.Radio):
-    is_template = True
-
-    def preprocess(self, payload):
-        return payload
-
-
-class Desplegable(gr.Dropdown):
-    is_template = True
-
-    def preprocess(self, payload):
-        return payload
-
-
-class _CualquierTabla(GradioModel):
-    """Acepta lo que llegue por el API (lista de listas, texto…): la función de cálculo lo valida en español."""
-
-    headers: list | None = None
-    data: object = None
-    metadata: dict | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _envolver(cls, valor):
-        return valor if isinstance(valor, dict) else {"data": valor}
-
-
-MARCA_INVALIDA = "\x00entrada-invalida"
-
-
-def tolerante(modelo: type[GradioModel]) -> type[GradioModel]:
-    """El `data_model` de un componente, pero sin el error en inglés de pydantic.
-
-    Si lo que llega por el API no valida (un texto donde va una imagen…), en vez de fallar
-    deja una marca en el primer campo; el `preprocess` del componente la convierte en un
-    `gr.Error` en español con `rechazar_invalido`. Lo válido valida igual que antes, con
-    las mismas comprobaciones de archivos de Gradio, y el esquema del API no cambia.
-    """
-
-    class Tolerante(modelo):
-        @model_validator(mode="wrap")
-        @classmethod
-        def _marcar_si_no_valida(cls, valor, handler):
-            try:
-                return handler(valor)
-            except ValidationError:
-                return cls.model_construct(**{_campo_de_texto(cls): MARCA_INVALIDA})
-
-    Tolerante.__name__ = Tolerante.__qualname__ = modelo.__name__
-    return Tolerante
-
-
-def _campo_de_texto(modelo: type[GradioModel]) -> str:
-    """El primer campo que admite texto (donde la marca no molesta al serializar)."""
-    campos = modelo.model_fields
-    return next((n for n, f in campos.items() if "str" in str(f.annotation)), next(iter(campos)))
-
-
-def rechazar_invalido(payload, mensaje: str) -> None:
-    """Lanza `gr.Error(mensaje)` si `payload` trae la marca de `tolerante`."""
-    campos = getattr(type(payload), "model_fields", {})
-    if any(getattr(payload, c, None) == MARCA_INVALIDA for c in campos):
-        raise gr.Error(mensaje, title=TITULO_ERROR)
-
-
-class TablaEditable(gr.Dataframe):
-    """Un Dataframe que deja la validación a la función de cálculo (como los controles de `_ui`)."""
-
-    is_template = True  # el navegador lo dibuja como un Dataframe
-    data_model = _CualquierTabla
-
-    def preprocess(self, payload):
-        return payload.data if isinstance(payload, _CualquierTabla) else payload
 
 
 LATEX = [{"left": "$$", "right": "$$", "display": True}, {"left": "$", "right": "$", "display": False}]
@@ -411,32 +246,6 @@ def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores:
         with _cerrojo_inicial:
             _cache_inicial[clave] = guardada
     return list(valores), guardada
-
-
-_CARPETA_DESCARGAS = Path(tempfile.gettempdir()) / "atencion-descargas"
-
-
-def exportar_figuras(prefijo: str, resultado: Any) -> list[str]:
-    """Guarda cada figura del resultado en PNG (DPI_DESCARGA) y SVG; devuelve las rutas."""
-    from ._graficos import DPI_DESCARGA
-
-    figuras = [v for v in (resultado if isinstance(resultado, tuple) else (resultado,)) if _es_figura(v)]
-    if not figuras:
-        raise gr.Error("Esta vista no tiene figuras que descargar.", title="Sin figuras")
-    _CARPETA_DESCARGAS.mkdir(exist_ok=True)
-    hace_una_hora = time.time() - 3600
-    for vieja in _CARPETA_DESCARGAS.glob("*/*"):
-        if vieja.stat().st_mtime < hace_una_hora:
-            vieja.unlink(missing_ok=True)
-    carpeta = _CARPETA_DESCARGAS / uuid.uuid4().hex
-    carpeta.mkdir()
-    rutas = []
-    for k, fig in enumerate(figuras, start=1):
-        for formato in ("png", "svg"):
-            ruta = carpeta / f"{prefijo}-figura{k}.{formato}"
-            fig.savefig(ruta, format=formato, dpi=DPI_DESCARGA)
-            rutas.append(str(ruta))
-    return rutas
 
 
 def conectar(vista: Vista, api_name: str, prefijo: str) -> None:

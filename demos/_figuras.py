@@ -1,0 +1,110 @@
+"""Figuras de las funciones de cálculo -> archivos para el navegador y para las descargas."""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import numpy as np
+
+
+def _es_figura(valor: Any) -> bool:
+    return type(valor).__name__ == "Figure" and hasattr(valor, "savefig")
+
+
+def figura_a_imagen(fig, dpi: int | None = None) -> np.ndarray:
+    """Rasteriza una figura de matplotlib a un arreglo RGB (alto, ancho, 3)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from ._graficos import DPI_PANTALLA
+
+    fig.set_dpi(dpi or DPI_PANTALLA)
+    lienzo = FigureCanvasAgg(fig)
+    lienzo.draw()
+    return np.asarray(lienzo.buffer_rgba())[..., :3].copy()
+
+
+# Las figuras van al navegador como PNG en archivos propios, con nombre único. Si se le diera a
+# Gradio el arreglo de píxeles, lo codificaría en su caché en una ruta que depende del contenido y
+# la reescribiría sin cuidado: dos visitantes con la misma vista (la inicial, en clase) se pisan,
+# y uno descarga un archivo a medio escribir (visto en las pruebas de concurrencia). Con un archivo,
+# Gradio copia a su caché de forma atómica.
+_FIGURAS = Path(tempfile.gettempdir()) / "atencion-figuras"
+_VIDA_FIGURA_S = 600  # Gradio ya copió el archivo a su caché; el nuestro se borra después
+_ultima_limpieza = [0.0]
+
+
+def _limpiar_figuras_viejas() -> None:
+    ahora = time.time()
+    with _cerrojo_limpieza:
+        if ahora - _ultima_limpieza[0] < 60:
+            return
+        _ultima_limpieza[0] = ahora
+    for vieja in (_FIGURAS / "efimeras").glob("*.png"):
+        try:
+            if vieja.stat().st_mtime < ahora - _VIDA_FIGURA_S:
+                vieja.unlink()
+        except OSError:
+            pass
+
+
+_cerrojo_limpieza = threading.Lock()
+
+
+def a_png(valor: Any, carpeta: str = "efimeras") -> str:
+    """Una figura (o un arreglo RGB/RGBA uint8) a un PNG con nombre único; devuelve su ruta."""
+    from ._graficos import DPI_PANTALLA
+
+    destino = _FIGURAS / carpeta
+    destino.mkdir(parents=True, exist_ok=True)
+    ruta = destino / f"{uuid.uuid4().hex}.png"
+    if _es_figura(valor):
+        valor.savefig(ruta, format="png", dpi=DPI_PANTALLA)
+    else:
+        from PIL import Image
+
+        Image.fromarray(valor).save(ruta, format="png")
+    _limpiar_figuras_viejas()
+    return str(ruta)
+
+
+def _es_imagen(valor: Any) -> bool:
+    return _es_figura(valor) or (isinstance(valor, np.ndarray) and valor.dtype == np.uint8 and valor.ndim == 3)
+
+
+def a_gradio(resultado: Any, carpeta: str = "efimeras") -> Any:
+    """Figuras e imágenes -> rutas de PNG; el resto pasa igual. Acepta un valor o una tupla."""
+    if isinstance(resultado, tuple):
+        return tuple(a_png(v, carpeta) if _es_imagen(v) else v for v in resultado)
+    return a_png(resultado, carpeta) if _es_imagen(resultado) else resultado
+
+
+_CARPETA_DESCARGAS = Path(tempfile.gettempdir()) / "atencion-descargas"
+
+
+def exportar_figuras(prefijo: str, resultado: Any) -> list[str]:
+    """Guarda cada figura del resultado en PNG (DPI_DESCARGA) y SVG; devuelve las rutas."""
+    from ._graficos import DPI_DESCARGA
+
+    figuras = [v for v in (resultado if isinstance(resultado, tuple) else (resultado,)) if _es_figura(v)]
+    if not figuras:
+        raise gr.Error("Esta vista no tiene figuras que descargar.", title="Sin figuras")
+    _CARPETA_DESCARGAS.mkdir(exist_ok=True)
+    hace_una_hora = time.time() - 3600
+    for vieja in _CARPETA_DESCARGAS.glob("*/*"):
+        if vieja.stat().st_mtime < hace_una_hora:
+            vieja.unlink(missing_ok=True)
+    carpeta = _CARPETA_DESCARGAS / uuid.uuid4().hex
+    carpeta.mkdir()
+    rutas = []
+    for k, fig in enumerate(figuras, start=1):
+        for formato in ("png", "svg"):
+            ruta = carpeta / f"{prefijo}-figura{k}.{formato}"
+            fig.savefig(ruta, format=formato, dpi=DPI_DESCARGA)
+            rutas.append(str(ruta))
+    return rutas
