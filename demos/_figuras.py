@@ -35,7 +35,7 @@ def figura_a_imagen(fig, dpi: int | None = None) -> np.ndarray:
 # y uno descarga un archivo a medio escribir (visto en las pruebas de concurrencia). Con un archivo,
 # Gradio copia a su caché de forma atómica.
 _FIGURAS = Path(tempfile.gettempdir()) / "atencion-figuras"
-_VIDA_FIGURA_S = 600  # Gradio ya copió el archivo a su caché; el nuestro se borra después
+VIDA_FIGURA_S = 600  # Gradio ya copió el archivo a su caché; el nuestro se borra después
 _ultima_limpieza = [0.0]
 
 
@@ -47,7 +47,7 @@ def _limpiar_figuras_viejas() -> None:
         _ultima_limpieza[0] = ahora
     for vieja in (_FIGURAS / "efimeras").glob("*.png"):
         try:
-            if vieja.stat().st_mtime < ahora - _VIDA_FIGURA_S:
+            if vieja.stat().st_mtime < ahora - VIDA_FIGURA_S:
                 vieja.unlink()
         except OSError:
             pass

@@ -32,6 +32,7 @@ from demos._controles import (  # noqa: F401 (se reexportan: las pestañas los i
     tolerante,
 )
 from demos._figuras import _es_figura, a_gradio, a_png, exportar_figuras, figura_a_imagen  # noqa: F401
+from demos._recordar import recordar as _recordar
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,8 @@ class Vista:
     # deslizador o un número en `url`, se deducen solos (el valor medio; el máximo + 10⁶).
     ejemplo: dict[str, str] = field(default_factory=dict)
     invalido: dict[str, str] = field(default_factory=dict)
+    # `fn` es pura (mismos argumentos → mismo resultado): sus respuestas se recuerdan unos minutos.
+    pura: bool = True
 
     def control_numerico(self) -> tuple[str, Any] | None:
         for nombre, c in self.url.items():
@@ -94,13 +97,18 @@ def exclusivo(nombre: str) -> threading.Lock:
         return _EXCLUSIVOS.setdefault(nombre, threading.Lock())
 
 
-def envolver(fn: Callable, exclusivo_de: str | None = None) -> Callable:
+def envolver(fn: Callable, exclusivo_de: str | None = None, recordar: bool = False) -> Callable:
     """La función de cálculo lista para Gradio: ValueError -> gr.Error en español, figuras -> imágenes.
 
     Conserva la firma de `fn`, que Gradio usa para nombrar los parámetros del API.
     Sirve también para generadores (cada valor producido se convierte). Con
     `exclusivo_de`, a lo sumo una llamada a la vez en todo el proceso; las demás esperan.
+    Con `recordar` (solo para funciones puras), una entrada repetida en los últimos minutos
+    se sirve de lo ya dibujado, y peticiones iguales simultáneas se calculan una vez
+    (`demos._recordar`).
     """
+    if recordar and (exclusivo_de or inspect.isgeneratorfunction(fn)):
+        raise ValueError("Solo se recuerdan funciones puras: ni generadores ni eventos exclusivos.")
     cerrojo = exclusivo(exclusivo_de) if exclusivo_de else contextlib.nullcontext()
     if inspect.isgeneratorfunction(fn):
 
@@ -117,11 +125,18 @@ def envolver(fn: Callable, exclusivo_de: str | None = None) -> Callable:
 
         return generador
 
+    def convertida(*args, **kwargs):
+        return a_gradio(fn(*args, **kwargs))
+
+    nombre = f"{fn.__module__}.{fn.__qualname__}#{id(fn)}"
+
     @functools.wraps(fn)
     def envuelta(*args, **kwargs):
         with cerrojo:
             try:
-                return a_gradio(fn(*args, **kwargs))
+                if recordar:
+                    return _recordar(nombre, convertida, args, kwargs)
+                return convertida(*args, **kwargs)
             except gr.Error:
                 raise
             except Exception as e:
@@ -270,7 +285,7 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
                 disparadores.append(c.input)
     gr.on(
         disparadores,
-        envolver(vista.fn),
+        envolver(vista.fn, recordar=vista.pura),
         inputs=vista.entradas,
         outputs=vista.salidas,
         api_name=api_name,

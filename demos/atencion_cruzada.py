@@ -241,7 +241,11 @@ def construir() -> Vista:
     entradas, salidas = [objetivo, fuente, proyecciones, semilla], [promedio, cabezas, texto]
     # Un ejemplo solo llena las frases; esto recalcula la vista con ellas.
     ejemplos.load_input_event.then(
-        envolver(calcular), inputs=entradas, outputs=salidas, api_visibility="private", show_progress="minimal"
+        envolver(calcular, recordar=True),
+        inputs=entradas,
+        outputs=salidas,
+        api_visibility="private",
+        show_progress="minimal",
     )
     return Vista(
         fn=calcular,

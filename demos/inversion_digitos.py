@@ -243,7 +243,9 @@ def construir() -> Vista:
     entradas, salidas = [digitos, modelo, bloque, cabeza, propio], [prediccion, atencion, texto]
 
     def recalcular(ev):
-        return ev.then(envolver(calcular), entradas, salidas, api_visibility="private", show_progress="minimal")
+        return ev.then(
+            envolver(calcular, recordar=True), entradas, salidas, api_visibility="private", show_progress="minimal"
+        )
 
     recalcular(azar.click(digitos_al_azar, outputs=digitos, api_visibility="private", queue=False))
     recalcular(ejemplos.load_input_event)

@@ -94,7 +94,7 @@ def construir() -> Vista:
     tabla = gr.Dataframe(headers=["Paso", "Forma", "Qué es"], label="Formas en cada paso", interactive=False)
     secuencia = imagen("La secuencia de parches: un parche aplanado por fila")
     entradas, salidas = [imagen_, subida, P, parche], [rejilla, secuencia, ampliado, tabla, texto]
-    calculo = envolver(calcular)
+    calculo = envolver(calcular, recordar=True)
 
     def clic(imagen, subida, P, evento: gr.SelectData):
         k = envolver(parche_del_clic)(imagen, subida, P, *evento.index[:2])

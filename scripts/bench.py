@@ -67,10 +67,14 @@ def tabla(titulo: str, cabecera: list[str], filas: list[list]) -> str:
 class Servidor:
     """Un proceso servidor; espera hasta que el API responde."""
 
-    def __init__(self, argumentos: list[str], puerto: int, ruta: str = "/"):
+    def __init__(self, argumentos: list[str], puerto: int, ruta: str = "/", entorno: dict | None = None):
         self.url = f"http://127.0.0.1:{puerto}{ruta}"
         self.proceso = subprocess.Popen(
-            [sys.executable, *argumentos], cwd=RAIZ, env=ENTORNO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            [sys.executable, *argumentos],
+            cwd=RAIZ,
+            env={**ENTORNO, **(entorno or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
 
     def esperar(self, limite: float = 120) -> float:
@@ -131,50 +135,86 @@ def arranque(repeticiones: int) -> str:
     )
 
 
-def medir_endpoint(cliente, api: str, llamadas: int, calentamiento: int = 3) -> list[float]:
+def medir_endpoint(cliente, api: str, llamadas: int, calentamiento: int = 3, **kwargs) -> list[float]:
     for _ in range(calentamiento):
-        cliente.predict(api_name=api)
+        cliente.predict(**kwargs, api_name=api)
     tiempos = []
     for _ in range(llamadas):
         t = time.perf_counter()
-        cliente.predict(api_name=api)
+        cliente.predict(**kwargs, api_name=api)
         tiempos.append(time.perf_counter() - t)
     return tiempos
 
 
 def latencia(llamadas: int) -> str:
-    """Ida y vuelta por gradio_client de cada pestaña (vista inicial), junto al endpoint vacío."""
+    """Ida y vuelta por gradio_client de cada pestaña, junto al endpoint vacío.
+
+    Dos servidores: uno con ATENCION_RECORDAR=0, donde cada llamada calcula y dibuja (lo que
+    cuesta un valor nuevo del control), y otro tal cual, donde la vista repetida se sirve
+    recordada (lo que recibe la sala entera cuando todos piden lo mismo).
+    """
     from gradio_client import Client
 
     from demos import PESTANAS
 
-    p_app, p_vacia = puerto_libre(), puerto_libre()
-    app = Servidor(["app.py", "--port", str(p_app)], p_app)
+    p_dibuja, p_recuerda, p_vacia = puerto_libre(), puerto_libre(), puerto_libre()
+    dibuja = Servidor(["app.py", "--port", str(p_dibuja)], p_dibuja, entorno={"ATENCION_RECORDAR": "0"})
+    recuerda = Servidor(["app.py", "--port", str(p_recuerda)], p_recuerda)
     vacia = Servidor(["-c", VACIA, str(p_vacia)], p_vacia)
     try:
-        app.esperar()
-        vacia.esperar()
+        for s in (dibuja, recuerda, vacia):
+            s.esperar()
         base = medir_endpoint(Client(vacia.url, verbose=False), "/vacia", llamadas)
-        cliente = Client(app.url, verbose=False)
+        c_dibuja, c_recuerda = Client(dibuja.url, verbose=False), Client(recuerda.url, verbose=False)
         m0 = statistics.median(base)
-        filas = [["(endpoint vacío)", ms(m0), ms(percentil(base, 95)), "1.00×"]]
+        filas = [["(endpoint vacío)", ms(m0), ms(percentil(base, 95)), "1.00×", "", "", ""]]
         for p in PESTANAS:
-            t = medir_endpoint(cliente, f"/{p.api}", llamadas)
-            filas.append([p.id, ms(statistics.median(t)), ms(percentil(t, 95)), f"{statistics.median(t) / m0:.2f}×"])
+            fila = [p.id]
+            for cliente in (c_dibuja, c_recuerda):
+                t = medir_endpoint(cliente, f"/{p.api}", llamadas)
+                m = statistics.median(t)
+                fila += [ms(m), ms(percentil(t, 95)), f"**{m / m0:.2f}×**" if m / m0 <= 1.5 else f"{m / m0:.2f}×"]
+            filas.append(fila)
     finally:
-        app.cerrar()
-        vacia.cerrar()
+        for s in (dibuja, recuerda, vacia):
+            s.cerrar()
     return tabla(
         f"Latencia por gradio_client, vista inicial ({llamadas} llamadas tras 3 de calentamiento)",
-        ["pestaña", "mediana", "p95", "mediana / vacío"],
+        [
+            "pestaña",
+            "dibujando: mediana",
+            "p95",
+            "/ vacío",
+            "recordada: mediana",
+            "p95",
+            "/ vacío",
+        ],
         filas,
     )
 
 
+def argumentos_al_azar(vista, azar) -> dict:
+    """Un valor al azar (en su rejilla) del control numérico de la URL de la vista, como argumento del API."""
+    import inspect
+
+    control = vista.control_numerico()
+    if control is None:
+        return {}
+    _, c = control
+    paso = getattr(c, "step", None) or 1
+    pasos = round((c.maximum - c.minimum) / paso)
+    valor = c.minimum + azar.randint(0, pasos) * paso
+    i = next(k for k, e in enumerate(vista.entradas) if e is c)
+    return {list(inspect.signature(vista.fn).parameters)[i]: valor}
+
+
 def carga(clientes: int, segundos: float) -> str:
     """`clientes` hilos mezclando todas las pestañas durante `segundos`, con un entrenamiento en medio."""
+    import random
+
     from gradio_client import Client
 
+    import app as suite
     from demos import PESTANAS
 
     puerto = puerto_libre()
@@ -188,13 +228,17 @@ def carga(clientes: int, segundos: float) -> str:
 
         def visitante(k: int):
             cliente = Client(app.url, verbose=False)
+            azar = random.Random(k)
             i = k
             while time.perf_counter() < fin:
                 p = PESTANAS[i % len(PESTANAS)]
                 i += 1
+                # La mitad de las veces, la vista inicial (la que toda la sala abre); la otra mitad,
+                # un valor al azar del control numérico: casi siempre uno que nadie pidió antes.
+                kwargs = argumentos_al_azar(suite.demo.vistas[p.id], azar) if azar.random() < 0.5 else {}
                 t = time.perf_counter()
                 try:
-                    cliente.predict(api_name=f"/{p.api}")
+                    cliente.predict(**kwargs, api_name=f"/{p.api}")
                     with cerrojo:
                         tiempos[p.id].append(time.perf_counter() - t)
                 except Exception:
@@ -230,7 +274,8 @@ def carga(clientes: int, segundos: float) -> str:
     total = sum(len(v) for v in tiempos.values())
     filas.append(["**total**", total, sum(errores.values()), "", ""])
     return tabla(
-        f"Carga: {clientes} clientes durante {segundos:.0f} s (RSS pico del servidor: {rss:,.0f} MB)",
+        f"Carga: {clientes} clientes durante {segundos:.0f} s, mitad vista inicial y mitad un valor al azar "
+        f"(RSS pico del servidor: {rss:,.0f} MB)",
         ["pestaña", "servidas", "errores", "p50", "p95"],
         filas,
     )

@@ -67,10 +67,19 @@ def test_clientes_a_la_vez_reciben_cada_uno_lo_suyo(url_app, id_):
     def llamar(k: int):
         return k % 2, huella(Client(url_app, verbose=False).predict(**entradas[k % 2], api_name=api))
 
-    with ThreadPoolExecutor(8) as pool:
-        resultados = list(pool.map(llamar, range(8)))
-    discrepancias = [k for k, r in resultados if r != serie[k]]
-    assert discrepancias == []
+    # Sin respuestas recordadas, para que las ocho calculen a la vez de verdad (si no, la serie
+    # ya las dejó recordadas); y con ellas, para que cada una reciba la de su entrada.
+    from demos._recordar import RECUERDOS
+
+    for recordar in (False, True):
+        RECUERDOS.activo = recordar
+        try:
+            with ThreadPoolExecutor(8) as pool:
+                resultados = list(pool.map(llamar, range(8)))
+        finally:
+            RECUERDOS.activo = True
+        discrepancias = [k for k, r in resultados if r != serie[k]]
+        assert discrepancias == [], f"recordando={recordar}"
 
 
 def test_eventos_pesados_tienen_su_propio_limite():
