@@ -64,7 +64,11 @@ def a_png(valor: Any, carpeta: str = "efimeras") -> str:
     destino.mkdir(parents=True, exist_ok=True)
     ruta = destino / f"{uuid.uuid4().hex}.png"
     if _es_figura(valor):
+        from demos import _disenos
+
+        clave = _disenos.preparar(valor)
         valor.savefig(ruta, format="png", dpi=DPI_PANTALLA)
+        _disenos.recordar(valor, clave)
     else:
         from PIL import Image
 

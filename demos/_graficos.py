@@ -86,7 +86,14 @@ def mapa_calor(
             if numeros and not tapada[i, j]:
                 v = m[i, j]
                 eje.text(
-                    j, i, formato.format(v), ha="center", va="center", fontsize=tam, color="white" if v > umbral else C0
+                    j,
+                    i,
+                    formato.format(v),
+                    ha="center",
+                    va="center",
+                    fontsize=tam,
+                    color="white" if v > umbral else C0,
+                    in_layout=False,  # dentro de su casilla: no mueve nada (y el diseño se puede reusar)
                 )
     if etiquetas_x is not None:
         eje.set_xticks(
@@ -118,7 +125,7 @@ def rayado(eje, tapada, texto: str = "", tam: float = 11) -> None:
     eje.add_artist(PathPatch(Path(vertices, _TRAZO * len(casillas)), hatch="///", fill=False, edgecolor="0.75", lw=0))
     if texto and max(np.shape(tapada)) <= 8:  # con más casillas el texto se amontona
         for i, j in casillas:
-            eje.text(j, i, texto, ha="center", va="center", fontsize=tam, color="0.45")
+            eje.text(j, i, texto, ha="center", va="center", fontsize=tam, color="0.45", in_layout=False)
 
 
 def sin_datos(eje, mensaje: str) -> None:
