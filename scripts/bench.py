@@ -151,7 +151,9 @@ def latencia(llamadas: int) -> str:
 
     Dos servidores: uno con ATENCION_RECORDAR=0, donde cada llamada calcula y dibuja (lo que
     cuesta un valor nuevo del control), y otro tal cual, donde la vista repetida se sirve
-    recordada (lo que recibe la sala entera cuando todos piden lo mismo).
+    recordada (lo que recibe la sala entera cuando todos piden lo mismo). gradio_client baja
+    después cada figura, una tras otra (≈ 25 ms cada una en loopback; el navegador las pide a la
+    vez): la última columna es la respuesta recordada sin bajarlas.
     """
     from gradio_client import Client
 
@@ -165,12 +167,16 @@ def latencia(llamadas: int) -> str:
         for s in (dibuja, recuerda, vacia):
             s.esperar()
         base = medir_endpoint(Client(vacia.url, verbose=False), "/vacia", llamadas)
-        c_dibuja, c_recuerda = Client(dibuja.url, verbose=False), Client(recuerda.url, verbose=False)
+        clientes = [
+            Client(dibuja.url, verbose=False),
+            Client(recuerda.url, verbose=False),
+            Client(recuerda.url, verbose=False, download_files=False),
+        ]
         m0 = statistics.median(base)
-        filas = [["(endpoint vacío)", ms(m0), ms(percentil(base, 95)), "1.00×", "", "", ""]]
+        filas = [["(endpoint vacío)", ms(m0), ms(percentil(base, 95)), "1.00×", "", "", "", "", ""]]
         for p in PESTANAS:
             fila = [p.id]
-            for cliente in (c_dibuja, c_recuerda):
+            for cliente in clientes:
                 t = medir_endpoint(cliente, f"/{p.api}", llamadas)
                 m = statistics.median(t)
                 fila += [ms(m), ms(percentil(t, 95)), f"**{m / m0:.2f}×**" if m / m0 <= 1.5 else f"{m / m0:.2f}×"]
@@ -186,6 +192,9 @@ def latencia(llamadas: int) -> str:
             "p95",
             "/ vacío",
             "recordada: mediana",
+            "p95",
+            "/ vacío",
+            "recordada, sin bajar figuras",
             "p95",
             "/ vacío",
         ],
