@@ -6,6 +6,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,51 @@ import gradio as gr
 import numpy as np
 
 
+class FiguraHecha:
+    """Una figura ya convertida en el PNG de pantalla, que se vuelve a construir solo si hace falta.
+
+    La devuelve una función de dibujo decorada con `demos._recordar.figura_recordada`. Para el
+    navegador basta el PNG guardado; las descargas (220 ppp, SVG) y quien mire sus ejes (las
+    pruebas) reciben la figura de matplotlib, construida la primera vez que se pide.
+    """
+
+    def __init__(self, png: bytes, construir: Callable[[], Any]):
+        self.png = png
+        self._construir = construir
+        self._figura = None
+
+    def figura(self):
+        if self._figura is None:
+            self._figura = self._construir()
+        return self._figura
+
+    def savefig(self, destino, format: str = "png", dpi: float | None = None, **kw) -> None:
+        from ._graficos import DPI_PANTALLA
+
+        if format == "png" and dpi == DPI_PANTALLA and not kw:
+            Path(destino).write_bytes(self.png)
+        else:
+            self.figura().savefig(destino, format=format, dpi=dpi, **kw)
+
+    def __getattr__(self, nombre: str) -> Any:  # axes, texts…: los de la figura de matplotlib
+        if nombre.startswith("__"):
+            raise AttributeError(nombre)
+        return getattr(self.figura(), nombre)
+
+
 def _es_figura(valor: Any) -> bool:
-    return type(valor).__name__ == "Figure" and hasattr(valor, "savefig")
+    return isinstance(valor, FiguraHecha) or (type(valor).__name__ == "Figure" and hasattr(valor, "savefig"))
+
+
+def png_pantalla(fig, destino) -> None:
+    """Dibuja `fig` como el PNG de pantalla en `destino` (ruta o archivo), reusando el diseño si se puede."""
+    from demos import _disenos
+
+    from ._graficos import DPI_PANTALLA
+
+    clave = _disenos.preparar(fig)
+    fig.savefig(destino, format="png", dpi=DPI_PANTALLA)
+    _disenos.recordar(fig, clave)
 
 
 def figura_a_imagen(fig, dpi: int | None = None) -> np.ndarray:
@@ -58,17 +102,13 @@ _cerrojo_limpieza = threading.Lock()
 
 def a_png(valor: Any, carpeta: str = "efimeras") -> str:
     """Una figura (o un arreglo RGB/RGBA uint8) a un PNG con nombre único; devuelve su ruta."""
-    from ._graficos import DPI_PANTALLA
-
     destino = _FIGURAS / carpeta
     destino.mkdir(parents=True, exist_ok=True)
     ruta = destino / f"{uuid.uuid4().hex}.png"
-    if _es_figura(valor):
-        from demos import _disenos
-
-        clave = _disenos.preparar(valor)
-        valor.savefig(ruta, format="png", dpi=DPI_PANTALLA)
-        _disenos.recordar(valor, clave)
+    if isinstance(valor, FiguraHecha):
+        ruta.write_bytes(valor.png)
+    elif _es_figura(valor):
+        png_pantalla(valor, ruta)
     else:
         from PIL import Image
 

@@ -16,7 +16,9 @@ sabe comparar (un modelo en `gr.State`, un objeto cualquiera) no se recuerdan: s
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import io
 import math
 import os
 import threading
@@ -28,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from demos._figuras import VIDA_FIGURA_S
+from demos._figuras import VIDA_FIGURA_S, FiguraHecha, png_pantalla
 
 
 def _es_archivo(texto: str) -> bool:
@@ -139,3 +141,31 @@ def recordar(nombre: str, calcular: Callable[..., Any], args: tuple, kwargs: dic
     except NoRecordable:
         return calcular(*args, **kwargs)
     return RECUERDOS.obtener(k, lambda: calcular(*args, **kwargs))
+
+
+def figura_recordada(dibujar: Callable[..., Any]) -> Callable[..., Any]:
+    """Decora una función pura que dibuja una figura: con los mismos argumentos, no se vuelve a dibujar.
+
+    Para las figuras de una vista que no dependen del control que se mueve (los cuatro paneles de
+    *temperatura* no dependen de T): la respuesta entera cambia, esa figura no. Devuelve una
+    `FiguraHecha` con el PNG de pantalla; la figura de matplotlib se construye solo si se pide.
+    """
+    recuerdos = Recuerdos(capacidad=64, vida_s=float("inf"))  # guarda PNG en memoria: ≤ 64 × ~100 kB
+
+    def png(args, kwargs) -> bytes:
+        destino = io.BytesIO()
+        png_pantalla(dibujar(*args, **kwargs), destino)
+        return destino.getvalue()
+
+    @functools.wraps(dibujar)
+    def envuelta(*args, **kwargs):
+        if not RECUERDOS.activo:
+            return dibujar(*args, **kwargs)
+        try:
+            k = (clave(args), clave(kwargs))
+        except NoRecordable:
+            return dibujar(*args, **kwargs)
+        return FiguraHecha(recuerdos.obtener(k, lambda: png(args, kwargs)), lambda: dibujar(*args, **kwargs))
+
+    envuelta.recuerdos = recuerdos
+    return envuelta

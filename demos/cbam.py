@@ -21,6 +21,7 @@ from demos._digitos import (
     probabilidades,
     selector_digito,
 )
+from demos._recordar import figura_recordada
 from demos._ui import Deslizador, Vista, envolver, explicacion, imagen
 
 NOMBRE = "cbam-digitos"
@@ -85,6 +86,7 @@ def _figura_mapas(digito: np.ndarray, mapa: np.ndarray, opacidad: float, espacia
     return fig
 
 
+@figura_recordada  # no depende de la opacidad: moverla no la vuelve a dibujar
 def _figura_pesos(p: np.ndarray, w: np.ndarray, verdadera: int | None, canal: bool):
     fig, ejes = G.figura(8.6, 3.1, 1, 2, width_ratios=[1, 1.9])
     barras_probabilidades(ejes[0], p, verdadera)

@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from demos import _graficos as G
+from demos._recordar import figura_recordada
 from demos._ui import Deslizador, Numero, Vista, explicacion, imagen
 
 PALABRAS = "plata, sacó, Ana, del"
@@ -159,6 +160,7 @@ def _figura_barras(palabras, p, T):
     return fig
 
 
+@figura_recordada  # no depende de T: mover T no la vuelve a dibujar
 def _figura_paneles(palabras, puntajes):
     """Los cuatro paneles de la lección: T = 0.25, 0.5, 1 y 4."""
     n = len(palabras)

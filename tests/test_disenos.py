@@ -12,6 +12,16 @@ from demos._graficos import figura, mapa_calor
 from tests.test_robustez import argumentos_de_ejemplo
 
 
+@pytest.fixture(autouse=True)
+def _sin_figuras_recordadas():
+    """Cada figura pasa por el diseño: sin las ya dibujadas de `figura_recordada`."""
+    from demos._recordar import RECUERDOS
+
+    RECUERDOS.activo = False
+    yield
+    RECUERDOS.activo = True
+
+
 def _pixeles(fig) -> np.ndarray:
     return np.asarray(Image.open(a_png(fig)))
 

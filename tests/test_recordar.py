@@ -149,3 +149,61 @@ def test_envolver_recuerda_solo_si_se_pide_y_convierte_errores():
     assert llamadas.count(-1.0) == 2
     with pytest.raises(ValueError, match="puras"):
         envolver(calcular, exclusivo_de="medir", recordar=True)
+
+
+def _dibujos():
+    """Una función de dibujo recordada y la cuenta de cuántas veces dibujó de verdad."""
+    from demos._graficos import figura, mapa_calor
+    from demos._recordar import figura_recordada
+
+    veces = []
+
+    @figura_recordada
+    def dibujar(valores, titulo="Pesos"):
+        veces.append(1)
+        fig, eje = figura(4, 3)
+        mapa_calor(eje, np.asarray(valores, dtype=float).reshape(2, 2), ["a", "b"], ["a", "b"])
+        eje.set_title(titulo)
+        return fig
+
+    return dibujar, veces
+
+
+def test_figura_recordada_no_se_vuelve_a_dibujar_y_da_el_mismo_png(tmp_path):
+    import io
+
+    from PIL import Image
+
+    from demos._figuras import FiguraHecha, a_png, exportar_figuras, png_pantalla
+
+    dibujar, veces = _dibujos()
+    primera = dibujar([0.1, 0.2, 0.3, 0.4])
+    segunda = dibujar([0.1, 0.2, 0.3, 0.4])
+    assert isinstance(segunda, FiguraHecha) and len(veces) == 1
+    assert segunda.png == primera.png
+    fresca = io.BytesIO()
+    png_pantalla(dibujar.__wrapped__([0.1, 0.2, 0.3, 0.4]), fresca)
+    a = np.asarray(Image.open(fresca))
+    b = np.asarray(Image.open(a_png(segunda)))
+    assert a.shape == b.shape and (a == b).all()  # el PNG recordado es el que se habría dibujado
+    assert dibujar([0.4, 0.3, 0.2, 0.1]).png != primera.png  # otros datos, otra figura
+    assert len(veces) == 3  # la primera, la fresca de la comparación y la de otros datos
+    # Quien mira los ejes o descarga recibe la figura de matplotlib, construida al pedirla.
+    assert segunda.axes[0].get_title() == "Pesos"
+    rutas = exportar_figuras("prueba", ("texto", segunda))
+    assert sorted(r.rsplit(".", 1)[1] for r in rutas) == ["png", "svg"]
+    assert Image.open(rutas[0]).size[0] > b.shape[1]  # la descarga va a 220 ppp, no al PNG de pantalla
+
+
+def test_figura_recordada_se_apaga_con_lo_demas():
+    from demos._figuras import FiguraHecha
+    from demos._recordar import RECUERDOS
+
+    dibujar, veces = _dibujos()
+    RECUERDOS.activo = False
+    try:
+        fig = dibujar([0.1, 0.2, 0.3, 0.4])
+        dibujar([0.1, 0.2, 0.3, 0.4])
+    finally:
+        RECUERDOS.activo = True
+    assert not isinstance(fig, FiguraHecha) and len(veces) == 2
