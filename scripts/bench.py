@@ -151,12 +151,16 @@ def latencia(llamadas: int) -> str:
 
     Dos servidores: uno con ATENCION_RECORDAR=0, donde cada llamada calcula y dibuja (lo que
     cuesta un valor nuevo del control), y otro tal cual, donde la vista repetida se sirve
-    recordada (lo que recibe la sala entera cuando todos piden lo mismo). gradio_client baja
-    después cada figura, una tras otra (≈ 25 ms cada una en loopback; el navegador las pide a la
-    vez): la última columna es la respuesta recordada sin bajarlas.
+    recordada (lo que recibe la sala entera cuando todos piden lo mismo). «Valor nuevo» pide al
+    segundo servidor valores del control numérico que nadie pidió (lo que cuesta mover el control,
+    con todo encendido). gradio_client baja después cada figura, una tras otra (≈ 25 ms cada una en
+    loopback; el navegador las pide a la vez): la última columna es la respuesta recordada sin bajarlas.
     """
+    import random
+
     from gradio_client import Client
 
+    import app as suite
     from demos import PESTANAS
 
     p_dibuja, p_recuerda, p_vacia = puerto_libre(), puerto_libre(), puerto_libre()
@@ -173,13 +177,25 @@ def latencia(llamadas: int) -> str:
             Client(recuerda.url, verbose=False, download_files=False),
         ]
         m0 = statistics.median(base)
-        filas = [["(endpoint vacío)", ms(m0), ms(percentil(base, 95)), "1.00×", "", "", "", "", ""]]
+        filas = [["(endpoint vacío)", ms(m0), ms(percentil(base, 95)), "1.00×", *[""] * 8]]
+        azar = random.Random(0)
+
+        def celdas(t: list[float]) -> list[str]:
+            m = statistics.median(t)
+            return [ms(m), ms(percentil(t, 95)), f"**{m / m0:.2f}×**" if m / m0 <= 1.5 else f"{m / m0:.2f}×"]
+
         for p in PESTANAS:
             fila = [p.id]
-            for cliente in clientes:
-                t = medir_endpoint(cliente, f"/{p.api}", llamadas)
-                m = statistics.median(t)
-                fila += [ms(m), ms(percentil(t, 95)), f"**{m / m0:.2f}×**" if m / m0 <= 1.5 else f"{m / m0:.2f}×"]
+            for cliente in clientes[:2]:
+                fila += celdas(medir_endpoint(cliente, f"/{p.api}", llamadas))
+            nuevos = valores_nuevos(suite.demo.vistas[p.id], llamadas, azar)
+            if p.id == "inversion-digitos":  # su control es un texto: ocho dígitos al azar
+                from demos.inversion_digitos import digitos_al_azar
+
+                nuevos = [{"digitos": digitos_al_azar(k)} for k in range(llamadas)]
+            fila += [*celdas(medir_valores_nuevos(clientes[1], f"/{p.api}", nuevos)), str(len(nuevos))]
+            mediana, _, razon = celdas(medir_endpoint(clientes[2], f"/{p.api}", llamadas))
+            fila.append(f"{mediana} ({razon})")
             filas.append(fila)
     finally:
         for s in (dibuja, recuerda, vacia):
@@ -194,12 +210,40 @@ def latencia(llamadas: int) -> str:
             "recordada: mediana",
             "p95",
             "/ vacío",
-            "recordada, sin bajar figuras",
+            "valor nuevo: mediana",
             "p95",
             "/ vacío",
+            "valores",
+            "recordada, sin bajar figuras (/ vacío)",
         ],
         filas,
     )
+
+
+def valores_nuevos(vista, cuantos: int, azar) -> list[dict]:
+    """Hasta `cuantos` valores distintos (y distintos del inicial) del control numérico de la vista."""
+    import inspect
+
+    control = vista.control_numerico()
+    if control is None:
+        return []
+    _, c = control
+    paso = getattr(c, "step", None) or 1
+    pasos = round((c.maximum - c.minimum) / paso)  # puede ser enorme (una semilla): no se arma la rejilla
+    inicial = round((c.value - c.minimum) / paso)
+    elegidos = azar.sample(range(pasos + 1), min(cuantos + 1, pasos + 1))
+    i = next(k for k, e in enumerate(vista.entradas) if e is c)
+    nombre = list(inspect.signature(vista.fn).parameters)[i]
+    return [{nombre: round(c.minimum + k * paso, 9)} for k in elegidos if k != inicial][:cuantos]
+
+
+def medir_valores_nuevos(cliente, api: str, argumentos: list[dict]) -> list[float]:
+    tiempos = []
+    for kwargs in argumentos:
+        t = time.perf_counter()
+        cliente.predict(**kwargs, api_name=api)
+        tiempos.append(time.perf_counter() - t)
+    return tiempos
 
 
 def argumentos_al_azar(vista, azar) -> dict:
