@@ -29,6 +29,8 @@ RAIZ = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(RAIZ))
 ENTORNO = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(RAIZ)}
 
+LECTURA = "### Lectura"  # desde aquí, BENCHMARKS.md es prosa y `--markdown` la conserva
+
 VACIA = """
 import sys, gradio as gr
 with gr.Blocks() as demo:
@@ -371,8 +373,12 @@ def main() -> None:
         elif s == "entrenamiento":
             partes.append(entrenamiento())
     if args.markdown:
+        # La lectura (prosa escrita a mano al final del archivo) se conserva: hay que revisarla si
+        # las cifras cambian, pero no se pierde al volver a medir.
+        previo = args.markdown.read_text(encoding="utf-8") if args.markdown.exists() else ""
+        lectura = previo[previo.index(LECTURA) :] if LECTURA in previo else ""
         args.markdown.write_text(
-            "# Rendimiento medido\n\n" + cabecera + "\n" + "\n".join(partes) + "\n", encoding="utf-8"
+            "# Rendimiento medido\n\n" + cabecera + "\n" + "\n".join(partes) + "\n\n" + lectura, encoding="utf-8"
         )
 
 
