@@ -97,6 +97,11 @@ def exclusivo(nombre: str) -> threading.Lock:
         return _EXCLUSIVOS.setdefault(nombre, threading.Lock())
 
 
+def _nombre(fn: Callable) -> str:
+    """Bajo qué nombre se recuerdan las respuestas de `fn` (el evento y la vista inicial lo comparten)."""
+    return f"{fn.__module__}.{fn.__qualname__}#{id(fn)}"
+
+
 def envolver(fn: Callable, exclusivo_de: str | None = None, recordar: bool = False) -> Callable:
     """La función de cálculo lista para Gradio: ValueError -> gr.Error en español, figuras -> imágenes.
 
@@ -128,7 +133,7 @@ def envolver(fn: Callable, exclusivo_de: str | None = None, recordar: bool = Fal
     def convertida(*args, **kwargs):
         return a_gradio(fn(*args, **kwargs))
 
-    nombre = f"{fn.__module__}.{fn.__qualname__}#{id(fn)}"
+    nombre = _nombre(fn)
 
     @functools.wraps(fn)
     def envuelta(*args, **kwargs):
@@ -247,8 +252,14 @@ def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores:
     for aviso in avisos:
         gr.Warning(aviso, title="Ajuste de la URL")
     if valores_url != list(valores):
+        # Un enlace de una diapositiva (?T=0.5) lo abre la clase entera: se recuerda como el evento.
+        def calcular(*args):
+            return a_gradio(vista.fn(*args))
+
         try:
-            return valores_url, a_gradio(vista.fn(*valores_url))
+            if vista.pura:
+                return valores_url, _recordar(_nombre(vista.fn), calcular, tuple(valores_url), {})
+            return valores_url, calcular(*valores_url)
         except ValueError as e:
             gr.Warning(f"Los ajustes de la URL se ignoraron: {e}", title="Ajuste de la URL")
     with _cerrojo_inicial:

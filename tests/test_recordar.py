@@ -207,3 +207,23 @@ def test_figura_recordada_se_apaga_con_lo_demas():
     finally:
         RECUERDOS.activo = True
     assert not isinstance(fig, FiguraHecha) and len(veces) == 2
+
+
+def test_un_enlace_con_ajustes_se_calcula_una_vez_para_toda_la_clase():
+    import gradio as gr
+
+    from demos._ui import Vista, vista_inicial
+
+    llamadas = []
+
+    def calcular(x: float = 1):
+        llamadas.append(x)
+        return f"vista {x}"
+
+    with gr.Blocks():
+        x = gr.Slider(0, 10, value=1, step=1)
+    vista = Vista(fn=calcular, entradas=[x], salidas=[gr.Markdown()], url={"x": x})
+    for _ in range(3):  # tres alumnos abren el mismo enlace de la diapositiva (?x=3)
+        valores, salida = vista_inicial("prueba-enlace", vista, {"x": "3"}, [1])
+        assert (valores, salida) == ([3], "vista 3")
+    assert llamadas == [3]
