@@ -138,7 +138,7 @@ def recordar(nombre: str, calcular: Callable[..., Any], args: tuple, kwargs: dic
         return calcular(*args, **kwargs)
     try:
         k = (nombre, clave(args), clave(kwargs))
-    except NoRecordable:
+    except (NoRecordable, RecursionError):  # p. ej. listas anidadas miles de veces por el API
         return calcular(*args, **kwargs)
     return RECUERDOS.obtener(k, lambda: calcular(*args, **kwargs))
 
@@ -163,7 +163,7 @@ def figura_recordada(dibujar: Callable[..., Any]) -> Callable[..., Any]:
             return dibujar(*args, **kwargs)
         try:
             k = (clave(args), clave(kwargs))
-        except NoRecordable:
+        except (NoRecordable, RecursionError):
             return dibujar(*args, **kwargs)
         return FiguraHecha(recuerdos.obtener(k, lambda: png(args, kwargs)), lambda: dibujar(*args, **kwargs))
 

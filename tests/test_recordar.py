@@ -227,3 +227,19 @@ def test_un_enlace_con_ajustes_se_calcula_una_vez_para_toda_la_clase():
         valores, salida = vista_inicial("prueba-enlace", vista, {"x": "3"}, [1])
         assert (valores, salida) == ([3], "vista 3")
     assert llamadas == [3]
+
+
+def test_una_entrada_anidada_sin_fin_no_rompe_el_recuerdo():
+    """Por el API puede llegar una lista dentro de otra miles de veces: la función la rechaza en español."""
+    import gradio as gr
+
+    def calcular(palabras="a, b"):
+        if not isinstance(palabras, str):
+            raise ValueError("Las palabras deben ser un texto.")
+        return palabras
+
+    anidada: list = []
+    for _ in range(20_000):
+        anidada = [anidada]
+    with pytest.raises(gr.Error, match="deben ser un texto"):
+        envolver(calcular, recordar=True)(anidada)
