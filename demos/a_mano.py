@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from demos import _graficos as G
+from demos._seguridad import escapar_md
 from demos._ui import Deslizador, TablaEditable, Vista, explicacion, imagen
 
 PALABRAS = "Ana, sacó, plata"
@@ -197,7 +198,8 @@ def detalle(i: int, palabras, Q, K, V, puntajes, pesos, salida) -> str:
         for j in range(len(palabras))
     ]
     paso1 = "; ".join(
-        f"con «{palabras[j]}»: ({productos[j]}) / √{d} = **{_fmt(puntajes[i, j])}**" for j in range(len(palabras))
+        f"con «{escapar_md(palabras[j])}»: ({productos[j]}) / √{d} = **{_fmt(puntajes[i, j])}**"
+        for j in range(len(palabras))
     )
     fila = puntajes[i]
     if np.abs(fila).max() <= 50:
@@ -210,7 +212,7 @@ def detalle(i: int, palabras, Q, K, V, puntajes, pesos, salida) -> str:
     pesos_i = ", ".join(f"**{_fmt(w)}**" for w in pesos[i])
     paso3 = " + ".join(f"{_fmt(w)}·{_vector(V[j])}" for j, w in enumerate(pesos[i]))
     return (
-        f"**La fila de «{p}»** (su consulta q = {_vector(Q[i])}):\n\n"
+        f"**La fila de «{escapar_md(p)}»** (su consulta q = {_vector(Q[i])}):\n\n"
         f"1. **Puntajes** q·k / √d {paso1}.\n"
         f"2. **Softmax**: exponenciales{nota} {paso2}; suman {_exp(exps.sum())}. Dividiendo cada una por la suma, "
         f"los pesos son {pesos_i}, que suman {pesos[i].sum():.2f}.\n"

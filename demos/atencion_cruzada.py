@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from demos import _graficos as G
+from demos._seguridad import escapar_md
 from demos._ui import Numero, Opcion, Vista, envolver, explicacion, imagen
 from modelos import AtencionCruzada
 
@@ -190,7 +191,8 @@ def _resumen(pesos: np.ndarray, objetivo, fuente, proyecciones: str) -> str:
     promedio = pesos.mean(axis=0)
     mayores = promedio.argmax(axis=1)  # (Lo,): la palabra de la fuente con más peso, por fila
     miradas = [
-        f"«{o}» → «{fuente[j]}» ({promedio[i, j]:.2f})" for i, (o, j) in enumerate(zip(objetivo, mayores, strict=True))
+        f"«{escapar_md(o)}» → «{escapar_md(fuente[j])}» ({promedio[i, j]:.2f})"
+        for i, (o, j) in enumerate(zip(objetivo, mayores, strict=True))
     ]
     if len(miradas) > 12:
         miradas = [*miradas[:12], "…"]

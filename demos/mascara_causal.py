@@ -10,6 +10,7 @@ import torch
 from matplotlib.colors import ListedColormap
 
 from demos import _graficos as G
+from demos._seguridad import escapar_md
 from demos._ui import Deslizador, Numero, Opcion, Vista, explicacion, imagen
 from demos._validar import entero as _entero
 from modelos import atencion, mascara_causal
@@ -183,10 +184,11 @@ def _descripcion(tipo: str, palabras: list[str], k: int, w: int) -> str:
     L = len(palabras)
     if tipo == "causal":
         return (
-            f"Con la máscara causal, la palabra n.º i mira a las palabras 1 … i: «{palabras[0]}» solo se ve a sí misma."
+            "Con la máscara causal, la palabra n.º i mira a las palabras 1 … i: "
+            f"«{escapar_md(palabras[0])}» solo se ve a sí misma."
         )
     if tipo == "relleno":
-        reales = ", ".join(f"«{p}»" for p in palabras[: L - k][:6]) + (", …" if L - k > 6 else "")
+        reales = ", ".join(f"«{escapar_md(p)}»" for p in palabras[: L - k][:6]) + (", …" if L - k > 6 else "")
         return (
             ("La última palabra hace" if k == 1 else f"Las últimas {k} palabras hacen")
             + " de relleno: sus columnas se tapan en todas las filas. "

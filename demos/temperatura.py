@@ -10,6 +10,7 @@ import torch
 
 from demos import _graficos as G
 from demos._recordar import figura_recordada
+from demos._seguridad import escapar_md
 from demos._ui import Deslizador, Numero, Vista, explicacion, imagen
 
 PALABRAS = "plata, sacó, Ana, del"
@@ -220,7 +221,7 @@ def calcular(palabras: str = PALABRAS, puntajes: str = PUNTAJES, T: float = 1.0,
     texto = (
         f"Con T = {T:g}, la entropía es **{H:.2f} bits** (de 0 a log₂ {len(lista)} = {H_max:.2f}): los pesos "
         f"están tan repartidos como si se eligiera al azar entre **{2**H:.1f}** palabras parejas. "
-        f"La palabra con más peso, «{lista[int(p.argmax())]}», se lleva {p.max():.2f}; "
+        f"La palabra con más peso, «{escapar_md(lista[int(p.argmax())])}», se lleva {p.max():.2f}; "
         f"en {_miles(n)} fichas salió {_miles(veces)} {'vez' if veces == 1 else 'veces'}.\n\n{PUENTE}"
     )
     return (
