@@ -7,6 +7,10 @@ gradio app.py                      modo recarga (usa el `demo` de este módulo)
 
 from __future__ import annotations
 
+# ZeroGPU pide importar `spaces` antes que nada que pueda tocar CUDA; fuera de ZeroGPU no hace nada.
+import spaces  # noqa: F401
+
+# isort: split
 import argparse
 import asyncio
 import ctypes
@@ -21,6 +25,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
 
 from demos import PESTANAS, POR_ID, Pestana, buscar
+from demos._gpu import arrancar_zerogpu
 from demos._ui import Vista, conectar, vista_inicial
 
 log = logging.getLogger("app")
@@ -289,6 +294,7 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     import uvicorn
 
+    arrancar_zerogpu()  # en ZeroGPU lo haría launch(); aquí sirve uvicorn
     threading.Thread(target=precargar_checkpoints, name="precarga", daemon=True).start()
     print(f"* Atención y transformers en http://{args.host}:{args.port}/", flush=True)
     uvicorn.run(crear_app(args.demo), host=args.host, port=args.port, log_level="warning")

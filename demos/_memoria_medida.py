@@ -19,6 +19,7 @@ from matplotlib.ticker import NullLocator
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from demos import _graficos as G
+from demos._gpu import gpu
 from modelos import atencion, dispositivo
 
 TIPOS = {"float32": (torch.float32, 4), "bfloat16": (torch.bfloat16, 2)}  # nombre -> (dtype, bytes)
@@ -190,6 +191,7 @@ def _fila(L: int, i: int, res: dict, operador: str) -> list[str]:
     return [f"{L:,}", *tiempos, *memorias, _backend(operador)]
 
 
+@gpu(30)  # en ZeroGPU, con GPU prestada: la medición entera tarda unos segundos
 def medir(largo_maximo: float = 2048, tipo: str = "float32"):
     """Mide la atención ingenua y SDPA en `dispositivo()`: (figura, tabla, texto).
 

@@ -11,7 +11,7 @@ from demos import _graficos as G
 from demos._memoria_medida import TIPOS, _mb, _tipo, largos_permitidos, medir
 from demos._ui import Deslizador, Desplegable, Opcion, Vista, envolver, explicacion, imagen
 from demos._validar import entero as _entero
-from modelos import dispositivo
+from modelos.hub import dispositivo_pesado
 
 LARGOS_TABLA = (100, 1_000, 10_000, 100_000)
 CABEZAS_MAX, CAPAS_MAX, LOTE_MAX = 128, 128, 1024
@@ -101,7 +101,7 @@ def construir() -> Vista:
             )
             texto = gr.Markdown()
     gr.Markdown("### Medición en este dispositivo: atención ingenua contra SDPA")
-    permitidos = largos_permitidos(dispositivo())
+    permitidos = largos_permitidos(dispositivo_pesado())  # en ZeroGPU, la medición corre en la GPU
     with gr.Row():
         largo_max = Desplegable(permitidos, value=min(2048, permitidos[-1]), label="Largo máximo (palabras)")
         boton = gr.Button("Medir en este dispositivo", variant="primary")

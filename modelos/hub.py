@@ -19,6 +19,8 @@ Variables de entorno:
                               `python -m modelos.publicar` imprime estas líneas.
   ATENCION_CHECKPOINTS        carpeta de las copias incluidas (por omisión `checkpoints/`).
   ATENCION_DISPOSITIVO        cpu | cuda | mps: fuerza el dispositivo.
+  SPACES_ZERO_GPU=true        (la fija un Space con ZeroGPU) el cálculo va a la CPU salvo dentro de
+                              `gpu_prestada()`, que marca las funciones decoradas con `spaces.GPU`.
   HF_HUB_OFFLINE=1            sin red: solo la caché de huggingface_hub y la copia incluida.
 """
 
@@ -28,6 +30,9 @@ import logging
 import os
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -47,6 +52,7 @@ log = logging.getLogger(__name__)
 
 CARPETA = Path(__file__).resolve().parent.parent / "checkpoints"
 VARIABLE_DISPOSITIVO = "ATENCION_DISPOSITIVO"
+VARIABLE_ZEROGPU = "SPACES_ZERO_GPU"
 VARIABLE_ORG = "ATENCION_HUB_ORG"
 VARIABLE_CHECKPOINTS = "ATENCION_CHECKPOINTS"
 VARIABLE_REVISION = "ATENCION_REVISION_"  # + NOMBRE en mayúsculas con «_»
@@ -57,21 +63,58 @@ PLAZO_DESCARGA_S = 10.0  # la descarga entera, ya con el Hub respondiendo
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
+def en_zerogpu() -> bool:
+    """¿Corre en un Space con ZeroGPU? (Spaces fija `SPACES_ZERO_GPU=true`, como lo lee el paquete `spaces`.)"""
+    return os.environ.get(VARIABLE_ZEROGPU, "").strip().lower() in ("1", "t", "true")
+
+
+_en_gpu_prestada: ContextVar[bool] = ContextVar("en_gpu_prestada", default=False)
+
+
+@contextmanager
+def gpu_prestada() -> Iterator[None]:
+    """Marca el bloque como parte de una función decorada con `spaces.GPU` (ver `demos/_gpu.py`).
+
+    En ZeroGPU solo ahí hay una GPU de verdad: fuera, `torch.cuda.is_available()` es una emulación
+    y el cálculo en «cuda» falla. Fuera de ZeroGPU no cambia nada.
+    """
+    marca = _en_gpu_prestada.set(True)
+    try:
+        yield
+    finally:
+        _en_gpu_prestada.reset(marca)
+
+
 def dispositivo() -> torch.device:
-    """CUDA si hay, luego MPS, luego CPU. `ATENCION_DISPOSITIVO=cpu|cuda|mps` fuerza uno."""
+    """CUDA si hay, luego MPS, luego CPU. `ATENCION_DISPOSITIVO=cpu|cuda|mps` fuerza uno.
+
+    En ZeroGPU, la CPU fuera de `gpu_prestada()`: las inferencias chicas de las pestañas tardan
+    milisegundos en la CPU y no gastan la cuota de GPU del visitante.
+    """
     forzado = os.environ.get(VARIABLE_DISPOSITIVO, "").strip().lower()
     hay_mps = getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
     if forzado:
         if forzado not in ("cpu", "cuda", "mps"):
             raise ValueError(f"{VARIABLE_DISPOSITIVO}={forzado!r} no es válido: usa cpu, cuda o mps.")
+        if forzado == "cuda" and en_zerogpu() and not _en_gpu_prestada.get():
+            return torch.device("cpu")  # en ZeroGPU, «cuda» solo existe dentro de una función decorada
         if forzado == "cuda" and not torch.cuda.is_available():
             raise ValueError(f"{VARIABLE_DISPOSITIVO}=cuda, pero PyTorch no ve ninguna GPU CUDA: usa cpu.")
         if forzado == "mps" and not hay_mps:
             raise ValueError(f"{VARIABLE_DISPOSITIVO}=mps, pero MPS no está disponible aquí: usa cpu.")
         return torch.device(forzado)
+    if en_zerogpu() and not _en_gpu_prestada.get():
+        return torch.device("cpu")
     if torch.cuda.is_available():
         return torch.device("cuda")
     return torch.device("mps" if hay_mps else "cpu")
+
+
+def dispositivo_pesado() -> torch.device:
+    """Dónde corre el trabajo pesado (entrenar, medir): el de `dispositivo()`, salvo en ZeroGPU, donde
+    las funciones decoradas con `spaces.GPU` reciben una GPU CUDA (aquí se ve emulada)."""
+    with gpu_prestada():
+        return dispositivo()
 
 
 @dataclass(frozen=True)
