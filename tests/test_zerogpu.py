@@ -188,7 +188,8 @@ def maquina(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    ("cuda", "mps", "esperado"), [(True, False, "cuda"), (True, True, "cuda"), (False, True, "mps"), (False, False, "cpu")]
+    ("cuda", "mps", "esperado"),
+    [(True, False, "cuda"), (True, True, "cuda"), (False, True, "mps"), (False, False, "cpu")],
 )
 def test_fuera_de_zerogpu_cuda_luego_mps_luego_cpu(maquina, cuda, mps, esperado):
     maquina(cuda=cuda, mps=mps)
