@@ -121,11 +121,20 @@ def _es_imagen(valor: Any) -> bool:
     return _es_figura(valor) or (isinstance(valor, np.ndarray) and valor.dtype == np.uint8 and valor.ndim == 3)
 
 
+def _convertir(valor: Any, carpeta: str) -> Any:
+    from demos.figuras import es_figura
+    from demos.figuras.pantalla import a_plot
+
+    if es_figura(valor):
+        return a_plot(valor)
+    return a_png(valor, carpeta) if _es_imagen(valor) else valor
+
+
 def a_gradio(resultado: Any, carpeta: str = "efimeras") -> Any:
-    """Figuras e imágenes -> rutas de PNG; el resto pasa igual. Acepta un valor o una tupla."""
+    """Descripciones de figuras -> Plotly para `gr.Plot`; figuras viejas e imágenes -> PNG; el resto igual."""
     if isinstance(resultado, tuple):
-        return tuple(a_png(v, carpeta) if _es_imagen(v) else v for v in resultado)
-    return a_png(resultado, carpeta) if _es_imagen(resultado) else resultado
+        return tuple(_convertir(v, carpeta) for v in resultado)
+    return _convertir(resultado, carpeta)
 
 
 _CARPETA_DESCARGAS = Path(tempfile.gettempdir()) / "atencion-descargas"
@@ -133,9 +142,13 @@ _CARPETA_DESCARGAS = Path(tempfile.gettempdir()) / "atencion-descargas"
 
 def exportar_figuras(prefijo: str, resultado: Any) -> list[str]:
     """Guarda cada figura del resultado en PNG (DPI_DESCARGA) y SVG; devuelve las rutas."""
+    from demos.figuras import es_figura
+    from demos.figuras.descarga import a_bytes
+
     from ._graficos import DPI_DESCARGA
 
-    figuras = [v for v in (resultado if isinstance(resultado, tuple) else (resultado,)) if _es_figura(v)]
+    valores = resultado if isinstance(resultado, tuple) else (resultado,)
+    figuras = [v for v in valores if _es_figura(v) or es_figura(v)]
     if not figuras:
         raise gr.Error("Esta vista no tiene figuras que descargar.", title="Sin figuras")
     _CARPETA_DESCARGAS.mkdir(exist_ok=True)
@@ -149,6 +162,9 @@ def exportar_figuras(prefijo: str, resultado: Any) -> list[str]:
     for k, fig in enumerate(figuras, start=1):
         for formato in ("png", "svg"):
             ruta = carpeta / f"{prefijo}-figura{k}.{formato}"
-            fig.savefig(ruta, format=formato, dpi=DPI_DESCARGA)
+            if es_figura(fig):
+                ruta.write_bytes(a_bytes(fig, formato))
+            else:
+                fig.savefig(ruta, format=formato, dpi=DPI_DESCARGA)
             rutas.append(str(ruta))
     return rutas

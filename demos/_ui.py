@@ -169,6 +169,15 @@ def imagen(etiqueta: str, **kw) -> gr.Image:
     return gr.Image(label=etiqueta, alt_text=etiqueta, type="numpy", format="png", interactive=False, **kw)
 
 
+def grafico(etiqueta: str, **kw) -> gr.Plot:
+    """Un componente de salida para una figura de `demos.figuras`: la dibuja el navegador (Plotly).
+
+    La etiqueta no se muestra encima (el título va en la figura); queda para lectores de pantalla.
+    """
+    kw.setdefault("show_label", False)
+    return gr.Plot(label=etiqueta, elem_classes=["figura"], **kw)
+
+
 def llenar_al_abrir(aparece, calculo: Callable, entradas: list, salidas: list) -> None:
     """Llena una sección secundaria de la pestaña la primera vez que `aparece` cambia.
 
@@ -282,7 +291,7 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
     """
     for nombre, componente in vista.url.items():
         componente.elem_id = componente.elem_id or f"{prefijo}-{nombre}"
-    figuras = [s for s in vista.salidas if isinstance(s, gr.Image)]
+    figuras = [s for s in vista.salidas if isinstance(s, gr.Image | gr.Plot)]
     for k, componente in enumerate(figuras, start=1):
         componente.elem_id = componente.elem_id or f"{prefijo}-figura{k}"
         componente.elem_classes = [*(componente.elem_classes or []), "figura"]

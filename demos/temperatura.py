@@ -8,10 +8,9 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos import _graficos as G
-from demos._recordar import figura_recordada
 from demos._seguridad import escapar_md
-from demos._ui import Deslizador, Numero, Vista, explicacion, imagen
+from demos._ui import Deslizador, Numero, Vista, explicacion, grafico
+from demos.figuras import C1, Barras, Paneles, Referencia, Serie
 
 PALABRAS = "plata, sacó, Ana, del"
 PUNTAJES = "2, 1, 0.5, -1"
@@ -122,78 +121,68 @@ def _miles(x) -> str:
     return f"{int(x):,}".replace(",", "\u202f")
 
 
-# --- figuras -------------------------------------------------------------------------------------
+# --- figuras ---------------------------------------------------------------------------------------
 
 
-def _ejes_palabras(eje, palabras: list[str], ancho_pt: float, rotulo: bool = True) -> bool:
-    """Las palabras bajo las barras: de lado si caben en `ancho_pt`, giradas si son cortas, si no su número.
+def _eje_palabras(palabras: list[str]) -> tuple[tuple[str, ...], str]:
+    """Las categorías del eje x: las palabras, o su número si son muchas o muy largas."""
+    if len(palabras) <= 12 or max(len(p) for p in palabras) <= 6:
+        return tuple(palabras), ""
+    return tuple(str(i) for i in range(1, len(palabras) + 1)), NUMERO_DE_PALABRA
 
-    Devuelve True si puso números en lugar de palabras; con `rotulo`, lo dice en el eje x.
-    """
+
+def _figura_barras(palabras, p, T) -> Barras:
     n = len(palabras)
-    eje.set_xlim(-0.6, n - 0.4)
-    if sum(len(p) for p in palabras) * 6.5 + 8 * n <= ancho_pt:
-        eje.set_xticks(range(n), palabras)
-        return False
-    if n * 13 <= ancho_pt and max(len(p) for p in palabras) <= 15:
-        eje.set_xticks(range(n), palabras, rotation=90)
-        return False
-    marcas = [i for i in range(n) if n <= 10 or i == 0 or (i + 1) % 5 == 0]
-    eje.set_xticks(marcas, [str(i + 1) for i in marcas])
-    if rotulo:
-        eje.set_xlabel(NUMERO_DE_PALABRA)
-    return True
+    categorias, eje_x = _eje_palabras(palabras)
+    return Barras(
+        categorias,
+        (Serie("peso", p),),
+        titulo=f"softmax(s / T) con T = {T:g}   (entropía {entropia(p):.2f} bits)",
+        eje_x=eje_x,
+        eje_y="Peso",
+        numeros=n <= 12,
+        rango=(0, 1.1),
+        referencias=(Referencia(1 / n, f"pesos parejos (1/{n}), T → ∞"),),
+        pista="«{c}»: peso {v}",
+    )
 
 
-def _figura_barras(palabras, p, T):
-    n = len(palabras)
-    fig, eje = G.figura(6.4, 3.8)
-    eje.bar(range(n), p, color=G.C0)
-    eje.axhline(1 / n, color="0.5", linestyle=":", linewidth=1.2, label=f"pesos parejos (1/{n}), T → ∞")
-    if n <= 12:
-        for i, v in enumerate(p):
-            eje.text(i, v + 0.015, f"{v:.2f}", ha="center", va="bottom", fontsize=10, color=G.C0)
-    _ejes_palabras(eje, palabras, ancho_pt=400)
-    eje.set_ylim(0, 1.08)
-    eje.set_ylabel("Peso")
-    eje.legend(loc="best", fontsize=10, frameon=False)
-    eje.set_title(f"softmax(s / T) con T = {T:g}   (entropía {entropia(p):.2f} bits)")
-    return fig
-
-
-@figura_recordada  # no depende de T: mover T no la vuelve a dibujar
-def _figura_paneles(palabras, puntajes):
+def _figura_paneles(palabras, puntajes) -> Paneles:
     """Los cuatro paneles de la lección: T = 0.25, 0.5, 1 y 4."""
-    n = len(palabras)
-    fig, ejes = G.figura(6.4, 5.2, 2, 2, sharey=True)
-    for eje, T in zip(ejes.flat, T_LECCION, strict=True):
+    categorias, eje_x = _eje_palabras(palabras)
+    paneles = []
+    for T in T_LECCION:
         p = pesos(puntajes, T)
-        eje.bar(range(n), p, color=G.C0)
-        eje.set_title(f"T = {T:g}   ({entropia(p):.2f} bits)", fontsize=11)
-        numeros = _ejes_palabras(eje, palabras, ancho_pt=190, rotulo=False)
-        eje.set_ylim(0, 1.05)
-    for eje in ejes[:, 0]:
-        eje.set_ylabel("Peso")
-    if numeros:
-        fig.supxlabel(NUMERO_DE_PALABRA, fontsize=11)
-    return fig
+        paneles.append(
+            Barras(
+                categorias,
+                (Serie(f"T = {T:g}", p),),
+                titulo=f"T = {T:g}   ({entropia(p):.2f} bits)",
+                eje_x=eje_x,
+                numeros=len(palabras) <= 6,
+                rango=(0, 1.12),
+                pista=f"«{{c}}» con T = {T:g}: peso {{v}}",
+            )
+        )
+    return Paneles(tuple(paneles), columnas=2, compartir_y=True, alto_fila=250)
 
 
-def _figura_muestreo(palabras, p, cuentas, T):
+def _figura_muestreo(palabras, p, cuentas, T) -> Barras:
     n, N = len(palabras), int(cuentas.sum())
-    x = np.arange(n)
-    fig, eje = G.figura(6.4, 3.8)
-    eje.bar(x - 0.2, p, width=0.4, color=G.C0, label="peso (probabilidad)")
-    eje.bar(x + 0.2, cuentas / N, width=0.4, color=G.C1, label=f"frecuencia (fichas / {_miles(N)})")
-    if n <= 12:
-        for i, c in enumerate(cuentas):
-            eje.text(i + 0.2, c / N + 0.015, _miles(c), ha="center", va="bottom", fontsize=10, color=G.C1)
-    _ejes_palabras(eje, palabras, ancho_pt=400)
-    eje.set_ylim(0, 1.12)
-    eje.set_ylabel("Peso o frecuencia")
-    eje.set_title(f"{_miles(N)} fichas con T = {T:g}")
-    eje.legend(loc="best", fontsize=10, frameon=False)
-    return fig
+    categorias, eje_x = _eje_palabras(palabras)
+    return Barras(
+        categorias,
+        (
+            Serie("peso (probabilidad)", p, numeros=("",) * n),
+            Serie(f"frecuencia (fichas / {_miles(N)})", cuentas / N, color=C1, numeros=tuple(map(_miles, cuentas))),
+        ),
+        titulo=f"{_miles(N)} fichas con T = {T:g}",
+        eje_x=eje_x,
+        eje_y="Peso o frecuencia",
+        numeros=n <= 12,
+        rango=(0, 1.12),
+        pista="«{c}», {s}: {v}",
+    )
 
 
 # --- la vista ------------------------------------------------------------------------------------
@@ -272,8 +261,8 @@ def construir() -> Vista:
         )
         T = Numero(1.0, minimum=T_MIN, maximum=T_MAX, step=0.05, scale=1, label="Temperatura T (de 0.05 a 10)")
     with gr.Row():
-        barras = imagen("Pesos a la temperatura elegida")
-        paneles = imagen("Pesos con T = 0.25, 0.5, 1 y 4, como en la lección")
+        barras = grafico("Pesos a la temperatura elegida")
+        paneles = grafico("Pesos con T = 0.25, 0.5, 1 y 4, como en la lección")
     with gr.Row():
         tabla = gr.Dataframe(
             headers=["Palabra", "Puntaje s", "Peso a T", "Fichas", *(f"T = {t:g}" for t in T_LECCION)],
@@ -287,7 +276,7 @@ def construir() -> Vista:
         n = Deslizador(1, N_MAX, value=1000, step=1, scale=3, label=f"Número de fichas N (de 1 a {N_MAX})")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, label="Semilla")
         otra = gr.Button("Sacar otra vez (semilla + 1)", scale=1)
-    muestreo = imagen("Frecuencia observada de cada palabra frente a su peso")
+    muestreo = grafico("Frecuencia observada de cada palabra frente a su peso")
 
     # T es la entrada de `calcular` y de la URL; el deslizador de log T solo la escribe.
     log_t.input(_t_desde_log, log_t, T, api_visibility="private", show_progress="hidden")

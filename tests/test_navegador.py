@@ -83,16 +83,26 @@ def escribir(pg, id_: str, ajustes: dict[str, str]) -> None:
             raise AssertionError(f"{id_}: no sé escribir en un {type(c).__name__} ({nombre})")
 
 
+# Lo que dibuja la primera figura de la pestaña: los datos de sus trazos de Plotly (o el src de una imagen).
+FIRMA = """(sel) => {
+  const g = document.querySelector(sel + " .js-plotly-plot");
+  if (g && g.data && g.data.length) return JSON.stringify(g.data.map(t => [t.z, t.y, t.x, t.text, t.source]));
+  const i = document.querySelector(sel + " img");
+  return i && i.src ? i.src : null;
+}"""
+
+
 def fuente_figura(pg, id_: str) -> str:
-    img = pg.locator(f"#{id_}-figura1 img")
-    img.wait_for(timeout=ESPERA_MS)
-    return img.get_attribute("src")
+    """Espera a que la primera figura de la pestaña tenga datos dibujados y devuelve su firma."""
+    sel = f"#{id_}-figura1"
+    pg.wait_for_function(f"(sel) => ({FIRMA})(sel) !== null", arg=sel, timeout=ESPERA_MS)
+    return pg.evaluate(FIRMA, sel)
 
 
 def espera_cambio(pg, id_: str, antes: str) -> None:
     pg.wait_for_function(
-        "([sel, s]) => { const i = document.querySelector(sel); return i && i.src && i.src !== s; }",
-        arg=[f"#{id_}-figura1 img", antes],
+        f"([sel, antes]) => {{ const f = ({FIRMA})(sel); return f !== null && f !== antes; }}",
+        arg=[f"#{id_}-figura1", antes],
         timeout=ESPERA_MS,
     )
 
@@ -191,7 +201,7 @@ def test_pagina_de_otro_origen_incrusta_dos_pestanas(pagina, url_app, url_otro_o
         ruta = marco.get_attribute("data-ruta")
         id_ = ruta.split("/")[2]
         interior = pagina.frame_locator(f"iframe[data-ruta='{ruta}']")
-        figura = interior.locator(f"#{id_}-figura1 img")
+        figura = interior.locator(f"#{id_}-figura1 .js-plotly-plot, #{id_}-figura1 img").first
         figura.wait_for(state="attached", timeout=ESPERA_MS)
         figura.scroll_into_view_if_needed(timeout=ESPERA_MS)  # las imágenes cargan al verse (loading=lazy)
         figura.wait_for(state="visible", timeout=ESPERA_MS)

@@ -1,0 +1,371 @@
+"""Las figuras de las pestañas, descritas una vez y dibujadas dos veces.
+
+Una función de cálculo no dibuja: devuelve *qué* muestra la figura (la matriz, las
+etiquetas, la máscara, el título) con los tipos de abajo. Dos dibujantes leen la
+misma descripción:
+
+- `demos.figuras.pantalla`: Plotly en el navegador (`gr.Plot`), con el valor exacto
+  de cada casilla o barra al pasar el ratón. El servidor solo arma un JSON pequeño.
+- `demos.figuras.descarga`: matplotlib (Agg) para «Descargar las figuras»: PNG a
+  220 ppp y SVG, con el estilo de la lección, para diapositivas.
+
+Los números que se leen en la figura (los de las casillas y sobre las barras) se
+escriben aquí, con `numero()`, así las dos salidas muestran exactamente el mismo texto.
+
+El vocabulario: `Mapa` (mapa de calor), `Barras`, `Curvas`, `Histograma`, `Imagen`
+(píxeles con una capa encima), `Diagrama` (cajas y flechas), `Aviso` (una figura
+vacía con un mensaje) y `Paneles` (varias de las anteriores en una rejilla).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+C0, C1, C2, C3 = "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"  # los colores de la lección
+CLARO = "#aec7e8"  # C0 claro: lo que no se resalta
+GRIS = "#7f7f7f"
+MAX_NUMEROS = 12  # hasta este lado, un mapa lleva el número en cada casilla
+MAX_CASILLAS = 512 * 512  # ningún mapa ni imagen pasa de aquí (la función de cálculo lo acota antes)
+
+COLORES = ("azul", "divergente", "grises")  # blanco→C0; rojo←blanco→azul; blanco→negro (un dígito)
+
+
+def numero(x: float, formato: str = ".2f") -> str:
+    """Un número como se lee en las figuras: signo menos tipográfico, espacio fino de miles.
+
+    >>> numero(-0.5), numero(13674, ",.0f")
+    ('−0.50', '13 674')
+    """
+    if x is None or not np.isfinite(x):
+        return ""
+    return format(float(x), formato).replace(",", "\u202f").replace("-", "−")
+
+
+def _arreglo(valor, nombre: str, dimensiones: tuple[int, ...]) -> np.ndarray:
+    a = np.asarray(valor, dtype=float)
+    if a.ndim not in dimensiones:
+        raise ValueError(f"{nombre}: se esperaba un arreglo de {' o '.join(map(str, dimensiones))} dimensiones")
+    if a.size > MAX_CASILLAS:
+        raise ValueError(f"{nombre}: {a.size} valores son demasiados para una figura")
+    return a
+
+
+@dataclass(frozen=True)
+class Mapa:
+    """Mapa de calor (filas × columnas), con el número en cada casilla si es pequeño.
+
+    tapada: booleana, True en las casillas enmascaradas: quedan grises, sin número
+    (o con `texto_tapada`, p. ej. «−∞»), y la leyenda dice `leyenda_tapada`.
+    pista: lo que dice cada casilla al pasar el ratón; {x}, {y} son las etiquetas de
+    su columna y su fila, {v} su valor (p. ej. «{y} mira a {x}: {v}»).
+    marcas: casillas (fila, columna) que se recuadran en naranja.
+    """
+
+    matriz: np.ndarray
+    x: tuple[str, ...] | None = None  # etiquetas de las columnas; None: 0, 1, 2…
+    y: tuple[str, ...] | None = None  # etiquetas de las filas
+    titulo: str = ""
+    eje_x: str = ""
+    eje_y: str = ""
+    tapada: np.ndarray | None = None
+    texto_tapada: str = ""
+    leyenda_tapada: str = "casilla tapada: no se mira"
+    numeros: bool | None = None  # None: si el lado mayor es ≤ MAX_NUMEROS
+    formato: str = ".2f"
+    vmin: float | None = 0.0  # None: el mínimo de la matriz
+    vmax: float | None = 1.0
+    colores: str = "azul"
+    barra: str | None = "Peso"  # título de la barra de color; None, sin barra
+    pista: str = "fila {y}, columna {x}: {v}"
+    marcas: tuple[tuple[int, int], ...] = ()
+    cuadrado: bool = False  # casillas cuadradas
+
+    def __post_init__(self):
+        m = _arreglo(self.matriz, "Mapa", (2,))
+        object.__setattr__(self, "matriz", m)
+        tapada = np.zeros(m.shape, bool) if self.tapada is None else np.asarray(self.tapada, bool)
+        if tapada.shape != m.shape:
+            raise ValueError("Mapa: la máscara debe tener la forma de la matriz")
+        object.__setattr__(self, "tapada", tapada | ~np.isfinite(m))
+        for nombre, n in (("x", m.shape[1]), ("y", m.shape[0])):
+            etiquetas = getattr(self, nombre)
+            if etiquetas is not None:
+                if len(etiquetas) != n:
+                    raise ValueError(f"Mapa: {len(etiquetas)} etiquetas en {nombre} para {n} casillas")
+                object.__setattr__(self, nombre, tuple(map(str, etiquetas)))
+        if self.colores not in COLORES:
+            raise ValueError(f"Mapa: colores debe ser uno de {COLORES}")
+
+    @property
+    def con_numeros(self) -> bool:
+        return max(self.matriz.shape) <= MAX_NUMEROS if self.numeros is None else self.numeros
+
+    def etiquetas(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        filas, columnas = self.matriz.shape
+        return self.x or tuple(map(str, range(columnas))), self.y or tuple(map(str, range(filas)))
+
+    def rango(self) -> tuple[float, float]:
+        visibles = self.matriz[~self.tapada]
+        lo = self.vmin if self.vmin is not None else (float(visibles.min()) if visibles.size else 0.0)
+        hi = self.vmax if self.vmax is not None else (float(visibles.max()) if visibles.size else 1.0)
+        return lo, hi if hi > lo else lo + 1.0
+
+    def textos(self) -> list[list[str]]:
+        """El texto de cada casilla: su número, `texto_tapada` si está tapada, o nada."""
+        filas, columnas = self.matriz.shape
+        if not self.con_numeros:
+            return [[""] * columnas for _ in range(filas)]
+        return [
+            [self.texto_tapada if t else numero(v, self.formato) for v, t in zip(fila, tapadas, strict=True)]
+            for fila, tapadas in zip(self.matriz, self.tapada, strict=True)
+        ]
+
+
+@dataclass(frozen=True)
+class Serie:
+    """Una serie de barras: un valor por categoría."""
+
+    nombre: str
+    valores: np.ndarray
+    color: str = C0
+    colores: tuple[str, ...] | None = None  # un color por barra (p. ej. para resaltar la predicción)
+    numeros: tuple[str, ...] | None = None  # el texto sobre cada barra; None: su valor con `formato`
+
+    def __post_init__(self):
+        object.__setattr__(self, "valores", _arreglo(self.valores, f"Serie «{self.nombre}»", (1,)))
+
+
+@dataclass(frozen=True)
+class Referencia:
+    """Una línea de referencia horizontal (o vertical) con su rótulo en la leyenda."""
+
+    valor: float
+    texto: str
+    color: str = GRIS
+    punteada: bool = True
+
+
+@dataclass(frozen=True)
+class Barras:
+    """Barras por categoría; varias series van lado a lado."""
+
+    categorias: tuple[str, ...]
+    series: tuple[Serie, ...]
+    titulo: str = ""
+    eje_x: str = ""
+    eje_y: str = ""
+    horizontal: bool = False
+    numeros: bool = True  # el valor sobre cada barra
+    formato: str = ".2f"
+    rango: tuple[float, float] | None = None  # del eje de los valores
+    referencias: tuple[Referencia, ...] = ()
+    pista: str = "{c}: {v}"  # {c} la categoría, {s} la serie, {v} el valor
+
+    def __post_init__(self):
+        object.__setattr__(self, "categorias", tuple(map(str, self.categorias)))
+        for s in self.series:
+            if len(s.valores) != len(self.categorias):
+                raise ValueError(f"Barras: la serie «{s.nombre}» no tiene un valor por categoría")
+
+    def textos(self, serie: Serie) -> list[str]:
+        if not self.numeros:
+            return [""] * len(serie.valores)
+        return list(serie.numeros) if serie.numeros is not None else [numero(v, self.formato) for v in serie.valores]
+
+
+@dataclass(frozen=True)
+class Curva:
+    nombre: str
+    x: np.ndarray
+    y: np.ndarray
+    color: str = C0
+    estilo: str = "lineas+puntos"  # "lineas", "puntos", "punteada"
+    eje: int = 0  # en Paneles no hace falta; aquí por si un día hay eje y doble
+
+    def __post_init__(self):
+        x = _arreglo(self.x, f"Curva «{self.nombre}»", (1,))
+        y = _arreglo(self.y, f"Curva «{self.nombre}»", (1,))
+        if x.shape != y.shape:
+            raise ValueError(f"Curva «{self.nombre}»: x e y deben tener el mismo largo")
+        object.__setattr__(self, "x", x)
+        object.__setattr__(self, "y", y)
+
+
+@dataclass(frozen=True)
+class Nota:
+    """Un texto en el punto (x, y) de los datos, con una marca opcional."""
+
+    x: float
+    y: float
+    texto: str
+    marca: bool = True
+    color: str = "#333333"
+
+
+@dataclass(frozen=True)
+class Curvas:
+    """Curvas y = f(x), con ejes lineales o logarítmicos, líneas de referencia y notas."""
+
+    curvas: tuple[Curva, ...]
+    titulo: str = ""
+    eje_x: str = ""
+    eje_y: str = ""
+    log_x: bool = False
+    log_y: bool = False
+    rango_y: tuple[float, float] | None = None
+    marcas_x: tuple[float, ...] | None = None  # dónde van las marcas del eje x (con su número)
+    horizontales: tuple[Referencia, ...] = ()
+    verticales: tuple[Referencia, ...] = ()
+    notas: tuple[Nota, ...] = ()
+    formato: str = ".3g"  # del valor al pasar el ratón
+    mensaje: str = ""  # si no hay curvas: por qué (p. ej. «en la CPU no se mide la memoria»)
+
+
+@dataclass(frozen=True)
+class Histograma:
+    """Cuántos valores caen en cada intervalo; varias series comparten los bordes."""
+
+    bordes: np.ndarray  # (n + 1,)
+    series: tuple[Serie, ...]  # valores = cuentas (n,)
+    titulo: str = ""
+    eje_x: str = "Valor"
+    eje_y: str = "Cuántos"
+
+    @classmethod
+    def de(cls, datos: dict[str, np.ndarray], bins: int = 50, rango=None, colores=(C0, C1), **kw) -> Histograma:
+        """Cuenta cada serie de `datos` ({nombre: valores}) en los mismos `bins` intervalos."""
+        todos = np.concatenate([np.asarray(v, float).ravel() for v in datos.values()])
+        bordes = np.histogram_bin_edges(todos, bins=bins, range=rango)
+        series = tuple(
+            Serie(nombre, np.histogram(np.asarray(v, float), bins=bordes)[0], color=colores[k % len(colores)])
+            for k, (nombre, v) in enumerate(datos.items())
+        )
+        return cls(bordes=bordes, series=series, **kw)
+
+
+@dataclass(frozen=True)
+class Imagen:
+    """Una imagen tal cual (un dígito, una foto), con una capa de pesos encima si hace falta.
+
+    pixeles: (alto, ancho) en gris de 0 a 1 (0 = blanco, 1 = tinta, como los dígitos) o
+    (alto, ancho, 3) RGB en uint8. capa: (h, w) de 0 a `vmax`, se estira sobre la imagen
+    con `opacidad`, en blanco→azul; su valor sale al pasar el ratón.
+    rejilla: cada cuántos píxeles una línea (los parches de un ViT). recuadros: (x0, y0,
+    x1, y1) en píxeles, en naranja. numeros: (fila, columna, texto) en coordenadas de la capa.
+    """
+
+    pixeles: np.ndarray
+    titulo: str = ""
+    capa: np.ndarray | None = None
+    opacidad: float = 0.6
+    vmax: float = 1.0
+    barra: str | None = None
+    rejilla: int | None = None
+    color_rejilla: str = "white"
+    recuadros: tuple[tuple[float, float, float, float], ...] = ()
+    rotulos: tuple[Nota, ...] = ()  # textos en coordenadas de píxel (p. ej. el número de cada parche)
+    numeros_capa: bool = False  # el valor de la capa en cada casilla
+    pista: str = "{v}"  # de la capa
+
+    def __post_init__(self):
+        p = np.asarray(self.pixeles)
+        if not (p.ndim == 2 or (p.ndim == 3 and p.shape[2] == 3)) or p.size > 3 * MAX_CASILLAS:
+            raise ValueError("Imagen: se esperaba (alto, ancho) o (alto, ancho, 3)")
+        object.__setattr__(self, "pixeles", p)
+        if self.capa is not None:
+            object.__setattr__(self, "capa", _arreglo(self.capa, "Imagen.capa", (2,)))
+
+    @property
+    def rgb(self) -> bool:
+        return self.pixeles.ndim == 3
+
+    def textos_capa(self) -> list[list[str]]:
+        if self.capa is None or not self.numeros_capa:
+            return []
+        return [[numero(v) for v in fila] for fila in self.capa]
+
+
+@dataclass(frozen=True)
+class Caja:
+    """Una caja de un diagrama, centrada en (x, y)."""
+
+    x: float
+    y: float
+    texto: str
+    ancho: float = 3.0
+    alto: float = 0.7
+    resaltada: bool = False
+    redonda: bool = False  # un círculo (la suma de la conexión residual)
+    nota: str = ""  # a la derecha, en gris
+
+
+@dataclass(frozen=True)
+class Flecha:
+    """De (x0, y0) a (x1, y1), pasando por `codos` si los hay."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    color: str = C0
+    codos: tuple[tuple[float, float], ...] = ()
+    texto: str = ""  # rótulo junto al primer tramo
+
+
+@dataclass(frozen=True)
+class Diagrama:
+    """Cajas y flechas en un lienzo de `ancho` × `alto` unidades (y hacia arriba)."""
+
+    cajas: tuple[Caja, ...]
+    flechas: tuple[Flecha, ...] = ()
+    titulo: str = ""
+    ancho: float = 10.0
+    alto: float = 9.0
+
+
+@dataclass(frozen=True)
+class Aviso:
+    """Una figura vacía con un mensaje en el centro (p. ej. «pulsa Medir»)."""
+
+    mensaje: str
+    titulo: str = ""
+
+
+Figura = Mapa | Barras | Curvas | Histograma | Imagen | Diagrama | Aviso
+
+
+@dataclass(frozen=True)
+class Paneles:
+    """Varias figuras en una rejilla de `columnas` columnas, con un título común.
+
+    compartir_x / compartir_y: los paneles usan los mismos ejes (p. ej. dos
+    histogramas que se comparan). anchos: proporción de cada columna.
+    """
+
+    paneles: tuple[Figura, ...]
+    columnas: int = 2
+    titulo: str = ""
+    compartir_x: bool = False
+    compartir_y: bool = False
+    anchos: tuple[float, ...] | None = None
+    alto_fila: int = 330  # píxeles de pantalla por fila
+
+    def __post_init__(self):
+        if not self.paneles:
+            raise ValueError("Paneles: hace falta al menos un panel")
+        if any(isinstance(p, Paneles) for p in self.paneles):
+            raise ValueError("Paneles: no se anidan")
+
+    @property
+    def filas(self) -> int:
+        return -(-len(self.paneles) // self.columnas)
+
+
+TIPOS = (Mapa, Barras, Curvas, Histograma, Imagen, Diagrama, Aviso, Paneles)
+
+
+def es_figura(valor) -> bool:
+    """¿Es `valor` la descripción de una figura?"""
+    return isinstance(valor, TIPOS)

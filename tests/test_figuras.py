@@ -1,0 +1,164 @@
+"""Las figuras descritas una vez (`demos.figuras`): válidas para Plotly, y las descargas dicen lo mismo."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from demos import PESTANAS
+from demos.figuras import (
+    C1,
+    Aviso,
+    Barras,
+    Caja,
+    Curva,
+    Curvas,
+    Diagrama,
+    Flecha,
+    Histograma,
+    Imagen,
+    Mapa,
+    Nota,
+    Paneles,
+    Referencia,
+    Serie,
+    es_figura,
+    numero,
+)
+from demos.figuras.descarga import a_bytes, a_matplotlib
+from demos.figuras.pantalla import a_json, a_plotly
+
+TAPADA = np.triu(np.ones((4, 4), bool), 1)
+PESOS = np.array([[1, 0, 0, 0], [0.27, 0.73, 0, 0], [0.1, 0.2, 0.7, 0], [0.25, 0.25, 0.25, 0.25]])
+EJEMPLOS = {
+    "mapa": Mapa(PESOS, x=("el", "gato", "el", "pez"), y=("el", "gato", "el", "pez"), tapada=TAPADA, texto_tapada="−∞"),
+    "barras": Barras(("a", "b"), (Serie("peso", np.array([0.6, 0.4])),), referencias=(Referencia(0.5, "parejos"),)),
+    "curvas": Curvas(
+        (Curva("sin escala", np.array([2, 64, 512]), np.array([0.5, 0.9, 1.0])),),
+        log_x=True,
+        marcas_x=(2, 64, 512),
+        notas=(Nota(64, 0.9, "d = 64"),),
+    ),
+    "histograma": Histograma.de({"sin": np.arange(100.0), "con": np.arange(100.0) / 8}, bins=10),
+    "imagen": Imagen(np.eye(8), capa=np.full((4, 4), 0.5), numeros_capa=True, barra="peso", rejilla=2),
+    "foto": Imagen(
+        np.zeros((100, 120, 3), np.uint8), rejilla=20, recuadros=((0, 0, 20, 20),), rotulos=(Nota(9, 9, "0"),)
+    ),
+    "diagrama": Diagrama((Caja(4, 1, "x"), Caja(4, 3, "atención", resaltada=True)), (Flecha(4, 1.4, 4, 2.6),)),
+    "aviso": Aviso("Pulsa «Medir»"),
+}
+EJEMPLOS["paneles"] = Paneles(tuple(EJEMPLOS[k] for k in ("mapa", "barras", "curvas")), columnas=2, titulo="Tres")
+
+
+def textos_pantalla(fig: dict) -> set[str]:
+    """Los números escritos en la figura de Plotly: texto de casillas y de barras."""
+    textos = set()
+    for trazo in fig["data"]:
+        for t in np.ravel(np.asarray(trazo.get("text", []), dtype=object)):
+            if t:
+                textos.add(str(t))
+    return textos
+
+
+def textos_descarga(fig) -> set[str]:
+    """Los textos escritos en los ejes de matplotlib (números de casillas y `bar_label`)."""
+    return {t.get_text() for eje in fig.axes for t in eje.texts if t.get_text()}
+
+
+@pytest.mark.parametrize("nombre", EJEMPLOS)
+def test_cada_tipo_da_una_figura_valida_de_plotly(nombre):
+    f = a_plotly(EJEMPLOS[nombre])
+    go.Figure(f)  # lanza si alguna propiedad no existe en el esquema de Plotly
+    assert json.loads(a_json(EJEMPLOS[nombre]))["data"] == json.loads(json.dumps(f["data"]))
+    assert f["config"]["displayModeBar"] is False  # la barra de Plotly está en inglés
+
+
+@pytest.mark.parametrize("nombre", EJEMPLOS)
+def test_cada_tipo_se_descarga_en_png_y_svg(nombre):
+    png, svg = a_bytes(EJEMPLOS[nombre], "png"), a_bytes(EJEMPLOS[nombre], "svg")
+    assert png.startswith(b"\x89PNG") and b"<svg" in svg[:400]
+
+
+def test_mapa_escribe_cada_peso_y_tapa_con_menos_infinito():
+    f = EJEMPLOS["mapa"]
+    assert f.textos()[1] == ["0.27", "0.73", "−∞", "−∞"]
+    pantalla = a_plotly(f)
+    calor = pantalla["data"][0]
+    assert calor["z"][0][1] is None  # tapada: sin color ni número
+    assert calor["customdata"][1][0] == ["gato", "el", "0.270"]  # la pista dice qué casilla es
+    leyenda = [t["name"] for t in pantalla["data"] if t.get("showlegend")]
+    assert leyenda == ["casilla tapada: no se mira (−∞)"]
+
+
+def test_mapa_con_palabras_repetidas_no_junta_columnas():
+    """«el» aparece dos veces: cada palabra conserva su columna (el eje es numérico, con rótulos)."""
+    eje = a_plotly(EJEMPLOS["mapa"])["layout"]["xaxis"]
+    assert eje["tickvals"] == [0, 1, 2, 3] and eje["ticktext"] == ["el", "gato", "el", "pez"]
+
+
+@pytest.mark.parametrize("nombre", ["mapa", "barras", "imagen", "paneles"])
+def test_la_descarga_y_la_pantalla_escriben_los_mismos_numeros(nombre):
+    f = EJEMPLOS[nombre]
+    en_pantalla = textos_pantalla(a_plotly(f))
+    assert en_pantalla and en_pantalla == textos_descarga(a_matplotlib(f))
+
+
+def test_numero_usa_menos_tipografico_y_espacio_fino():
+    assert numero(-0.5) == "−0.50"
+    assert numero(13674, ",.0f") == "13\u202f674"
+    assert numero(float("nan")) == ""
+
+
+def test_una_foto_va_como_jpeg_y_pesa_poco():
+    rng = np.random.default_rng(0)
+    foto = (rng.random((224, 224, 3)) * 255).astype(np.uint8)
+    texto = a_json(Imagen(foto))
+    assert "data:image/jpeg;base64," in texto
+    assert len(texto) < 100_000  # ruido puro: lo peor para JPEG; una foto real pesa mucho menos
+
+
+def test_una_matriz_con_nan_no_muestra_nan():
+    f = Mapa(np.array([[np.nan, 0.5]]), vmin=None, vmax=None)
+    texto = a_json(f)
+    assert "NaN" not in texto and "nan" not in texto.lower().replace("nano", "")
+    assert f.textos() == [["", "0.50"]]
+
+
+def test_descripcion_mala_se_rechaza_al_construirla():
+    with pytest.raises(ValueError, match="etiquetas"):
+        Mapa(np.zeros((2, 2)), x=("a",))
+    with pytest.raises(ValueError, match="un valor por categoría"):
+        Barras(("a", "b"), (Serie("s", np.array([1.0])),))
+    with pytest.raises(ValueError, match="demasiados"):
+        Mapa(np.zeros((1000, 1000)))
+
+
+def test_paneles_comparten_eje_si_se_pide():
+    f = Paneles((EJEMPLOS["histograma"], EJEMPLOS["histograma"]), columnas=2, compartir_x=True)
+    assert a_plotly(f)["layout"]["xaxis2"]["matches"] == "x"
+
+
+def test_curvas_en_escala_log_con_marcas_legibles():
+    eje = a_plotly(EJEMPLOS["curvas"])["layout"]["xaxis"]
+    assert eje["type"] == "log" and eje["ticktext"] == ["2", "64", "512"]
+
+
+def test_colores_de_la_leccion():
+    assert C1 == "#ff7f0e"
+
+
+@pytest.mark.parametrize("p", PESTANAS, ids=lambda p: p.id)
+def test_la_vista_inicial_de_cada_pestana_da_figuras_descritas(p):
+    """Ninguna pestaña entrega figuras de matplotlib: la pantalla las dibuja el navegador."""
+    import gradio as gr
+
+    with gr.Blocks():
+        vista = p.cargar().construir()
+    salida = vista.fn()
+    salida = salida if isinstance(salida, tuple) else (salida,)
+    viejas = [type(v).__name__ for v in salida if type(v).__name__ in ("Figure", "FiguraHecha")]
+    assert not viejas, f"{p.id} aún dibuja en el servidor: {viejas}"
+    assert any(es_figura(v) for v in salida), f"{p.id}: su vista inicial no tiene figuras"
