@@ -382,14 +382,17 @@ def entrenamiento() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--solo", choices=["arranque", "latencia", "carga", "entrenamiento"], action="append")
+    parser.add_argument(
+        "--solo", choices=["arranque", "clase", "navegador", "latencia", "carga", "entrenamiento"], action="append"
+    )
+    parser.add_argument("--estudiantes", type=int, default=30)
     parser.add_argument("--llamadas", type=int, default=50)
     parser.add_argument("--repeticiones", type=int, default=5)
     parser.add_argument("--clientes", type=int, default=16)
     parser.add_argument("--segundos", type=float, default=60)
     parser.add_argument("--markdown", type=Path, help="escribe las tablas en este archivo")
     args = parser.parse_args()
-    secciones = args.solo or ["arranque", "latencia", "carga", "entrenamiento"]
+    secciones = args.solo or ["arranque", "clase", "navegador", "latencia", "carga", "entrenamiento"]
     cabecera = (
         f"Medido el {datetime.date.today().isoformat()} en {platform.node() or 'esta máquina'}: "
         f"{os.cpu_count()} núcleos, {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
@@ -400,6 +403,14 @@ def main() -> None:
     for s in secciones:
         if s == "arranque":
             partes.append(arranque(args.repeticiones))
+        elif s == "clase":
+            from scripts.bench_clase import clase
+
+            partes.append(clase(args.estudiantes, 40))
+        elif s == "navegador":
+            from scripts.bench_clase import navegador
+
+            partes.append(navegador())
         elif s == "latencia":
             partes.append(latencia(args.llamadas))
         elif s == "carga":

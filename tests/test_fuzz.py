@@ -9,6 +9,7 @@ ejemplos para que el tiempo quede acotado.
 from __future__ import annotations
 
 import inspect
+import json
 import math
 import re
 
@@ -18,6 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from demos import PESTANAS
+from demos.figuras import es_figura
+from demos.figuras.pantalla import a_json
 
 ESPANOL = re.compile(r"[áéíóúñ¿¡]|\b(debe|entre|es|no|un|una|el|la|los|las|de|con|sin)\b", re.IGNORECASE)
 INGLES = re.compile(r"Traceback|\bmust\b|\bgreater than\b|\bValue\b|object has no attribute|unsupported operand")
@@ -63,9 +66,20 @@ def revisar_figura(fig) -> None:
             assert np.isfinite(datos.compressed() if np.ma.isMaskedArray(datos) else datos).all()
 
 
+def revisar_descripcion(fig) -> None:
+    """Lo que el navegador recibe: ni «nan» ni «inf» escritos, ni un NaN en el JSON (null es «sin casilla»)."""
+    texto = a_json(fig)
+    assert "NaN" not in texto and "Infinity" not in texto, "el JSON de la figura lleva NaN o infinitos"
+    for trazo in json.loads(texto)["data"]:
+        for t in np.ravel(np.asarray(trazo.get("text", []), dtype=object)):
+            assert not re.search(r"\bnan\b|\binf\b", str(t), re.IGNORECASE), f"la figura muestra {t!r}"
+
+
 def revisar_resultado(resultado) -> None:
     for valor in resultado if isinstance(resultado, tuple) else (resultado,):
-        if hasattr(valor, "savefig"):
+        if es_figura(valor):
+            revisar_descripcion(valor)
+        elif hasattr(valor, "savefig"):
             revisar_figura(valor)
         elif isinstance(valor, str):
             assert not re.search(r"\bnan\b", valor, re.IGNORECASE), valor[:200]

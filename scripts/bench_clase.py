@@ -1,0 +1,282 @@
+"""La clase como carga: 30 estudiantes moviendo controles a la vez, y el tiempo hasta ver la figura.
+
+    python scripts/bench.py --solo clase
+    python scripts/bench.py --solo navegador
+
+«clase»: cada estudiante elige una pestaña y, cada 0.2–0.6 s, manda valores nuevos (al azar, en
+su rango) de todos sus deslizadores y números, como un navegador: POST a
+`/gradio_api/call/<api>`, luego el flujo de eventos por GET, y baja los archivos que la respuesta
+nombre por la misma conexión abierta. Los mismos estudiantes repiten contra un endpoint vacío en la
+misma corrida: la razón entre ambos es lo que cuesta cada pestaña.
+
+«navegador»: en Chromium, mueve diez veces el control principal de cada pestaña y mide cuánto
+tarda la figura en mostrar el valor nuevo, junto a una página vacía que devuelve el número en un
+cuadro de texto.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import threading
+import time
+from collections import defaultdict
+
+from scripts.bench import VACIA, Servidor, ms, percentil, puerto_libre, tabla
+
+ECO = """
+import sys, gradio as gr
+with gr.Blocks() as demo:
+    entrada, salida = gr.Number(0, elem_id="eco-entrada"), gr.Textbox(elem_id="eco-salida")
+    entrada.submit(lambda x: str(x), entrada, salida, api_name="eco")
+demo.queue(default_concurrency_limit=4, max_size=64)
+demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]))
+"""
+
+
+def _por_omision(url: str) -> dict[str, list]:
+    """Los valores por omisión de cada parámetro de cada endpoint público, según /gradio_api/info."""
+    import httpx
+
+    info = httpx.get(url + "gradio_api/info", timeout=30).json()["named_endpoints"]
+    return {api.lstrip("/"): [p.get("parameter_default") for p in e["parameters"]] for api, e in info.items()}
+
+
+def _controles(vista) -> list[tuple[int, float, float, float]]:
+    """(posición del parámetro, mínimo, máximo, paso) de cada deslizador y número con rango."""
+    import gradio as gr
+
+    salida = []
+    for i, c in enumerate(vista.entradas):
+        if isinstance(c, gr.Slider | gr.Number) and c.minimum is not None and c.maximum is not None:
+            salida.append((i, float(c.minimum), float(c.maximum), float(getattr(c, "step", None) or 1)))
+    return salida
+
+
+def _valor(azar: random.Random, lo: float, hi: float, paso: float) -> float:
+    pasos = round((hi - lo) / paso)
+    return round(lo + azar.randint(0, pasos) * paso, 9)
+
+
+def _llamar(http, url: str, api: str, datos: list) -> int:
+    """Una llamada por el protocolo de la cola, como el navegador; devuelve los bytes recibidos."""
+    r = http.post(f"{url}gradio_api/call/{api}", json={"data": datos})
+    r.raise_for_status()
+    evento = r.json()["event_id"]
+    cuerpo = http.get(f"{url}gradio_api/call/{api}/{evento}").text
+    if "event: complete" not in cuerpo:
+        raise RuntimeError(cuerpo[-300:])
+    total = len(r.content) + len(cuerpo)
+    datos = json.loads(cuerpo.split("event: complete\ndata:", 1)[1].strip().splitlines()[0])
+    for archivo in _urls(datos):
+        total += len(http.get(archivo).content)
+    return total
+
+
+def _urls(valor) -> list[str]:
+    if isinstance(valor, dict):
+        return [valor["url"]] if isinstance(valor.get("url"), str) else [u for v in valor.values() for u in _urls(v)]
+    if isinstance(valor, list):
+        return [u for v in valor for u in _urls(v)]
+    return []
+
+
+def _sala(url: str, tareas: list[tuple[str, callable]], segundos: float) -> dict[str, dict]:
+    """Cada tarea (pestaña, hacer_datos) es un estudiante; devuelve tiempos, bytes y errores por pestaña."""
+    import httpx
+
+    res: dict[str, dict] = defaultdict(lambda: {"t": [], "b": [], "errores": 0, "estudiantes": 0})
+    cerrojo = threading.Lock()
+    fin = time.perf_counter() + segundos
+
+    def estudiante(k: int, api: str, hacer_datos) -> None:
+        azar = random.Random(k)
+        with httpx.Client(timeout=120) as http:
+            time.sleep(azar.uniform(0, 0.6))  # no todos a la vez al empezar
+            while time.perf_counter() < fin:
+                t = time.perf_counter()
+                try:
+                    b = _llamar(http, url, api, hacer_datos(azar))
+                    with cerrojo:
+                        res[api]["t"].append(time.perf_counter() - t)
+                        res[api]["b"].append(b)
+                except Exception:
+                    with cerrojo:
+                        res[api]["errores"] += 1
+                time.sleep(azar.uniform(0.2, 0.6))
+
+    hilos = []
+    for k, (api, hacer_datos) in enumerate(tareas):
+        res[api]["estudiantes"] += 1
+        hilos.append(threading.Thread(target=estudiante, args=(k, api, hacer_datos)))
+    for h in hilos:
+        h.start()
+    for h in hilos:
+        h.join()
+    return res
+
+
+def clase(estudiantes: int = 30, segundos: float = 40) -> str:
+    import app as suite
+    from demos import PESTANAS
+
+    p_app, p_vacia = puerto_libre(), puerto_libre()
+    servidor = Servidor(["app.py", "--port", str(p_app)], p_app)
+    vacia = Servidor(["-c", VACIA, str(p_vacia)], p_vacia)
+    try:
+        servidor.esperar()
+        vacia.esperar()
+        omision = _por_omision(servidor.url)
+        tareas = []
+        for k in range(estudiantes):
+            p = PESTANAS[k % len(PESTANAS)]
+            vista = suite.demo.vistas[p.id]
+            controles = _controles(vista)
+            base = omision[p.api]
+
+            def hacer(azar, base=base, controles=controles, id_=p.id):
+                datos = list(base)
+                for i, lo, hi, paso in controles:
+                    datos[i] = _valor(azar, lo, hi, paso)
+                if id_ == "inversion-digitos":  # su control principal es un texto: ocho dígitos al azar
+                    datos[0] = " ".join(str(azar.randint(0, 9)) for _ in range(8))
+                return datos
+
+            tareas.append((p.api, hacer))
+        res = _sala(servidor.url, tareas, segundos)
+        rss = servidor.rss_pico_mb()
+        res_vacia = _sala(vacia.url, [("vacia", lambda azar: [azar.random()])] * estudiantes, segundos)
+    finally:
+        servidor.cerrar()
+        vacia.cerrar()
+    v = res_vacia["vacia"]
+    p50_v = statistics.median(v["t"])
+    ritmo_v = len(v["t"]) / segundos / estudiantes  # respuestas/s por estudiante
+    filas = [
+        [
+            "(endpoint vacío)",
+            estudiantes,
+            f"{len(v['t']) / segundos:.1f}",
+            ms(p50_v),
+            ms(percentil(v["t"], 95)),
+            f"{statistics.mean(v['b']) / 1e3:.1f}",
+            "1.00×",
+            "100 %",
+            v["errores"],
+        ]
+    ]
+    for p in PESTANAS:
+        r = res.get(p.api)
+        if not r or not r["t"]:
+            filas.append([p.id, r["estudiantes"] if r else 0, "0", "—", "—", "—", "—", "—", r["errores"] if r else 0])
+            continue
+        p50 = statistics.median(r["t"])
+        ritmo = len(r["t"]) / segundos / r["estudiantes"]
+        razon = p50 / p50_v
+        filas.append(
+            [
+                p.id,
+                r["estudiantes"],
+                f"{len(r['t']) / segundos:.1f}",
+                ms(p50),
+                ms(percentil(r["t"], 95)),
+                f"{statistics.mean(r['b']) / 1e3:.1f}",
+                f"**{razon:.2f}×**" if razon <= 3 else f"{razon:.2f}×",
+                f"{100 * ritmo / ritmo_v:.0f} %",
+                r["errores"],
+            ]
+        )
+    return tabla(
+        f"Clase: {estudiantes} estudiantes durante {segundos:.0f} s, valores nuevos cada 0.2–0.6 s "
+        f"(HTTP crudo, como el navegador; RSS pico del servidor: {rss:,.0f} MB)",
+        ["pestaña", "estudiantes", "respuestas/s", "p50", "p95", "kB/resp.", "p50 / vacío", "ritmo / vacío", "errores"],
+        filas,
+    )
+
+
+FIRMA = """(sel) => {
+  const g = document.querySelector(sel + " .js-plotly-plot");
+  if (g && g.data && g.data.length) return JSON.stringify(g.data.map(t => [t.z, t.y, t.x, t.text, t.source]));
+  const i = document.querySelector(sel + " img");
+  return i && i.src ? i.src : null;
+}"""
+
+
+def _mover(pagina, sel_entrada: str, valor: str, esperar_js: str, arg) -> float:
+    caja = pagina.locator(sel_entrada).first
+    t = time.perf_counter()
+    caja.fill(valor)
+    caja.press("Enter")
+    pagina.wait_for_function(esperar_js, arg=arg, timeout=60_000, polling="raf")
+    return time.perf_counter() - t
+
+
+def navegador(veces: int = 10) -> str:
+    """Mediana, en Chromium, de mover el control principal hasta que la figura muestra el valor nuevo."""
+    from playwright.sync_api import sync_playwright
+
+    import app as suite
+    from demos import PESTANAS
+
+    p_app, p_eco = puerto_libre(), puerto_libre()
+    servidor = Servidor(["app.py", "--port", str(p_app)], p_app)
+    eco = Servidor(["-c", ECO, str(p_eco)], p_eco)
+    filas = []
+    try:
+        servidor.esperar()
+        eco.esperar()
+        with sync_playwright() as pw:
+            nav = pw.chromium.launch(
+                executable_path="/usr/bin/chromium",
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+            )
+            pagina = nav.new_page(viewport={"width": 1280, "height": 900})
+            pagina.goto(eco.url)
+            pagina.locator("#eco-entrada input").wait_for()
+            eco_t = [
+                _mover(
+                    pagina,
+                    "#eco-entrada input",
+                    str(k + 1),
+                    "(v) => { const t = document.querySelector('#eco-salida textarea'); return t && t.value === v; }",
+                    str(k + 1),
+                )
+                for k in range(veces)
+            ]
+            m_eco = statistics.median(eco_t)
+            filas.append(["(eco vacío)", ms(m_eco), "1.00×"])
+            azar = random.Random(0)
+            for p in PESTANAS:
+                vista = suite.demo.vistas[p.id]
+                control = vista.control_numerico()
+                pagina.goto(f"{servidor.url}demo/{p.id}/")
+                sel_fig = f"#{p.id}-figura1"
+                pagina.wait_for_function(f"(sel) => ({FIRMA})(sel) !== null", arg=sel_fig, timeout=60_000)
+                if control is None:  # inversión: el texto de los dígitos
+                    nombre, sel_entrada = "digitos", f"#{p.id}-digitos textarea, #{p.id}-digitos input"
+                    valores = [" ".join(str(azar.randint(0, 9)) for _ in range(8)) for _ in range(veces)]
+                else:
+                    nombre, c = control
+                    sel_entrada = f"#{p.id}-{nombre} input[type=number]"
+                    lo, hi, paso = float(c.minimum), float(c.maximum), float(getattr(c, "step", None) or 1)
+                    valores = [f"{_valor(azar, lo, hi, paso):g}" for _ in range(veces)]
+                tiempos = []
+                for valor in valores:
+                    antes = pagina.evaluate(FIRMA, sel_fig)
+                    espera = f"([sel, antes]) => {{ const f = ({FIRMA})(sel); return f !== null && f !== antes; }}"
+                    try:
+                        tiempos.append(_mover(pagina, sel_entrada, valor, espera, [sel_fig, antes]))
+                    except Exception:  # el mismo valor que ya estaba (la figura no cambia): no cuenta
+                        continue
+                m = statistics.median(tiempos) if tiempos else float("nan")
+                filas.append([f"{p.id} ({nombre})", ms(m), f"{m / m_eco:.2f}×"])
+            nav.close()
+    finally:
+        servidor.cerrar()
+        eco.cerrar()
+    return tabla(
+        f"Navegador: del cambio del control a la figura nueva en Chromium (mediana de {veces})",
+        ["pestaña (control)", "mediana", "/ eco vacío"],
+        filas,
+    )
