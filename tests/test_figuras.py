@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import plotly.graph_objects as go
@@ -144,6 +145,36 @@ def test_paneles_comparten_eje_si_se_pide():
 def test_curvas_en_escala_log_con_marcas_legibles():
     eje = a_plotly(EJEMPLOS["curvas"])["layout"]["xaxis"]
     assert eje["type"] == "log" and eje["ticktext"] == ["2", "64", "512"]
+
+
+def test_mapa_con_umbral_escribe_solo_los_pesos_grandes_y_nombra_las_casillas_en_la_pista():
+    f = Mapa(
+        PESOS,
+        x=("el\n0", "gato\n1", "el\n2", "pez\n3"),
+        nombres_x=("«el» (0)", "«gato» (1)", "«el» (2)", "«pez» (3)"),
+        umbral=0.3,
+    )
+    assert f.textos()[1] == ["", "0.73", "", ""] and f.textos()[3] == ["", "", "", ""]
+    pantalla = a_plotly(f)
+    assert textos_pantalla(pantalla) == textos_descarga(a_matplotlib(f)) == {"1.00", "0.73", "0.70"}
+    assert pantalla["data"][0]["customdata"][1][0] == ["1", "«el» (0)", "0.270"]  # filas sin nombres: su etiqueta
+    assert pantalla["layout"]["xaxis"]["ticktext"][1] == "gato<br>1"  # Plotly cambiaría «\n» por un espacio
+    with pytest.raises(ValueError, match="etiquetas en nombres_y"):
+        Mapa(PESOS, nombres_y=("a", "b"))
+
+
+def test_titulo_en_dos_lineas_y_un_nombre_una_vez_en_la_leyenda():
+    en_los_dos = Referencia(3.0, "instantánea 3")
+    arriba = Curvas((Curva("pérdida", np.arange(5.0), np.arange(5.0)),), verticales=(en_los_dos,))
+    abajo = Curvas((Curva("exactitud", np.arange(5.0), np.arange(5.0)),), verticales=(en_los_dos,))
+    f = Paneles((arriba, abajo), columnas=1, titulo="Entrenamiento\npaso 3", compartir_x=True)
+    pantalla = a_plotly(f)
+    go.Figure(pantalla)
+    assert pantalla["layout"]["title"]["text"] == "Entrenamiento<br>paso 3"
+    assert pantalla["layout"]["margin"]["t"] > a_plotly(replace(f, titulo="Entrenamiento"))["layout"]["margin"]["t"]
+    leyenda = [t["name"] for t in pantalla["data"] if t.get("showlegend", True)]
+    assert sorted(leyenda) == ["exactitud", "instantánea 3", "pérdida"]
+    assert [t.get("legendgroup") for t in pantalla["data"] if t["name"] == "instantánea 3"] == ["instantánea 3"] * 2
 
 
 def test_colores_de_la_leccion():

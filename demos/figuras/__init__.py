@@ -61,6 +61,9 @@ class Mapa:
     pista: lo que dice cada casilla al pasar el ratón; {x}, {y} son las etiquetas de
     su columna y su fila, {v} su valor (p. ej. «{y} mira a {x}: {v}»).
     marcas: casillas (fila, columna) que se recuadran en naranja.
+    nombres_x / nombres_y: cómo se llama cada columna / fila en la pista, si la etiqueta del
+    eje es demasiado escueta (p. ej. «8\\n0» en el eje, «la posición 0 (dígito 8)» en la pista).
+    umbral: con números, solo las casillas con valor ≥ umbral llevan el suyo (las demás, al pasar el ratón).
     """
 
     matriz: np.ndarray
@@ -81,6 +84,9 @@ class Mapa:
     pista: str = "fila {y}, columna {x}: {v}"
     marcas: tuple[tuple[int, int], ...] = ()
     cuadrado: bool = False  # casillas cuadradas
+    nombres_x: tuple[str, ...] | None = None
+    nombres_y: tuple[str, ...] | None = None
+    umbral: float | None = None
 
     def __post_init__(self):
         m = _arreglo(self.matriz, "Mapa", (2,))
@@ -89,7 +95,7 @@ class Mapa:
         if tapada.shape != m.shape:
             raise ValueError("Mapa: la máscara debe tener la forma de la matriz")
         object.__setattr__(self, "tapada", tapada | ~np.isfinite(m))
-        for nombre, n in (("x", m.shape[1]), ("y", m.shape[0])):
+        for nombre, n in (("x", m.shape[1]), ("y", m.shape[0]), ("nombres_x", m.shape[1]), ("nombres_y", m.shape[0])):
             etiquetas = getattr(self, nombre)
             if etiquetas is not None:
                 if len(etiquetas) != n:
@@ -117,9 +123,10 @@ class Mapa:
         filas, columnas = self.matriz.shape
         if not self.con_numeros:
             return [[""] * columnas for _ in range(filas)]
+        debil = self.matriz < self.umbral if self.umbral is not None else np.zeros(self.matriz.shape, bool)
         return [
-            [self.texto_tapada if t else numero(v, self.formato) for v, t in zip(fila, tapadas, strict=True)]
-            for fila, tapadas in zip(self.matriz, self.tapada, strict=True)
+            [self.texto_tapada if t else "" if d else numero(v, self.formato) for v, t, d in zip(*fila, strict=True)]
+            for fila in zip(self.matriz, self.tapada, debil, strict=True)
         ]
 
 

@@ -99,6 +99,7 @@ def _barra_color(titulo: str, dom_x, dom_y) -> dict:
 def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None:
     xa, ya, kx, ky = _nombres(k)
     etiquetas_x, etiquetas_y = f.etiquetas()
+    nombres_x, nombres_y = f.nombres_x or etiquetas_x, f.nombres_y or etiquetas_y
     filas, columnas = f.matriz.shape
     lo, hi = f.rango()
     visibles = np.where(f.tapada, np.nan, f.matriz)
@@ -120,8 +121,7 @@ def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> No
         trazo |= {"text": f.textos(), "texttemplate": "%{text}", "textfont": {"size": tam}}
     if filas * columnas <= 64 * 64:
         trazo["customdata"] = [
-            [[etiquetas_y[i], etiquetas_x[j], numero(f.matriz[i, j], ".3f")] for j in range(columnas)]
-            for i in range(filas)
+            [[nombres_y[i], nombres_x[j], numero(f.matriz[i, j], ".3f")] for j in range(columnas)] for i in range(filas)
         ]
         trazo["hovertemplate"] = _plantilla(f.pista, y="%{customdata[0]}", x="%{customdata[1]}", v="%{customdata[2]}")
     else:
@@ -621,7 +621,12 @@ def a_plotly(figura) -> dict:
         "font": {"family": FUENTE, "size": LETRA, "color": "#222222"},
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
-        "margin": {"l": 70, "r": 40, "t": 70 if titulo else 40, "b": 100 if lienzo.leyenda else 70},
+        "margin": {
+            "l": 70,
+            "r": 40,
+            "t": 70 + 22 * titulo.count("\n") if titulo else 40,
+            "b": 100 if lienzo.leyenda else 70,
+        },
         "separators": ".\u202f",
         "showlegend": lienzo.leyenda,
         "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.12, "yanchor": "top"},
@@ -635,7 +640,31 @@ def a_plotly(figura) -> dict:
         layout["barmode"] = "overlay"
     if titulo:
         layout["title"] = {"text": titulo, "x": 0.5, "xanchor": "center", "font": {"size": LETRA_TITULO}}
-    return {"data": lienzo.datos, "layout": layout, "config": CONFIG}
+    _sin_repetir_leyenda(lienzo.datos)
+    return {"data": lienzo.datos, "layout": _saltos(layout), "config": CONFIG}
+
+
+def _saltos(valor):
+    """«\\n» en títulos, rótulos y marcas -> «<br>»: Plotly cambia «\\n» por un espacio (matplotlib no)."""
+    if isinstance(valor, str):
+        return valor.replace("\n", "<br>")
+    if isinstance(valor, dict):
+        return {k: _saltos(v) for k, v in valor.items()}
+    if isinstance(valor, list):
+        return [_saltos(v) for v in valor]
+    return valor
+
+
+def _sin_repetir_leyenda(datos: list[dict]) -> None:
+    """Un nombre sale una vez en la leyenda (p. ej. la misma referencia en dos paneles); la entrada
+    muestra u oculta todos los trazos con ese nombre."""
+    vistos = set()
+    for t in datos:
+        if t.get("type") in ("scatter", "bar") and t.get("showlegend", True) and t.get("name"):
+            t["legendgroup"] = t["name"]
+            if t["name"] in vistos:
+                t["showlegend"] = False
+            vistos.add(t["name"])
 
 
 def a_json(figura) -> str:
