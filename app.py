@@ -13,6 +13,7 @@ import spaces  # noqa: F401
 # isort: split
 import argparse
 import asyncio
+import contextlib
 import ctypes
 import logging
 import os
@@ -24,9 +25,20 @@ import gradio as gr
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
 
-from demos import PESTANAS, POR_ID, Pestana, buscar
-from demos._gpu import arrancar_zerogpu
-from demos._ui import Vista, conectar, vista_inicial
+from servidor import disco
+
+# Antes de importar las pestañas y de crear un solo componente: todo lo que el proceso escriba
+# (subidas y caché de Gradio, figuras, descargas) va a su carpeta propia (servidor/disco.py).
+disco.preparar()
+
+# isort: split
+from demos import PESTANAS, POR_ID, Pestana, buscar  # noqa: E402
+from demos._gpu import arrancar_zerogpu  # noqa: E402
+from demos._seguridad import escapar_html  # noqa: E402
+from demos._ui import Vista, conectar, vista_inicial  # noqa: E402
+from servidor import cola  # noqa: E402
+from servidor.entradas import montar  # noqa: E402
+from servidor.protecciones import Protecciones  # noqa: E402
 
 log = logging.getLogger("app")
 
@@ -56,9 +68,17 @@ def _parametros(request: gr.Request | None) -> dict[str, str]:
 
 
 def _pestana(p: Pestana) -> Vista:
-    """Crea la pestaña `p` en el contexto actual y conecta su evento público."""
+    """Crea la pestaña `p` en el contexto actual y conecta su evento público.
+
+    Cada componente nuevo queda marcado con `pestana` = el id: el log de una entrada rechazada la nombra.
+    """
+    raiz = gr.context.Context.root_block
+    antes = set(raiz.blocks) if raiz is not None else set()
     vista = p.cargar().construir()
     conectar(vista, api_name=p.api, prefijo=p.id)
+    for id_bloque, bloque in raiz.blocks.items() if raiz is not None else ():
+        if id_bloque not in antes:
+            bloque.pestana = p.id
     return vista
 
 
@@ -82,7 +102,8 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
             elegida = parametros.get("tab", pestanas[0].id)
             if elegida not in {p.id for p in pestanas}:
                 if "tab" in parametros:
-                    gr.Warning(f"No hay una pestaña «{elegida[:40]}»; se abre la primera.", title="Ajuste de la URL")
+                    aviso = f"No hay una pestaña «{elegida[:40]}»; se abre la primera."
+                    gr.Warning(escapar_html(aviso), title="Ajuste de la URL")  # repite la URL: nada de HTML
                 elegida = pestanas[0].id
             salida: list = [gr.Tabs(selected=elegida)]
             k = 0
@@ -155,14 +176,17 @@ def opciones_lanzamiento() -> dict:
     }
 
 
-def configurar_cola(blocks: gr.Blocks, max_size: int = 64) -> gr.Blocks:
-    """Cola acotada: con `max_size` lleno, Gradio contesta «cola llena» en vez de colgarse.
+def configurar_cola(blocks: gr.Blocks, max_size: int = cola.MAX_COLA) -> gr.Blocks:
+    """La cola de cada montaje, con todos sus tamaños explícitos (servidor/cola.py los explica).
 
-    Los eventos ligeros corren de a 4 por evento; los pesados (entrenar, medir)
-    declaran su propio `concurrency_id` con límite 1, así no bloquean a los demás,
-    y además un cerrojo de proceso (`_ui.exclusivo`) los limita entre montajes.
+    - `max_size` = 128 en espera por montaje; a lo sumo 8 de una misma sesión, así una sola no la llena.
+    - Eventos ligeros: de a 4 a la vez, cada uno con su `concurrency_id` (nunca esperan a los pesados).
+    - Pesados (`concurrency_id` «entrenar», «medir», «descargas»): 1 a la vez por montaje, un
+      cerrojo de proceso entre montajes (`_ui.exclusivo`), uno pendiente por sesión y 4 por tipo en
+      todo el proceso; el que sobra recibe «Hay N entrenamientos en cola; prueba en un momento.»
+    - Toda negativa sale en español (429), nunca el «Queue is full» de Gradio.
     """
-    return blocks.queue(default_concurrency_limit=4, max_size=max_size)
+    return cola.configurar_cola(blocks, max_size=max_size)
 
 
 def precargar_checkpoints() -> list[str]:
@@ -186,16 +210,20 @@ def precargar_checkpoints() -> list[str]:
     return malos
 
 
-def crear_app(solo: str | None = None):
+def crear_app(solo: str | None = None, host_propio: str = "localhost"):
     """La aplicación ASGI: la suite en / y cada pestaña en /demo/<id>/ (o una sola pestaña en /).
 
     Las pestañas sueltas se arman la primera vez que alguien las pide (`MontajesPerezosos`):
-    armar y montar las doce al arrancar costaba ~4 s de arranque en frío.
+    armar y montar las doce al arrancar costaba ~4 s de arranque en frío. Todo montaje pasa por
+    `servidor.entradas.montar` (la comprobación de archivos subidos de Gradio, activa) y todo va
+    detrás de `Protecciones` (cuerpos acotados, nosniff, Host); `host_propio` es el nombre que
+    reemplaza a un `Host` ajeno.
     """
+    disco.arrancar_barrendero()
     app = FastAPI(title=TITULO, docs_url=None, redoc_url=None)
     opciones = {**opciones_lanzamiento(), "show_error": False}
     if solo is not None:
-        return gr.mount_gradio_app(app, configurar_cola(construir_una(solo)), path="/", **opciones)
+        return Protecciones(montar(app, configurar_cola(construir_una(solo)), path="/", **opciones), host_propio)
 
     @app.get("/demo/{id_}", include_in_schema=False)
     def con_barra(id_: str, request: Request):
@@ -203,28 +231,45 @@ def crear_app(solo: str | None = None):
         consulta = f"?{request.url.query}" if request.url.query else ""
         return RedirectResponse(f"{request.scope.get('root_path', '')}/demo/{id_}/{consulta}", status_code=307)
 
-    gr.mount_gradio_app(app, configurar_cola(demo), path="/", **opciones)
-    return MontajesPerezosos(app, opciones)
+    montar(app, configurar_cola(demo), path="/", **opciones)
+    return Protecciones(MontajesPerezosos(app, opciones), host_propio)
 
 
 class MontajesPerezosos:
     """ASGI delante de la app: monta /demo/<id>/ (un Blocks nuevo) en la primera petición que lo pide.
 
     El montaje nuevo va antes del de la suite en «/» (que si no lo taparía), y como la app ya
-    arrancó, se corren a mano los eventos de arranque de Gradio que ponen a andar su cola.
+    arrancó, se corren a mano los eventos de arranque de Gradio que ponen a andar su cola. Su
+    contexto de vida (el que borra sus archivos con `delete_cache`) se cierra al apagarse la app,
+    como el de la suite: así lo que creó un montaje también se borra al salir.
     """
 
     def __init__(self, app: FastAPI, opciones: dict):
         self.app, self.opciones = app, opciones
-        self.montadas: dict[str, object] = {}
+        self.montadas: dict[str, gr.Blocks] = {}
         self.cerrojo: asyncio.Lock | None = None
+        self.vidas = contextlib.AsyncExitStack()
 
     async def __call__(self, scope, receive, send):
+        if scope["type"] == "lifespan":
+            return await self.app(scope, receive, self._al_apagar(send))
         if scope["type"] in ("http", "websocket"):
             partes = scope["path"].split("/", 3)
             if len(partes) > 3 and partes[1] == "demo" and partes[2] in POR_ID and partes[2] not in self.montadas:
                 await self._montar(partes[2])
         await self.app(scope, receive, send)
+
+    def _al_apagar(self, send):
+        async def enviar(mensaje):
+            if mensaje["type"] == "lifespan.shutdown.complete":  # la suite ya cerró la suya
+                await self.cerrar()
+            await send(mensaje)
+
+        return enviar
+
+    async def cerrar(self) -> None:
+        """Cierra el contexto de vida de cada montaje: su cola se detiene y sus archivos se borran."""
+        await self.vidas.aclose()
 
     async def _montar(self, id_: str) -> None:
         self.cerrojo = self.cerrojo or asyncio.Lock()
@@ -233,16 +278,15 @@ class MontajesPerezosos:
                 return
             blocks = configurar_cola(await anyio.to_thread.run_sync(construir_una, id_))
             rutas = self.app.router.routes
-            gr.mount_gradio_app(self.app, blocks, path=f"/demo/{id_}", **self.opciones)
+            montar(self.app, blocks, path=f"/demo/{id_}", **self.opciones)
             montaje = rutas.pop()
             raiz = next(i for i, r in enumerate(rutas) if getattr(r, "path", None) == "")
             rutas.insert(raiz, montaje)  # antes de la suite en «/»
             gradio_app = montaje.app
-            vida = gradio_app.router.lifespan_context(gradio_app)
-            await vida.__aenter__()
+            await self.vidas.enter_async_context(gradio_app.router.lifespan_context(gradio_app))
             gradio_app.get_blocks().run_startup_events()
             await gradio_app.get_blocks().run_extra_startup_events()
-            self.montadas[id_] = vida  # se guarda para que el contexto viva con el proceso
+            self.montadas[id_] = blocks
             log.info("Montada /demo/%s/", id_)
 
 
@@ -297,7 +341,10 @@ def main(argv: list[str] | None = None) -> None:
     arrancar_zerogpu()  # en ZeroGPU lo haría launch(); aquí sirve uvicorn
     threading.Thread(target=precargar_checkpoints, name="precarga", daemon=True).start()
     print(f"* Atención y transformers en http://{args.host}:{args.port}/", flush=True)
-    uvicorn.run(crear_app(args.demo), host=args.host, port=args.port, log_level="warning")
+    print(f"* Archivos de este proceso en {disco.carpeta()} (se borran al salir)", flush=True)
+    propio = f"{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}"
+    asgi = crear_app(args.demo, host_propio=os.environ.get("SPACE_HOST") or propio)
+    uvicorn.run(asgi, host=args.host, port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import gradio as gr
 from gradio.data_classes import GradioModel
 from pydantic import ValidationError, model_validator
 
-TITULO_ERROR = "Entrada no válida"
+from demos._seguridad import TITULO_ERROR, rechazo  # noqa: F401 (TITULO_ERROR se reexporta)
 
 
 class Deslizador(gr.Slider):
@@ -86,11 +86,11 @@ def _campo_de_texto(modelo: type[GradioModel]) -> str:
     return next((n for n, f in campos.items() if "str" in str(f.annotation)), next(iter(campos)))
 
 
-def rechazar_invalido(payload, mensaje: str) -> None:
-    """Lanza `gr.Error(mensaje)` si `payload` trae la marca de `tolerante`."""
+def rechazar_invalido(payload, mensaje: str, donde: str = "?") -> None:
+    """Lanza el `gr.Error(mensaje)` de `rechazo` (una línea en el log) si `payload` trae la marca de `tolerante`."""
     campos = getattr(type(payload), "model_fields", {})
     if any(getattr(payload, c, None) == MARCA_INVALIDA for c in campos):
-        raise gr.Error(mensaje, title=TITULO_ERROR)
+        raise rechazo(mensaje, donde)
 
 
 class TablaEditable(gr.Dataframe):

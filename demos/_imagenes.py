@@ -24,6 +24,7 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from demos._controles import rechazar_invalido, tolerante
+from demos._seguridad import exigir_subida, rechazo
 
 MAX_BYTES = 20 * 2**20  # un archivo más pesado no se abre
 MAX_PIXELES = 25_000_000  # ancho × alto declarados (una foto de 24 megapíxeles cabe)
@@ -31,6 +32,8 @@ MAX_PROPORCION = 20  # lado mayor / lado menor
 LADO_VISTA = 640  # las subidas se reducen a este lado mayor antes de nada
 LADO_DIBUJO = 256  # un dibujo no necesita más para llegar a 8 × 8
 FORMATOS = "PNG, JPEG, GIF, BMP, TIFF o WebP"
+# Los únicos decodificadores de Pillow que se prueban: un EPS, por ejemplo, llamaría a Ghostscript.
+FORMATOS_PILLOW = ("PNG", "JPEG", "GIF", "BMP", "TIFF", "WEBP")
 
 UMBRAL_TINTA = 0.2  # por debajo, ruido de compresión del lienzo: no cuenta como trazo
 
@@ -87,7 +90,7 @@ def abrir_imagen(fuente: Any, lado_max: int = LADO_VISTA) -> tuple[np.ndarray, s
     """
     archivo = _bytes_de(fuente)
     try:
-        im = Image.open(archivo)  # perezoso: solo lee la cabecera
+        im = Image.open(archivo, formats=FORMATOS_PILLOW)  # perezoso: solo lee la cabecera
     except Image.DecompressionBombError as e:  # Pillow la detecta en la cabecera, sin decodificar
         declarados = re.search(r"\((\d+) pixels\)", str(e))
         cuantos = f"{int(declarados[1]) / 1e6:.0f}" if declarados else f"más de {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f}"
@@ -179,8 +182,25 @@ def _gris_de_arreglo(a: np.ndarray) -> np.ndarray:
 # --- componentes: dejan el archivo sin abrir para que la función de cálculo lo valide ---------
 
 
+def _donde(componente) -> str:
+    """Para el log: la pestaña del componente (la marca `app`) o su etiqueta."""
+    return getattr(componente, "pestana", None) or str(componente.label or type(componente).__name__)
+
+
+def _subida(componente, ruta) -> str:
+    """La ruta si es un archivo que un visitante subió (`exigir_subida`); si no, el error en español."""
+    try:
+        return exigir_subida(ruta)
+    except ValueError as e:
+        raise rechazo(str(e), _donde(componente)) from None
+
+
 class Subida(gr.Image):
-    """Un gr.Image de subida que entrega la ruta del archivo sin abrirlo (ni rechazarlo en inglés)."""
+    """Un gr.Image de subida que entrega la ruta del archivo sin abrirlo (ni rechazarlo en inglés).
+
+    Solo entrega archivos de la carpeta de subidas de Gradio: una ruta del servidor
+    (`/etc/hostname`, `/dev/zero`, un enlace simbólico) se rechaza aquí, aunque Gradio la dejara pasar.
+    """
 
     is_template = True
     data_model = tolerante(gr.Image.data_model)
@@ -188,16 +208,18 @@ class Subida(gr.Image):
     def preprocess(self, payload):
         if payload is None:
             return None
-        rechazar_invalido(payload, "Eso no es una imagen: sube un archivo JPEG, PNG, GIF, BMP, TIFF o WebP.")
+        rechazar_invalido(
+            payload, "Eso no es una imagen: sube un archivo JPEG, PNG, GIF, BMP, TIFF o WebP.", _donde(self)
+        )
         url = payload.url or ""
         if url.startswith("data:"):  # imagen en base64 (pegada del portapapeles)
             if len(url) > MAX_BYTES * 4 // 3 + 100:
-                raise gr.Error(f"El archivo pesa más de {MAX_BYTES // 2**20} MB.", title="Entrada no válida")
+                raise rechazo(f"El archivo pesa más de {MAX_BYTES // 2**20} MB.", _donde(self))
             try:
                 return base64.b64decode(url.split(",", 1)[1], validate=False)
             except Exception:
                 return b""
-        return payload.path
+        return _subida(self, payload.path)
 
 
 class Dibujo(gr.ImageEditor):
@@ -213,9 +235,8 @@ class Dibujo(gr.ImageEditor):
     def preprocess(self, payload):
         if payload is None:
             return None
-        rechazar_invalido(
-            payload, "Eso no es un dibujo: usa el lienzo (o envía fondo, capas y composición como imágenes)."[:200]
-        )
+        mensaje = "Eso no es un dibujo: usa el lienzo (o envía fondo, capas y composición como imágenes)."
+        rechazar_invalido(payload, mensaje, _donde(self))
         datos = payload
         if payload.id is not None:
             datos = self.blob_storage.pop(payload.id, None)
@@ -223,7 +244,7 @@ class Dibujo(gr.ImageEditor):
                 return None
 
         def crudo(x):
-            return None if x is None else (x if isinstance(x, bytes) else x.path)
+            return None if x is None else (x if isinstance(x, bytes) else _subida(self, x.path))
 
         return {
             "background": crudo(datos.background),

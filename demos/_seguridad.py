@@ -5,12 +5,32 @@ Un enlace de diapositiva (`?tab=<img src=//otro/x>`) o una palabra escrita en un
 muestre un enlace que no puso la app. Los avisos de Gradio (toasts) muestran HTML; los
 `gr.Markdown` interpretan Markdown (y el HTML que su limpiador deja pasar, como `<img>`).
 Las tablas (`datatype="str"`) y los cuadros de texto ya muestran texto plano.
+
+También viven aquí las otras dos reglas de lo que llega de fuera: solo un archivo que un
+visitante subió de verdad llega a una pestaña (`exigir_subida`), y una entrada rechazada deja
+una línea en el log, sin traza, y un mensaje en español (`rechazo`).
 """
 
 from __future__ import annotations
 
 import html
+import logging
+import os
 import re
+import stat
+from pathlib import Path
+
+import gradio as gr
+from gradio.utils import get_upload_folder
+
+log = logging.getLogger("atencion.rechazos")
+
+TITULO_ERROR = "Entrada no válida"
+SOLO_SUBIDOS = (
+    "Ese archivo no se subió desde esta página: solo se aceptan imágenes que subas tú "
+    "(arrastrándolas o eligiéndolas), o el lienzo."
+)
+NO_ESTA = "El archivo ya no está en el servidor (las subidas se borran a la hora) o nunca se subió; vuelve a subirlo."
 
 # Todo signo ASCII que no sea letra, cifra ni espacio: cualquiera puede abrir sintaxis de Markdown
 # (![]() [] * _ ` # | ~ > …), de HTML (< & ") o de autoenlace (www. http:// a@b.c).
@@ -30,4 +50,35 @@ def escapar_md(texto: object) -> str:
 
 def escapar_html(texto: object) -> str:
     """Un texto para un aviso de Gradio (`gr.Warning`, `gr.Error`), que se muestra como HTML."""
-    return html.escape(str(texto), quote=True)
+    return html.escape(str(texto), quote=False)  # en el texto de un aviso, solo < > & abren HTML
+
+
+def rechazo(mensaje: str, donde: str = "?") -> gr.Error:
+    """El error en español para una entrada rechazada: una línea en el log (pestaña y motivo), sin traza.
+
+    El mensaje se escapa: puede repetir lo que escribió el visitante y el aviso se muestra como HTML.
+    """
+    log.info("Entrada rechazada en %s: %s", donde, mensaje[:300])
+    return gr.Error(escapar_html(mensaje), title=TITULO_ERROR, print_exception=False)
+
+
+def exigir_subida(ruta: object) -> str:
+    """`ruta` si nombra un archivo normal dentro de la carpeta de subidas de Gradio; si no, ValueError.
+
+    Se rechazan rutas relativas, enlaces simbólicos (también el archivo final), dispositivos
+    (`/dev/zero`), carpetas y cualquier cosa que, resuelta, quede fuera de la carpeta de subidas
+    (`/etc/hostname`, un checkpoint, `subidas/../../etc/passwd`). No se abre el archivo.
+    """
+    if not isinstance(ruta, str) or not ruta or "\x00" in ruta or not os.path.isabs(ruta):
+        raise ValueError(SOLO_SUBIDOS)
+    subidas = Path(get_upload_folder()).resolve()
+    try:
+        datos = os.lstat(ruta)
+        real = Path(ruta).resolve(strict=True)
+    except FileNotFoundError:
+        raise ValueError(NO_ESTA) from None
+    except (OSError, RuntimeError, ValueError):  # bucle de enlaces, nombre imposible
+        raise ValueError(SOLO_SUBIDOS) from None
+    if not real.is_relative_to(subidas) or stat.S_ISLNK(datos.st_mode) or not stat.S_ISREG(datos.st_mode):
+        raise ValueError(SOLO_SUBIDOS)
+    return ruta

@@ -33,6 +33,7 @@ from demos._controles import (  # noqa: F401 (se reexportan: las pestañas los i
 )
 from demos._figuras import _es_figura, a_gradio, a_png, exportar_figuras, figura_a_imagen  # noqa: F401
 from demos._recordar import recordar as _recordar
+from demos._seguridad import escapar_html, rechazo
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +79,13 @@ class Vista:
         return self.ejemplo or {nombre: f"{valido:g}"}, self.invalido or {nombre: f"{hi + 10**6:g}"}
 
 
-def _error(e: Exception) -> gr.Error:
+def _error(e: Exception, donde: str = "?") -> gr.Error:
+    """ValueError (entrada rechazada): una línea en el log y su mensaje, escapado. Otro: la traza y un aviso."""
     if isinstance(e, ValueError):
-        return gr.Error(str(e), title=TITULO_ERROR)
-    log.exception("Fallo inesperado")
-    return gr.Error("Algo falló al calcular esta vista. Prueba con otros valores o recarga la página.", title="Error")
+        return rechazo(str(e), donde)
+    log.exception("Fallo inesperado en %s", donde)
+    mensaje = "Algo falló al calcular esta vista. Prueba con otros valores o recarga la página."
+    return gr.Error(mensaje, title="Error", print_exception=False)  # la traza ya quedó en el log, una vez
 
 
 # Un cerrojo por evento pesado, común a todo el proceso: la suite y cada /demo/<id>/ tienen colas
@@ -115,6 +118,7 @@ def envolver(fn: Callable, exclusivo_de: str | None = None, recordar: bool = Fal
     if recordar and (exclusivo_de or inspect.isgeneratorfunction(fn)):
         raise ValueError("Solo se recuerdan funciones puras: ni generadores ni eventos exclusivos.")
     cerrojo = exclusivo(exclusivo_de) if exclusivo_de else contextlib.nullcontext()
+    donde = fn.__module__.rsplit(".", 1)[-1]  # la pestaña, para el log
     if inspect.isgeneratorfunction(fn):
 
         @functools.wraps(fn)
@@ -126,7 +130,7 @@ def envolver(fn: Callable, exclusivo_de: str | None = None, recordar: bool = Fal
                 except gr.Error:
                     raise
                 except Exception as e:
-                    raise _error(e) from None
+                    raise _error(e, donde) from None
 
         return generador
 
@@ -145,7 +149,7 @@ def envolver(fn: Callable, exclusivo_de: str | None = None, recordar: bool = Fal
             except gr.Error:
                 raise
             except Exception as e:
-                raise _error(e) from None
+                raise _error(e, donde) from None
 
     return envuelta
 
@@ -259,7 +263,7 @@ def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores:
     """
     valores_url, avisos = aplicar_url(vista, parametros, valores)
     for aviso in avisos:
-        gr.Warning(aviso, title="Ajuste de la URL")
+        gr.Warning(escapar_html(aviso), title="Ajuste de la URL")  # repite la URL: nada de HTML
     if valores_url != list(valores):
         # Un enlace de una diapositiva (?T=0.5) lo abre la clase entera: se recuerda como el evento.
         def calcular(*args):
@@ -270,14 +274,14 @@ def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores:
                 return valores_url, _recordar(_nombre(vista.fn), calcular, tuple(valores_url), {})
             return valores_url, calcular(*valores_url)
         except ValueError as e:
-            gr.Warning(f"Los ajustes de la URL se ignoraron: {e}", title="Ajuste de la URL")
+            gr.Warning(escapar_html(f"Los ajustes de la URL se ignoraron: {e}"), title="Ajuste de la URL")
     with _cerrojo_inicial:
         guardada = _cache_inicial.get(clave)
     if guardada is None:
         try:
             guardada = a_gradio(vista.fn(*valores), carpeta="iniciales")  # se sirven mientras viva el proceso
         except Exception as e:
-            raise _error(e) from None
+            raise _error(e, clave) from None
         with _cerrojo_inicial:
             _cache_inicial[clave] = guardada
     return list(valores), guardada
@@ -323,6 +327,14 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
             except gr.Error:
                 raise
             except Exception as e:
-                raise _error(e) from None
+                raise _error(e, prefijo) from None
 
-        boton.click(descargar, inputs=vista.entradas, outputs=archivos, api_visibility="private")
+        # Trabajo pesado (PNG a 220 ppp y SVG, sin recordar): con su cola y sus topes (servidor/cola.py).
+        boton.click(
+            descargar,
+            inputs=vista.entradas,
+            outputs=archivos,
+            api_visibility="private",
+            concurrency_id="descargas",
+            concurrency_limit=1,
+        )

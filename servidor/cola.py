@@ -1,0 +1,159 @@
+"""La cola de Gradio, con tamaños explícitos y un reparto justo del trabajo pesado.
+
+Cada montaje (la suite y cada /demo/<id>/) tiene su cola. Los números, todos aquí:
+
+- `MAX_COLA` peticiones en espera por cola (el `max_size` de Gradio); `MAX_POR_SESION` de una
+  misma sesión (o, sin sesión, de una misma dirección), así una sola no la llena.
+- Los eventos ligeros corren de a `LIMITE_LIGERO` a la vez, cada uno con su propio
+  `concurrency_id` (el de Gradio por omisión): ninguno espera detrás de otro evento.
+- Los pesados (`PESADOS`: entrenar, medir, preparar descargas) declaran su `concurrency_id`
+  con límite 1, y además: a lo sumo uno pendiente por sesión y `Pesado.tope` pendientes en todo
+  el proceso (sumando las colas de todos los montajes). El que sobra recibe al instante
+  «Hay N entrenamientos en cola; prueba en un momento.»
+
+Gradio contesta «Queue is full» con un 503, y su página muestra entonces «This application is
+currently busy», en inglés. Aquí toda negativa sale antes, con 429 y el motivo en español, que
+la página muestra tal cual. Con `api_open=False`, los eventos con cola no se pueden llamar por
+las rutas que se la saltan (`/gradio_api/run/...`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from collections import Counter
+from dataclasses import dataclass
+
+import gradio as gr
+from fastapi import HTTPException
+
+log = logging.getLogger("atencion.cola")
+
+MAX_COLA = 128
+MAX_POR_SESION = 8
+LIMITE_LIGERO = 4
+ESTADO_RECHAZO = 429  # con 503 la página de Gradio mostraría su mensaje en inglés
+
+
+@dataclass(frozen=True)
+class Pesado:
+    uno: str  # «un entrenamiento»
+    varios: str  # «entrenamientos»
+    tope: int = 4  # pendientes (corriendo o en espera) en todo el proceso
+
+
+PESADOS: dict[str, Pesado] = {
+    "entrenar": Pesado("un entrenamiento", "entrenamientos"),
+    "medir": Pesado("una medición", "mediciones"),
+    "descargas": Pesado("una descarga", "descargas"),
+}
+
+_colas: weakref.WeakSet = weakref.WeakSet()  # las colas configuradas del proceso
+_reservas: Counter = Counter()  # pesados aceptados que aún no entraron a su cola
+_cerrojo = threading.Lock()
+
+
+def configurar_cola(blocks: gr.Blocks, max_size: int = MAX_COLA) -> gr.Blocks:
+    """La cola de `blocks` con los tamaños de arriba y el reparto (una vez por Blocks)."""
+    blocks.queue(default_concurrency_limit=LIMITE_LIGERO, max_size=max_size, api_open=False)
+    cola = blocks._queue
+    if not getattr(cola, "_repartida", False):
+        cola.push = _push_repartido(cola, cola.push)
+        cola._repartida = True
+        cola._identidades = {}
+    _colas.add(cola)
+    return blocks
+
+
+def _identidad(body, request) -> str:
+    """La sesión de la página; sin ella (`/gradio_api/call/...`), la dirección del cliente."""
+    if body.session_hash:
+        return f"s:{body.session_hash}"
+    return f"ip:{request.client.host if request.client else '?'}"
+
+
+def _eventos(cola):
+    """Los eventos de `cola`, esperando o corriendo."""
+    for fila in list(cola.event_queue_per_concurrency_id.values()):
+        yield from list(fila.queue)
+    for trabajo in list(cola.active_jobs):
+        yield from trabajo or ()
+
+
+def _de(cola, evento) -> str:
+    return cola._identidades.get(evento._id) or f"s:{evento.session_hash}"
+
+
+def motivo_de_rechazo(cola, fn, identidad: str) -> tuple[str, str | None]:
+    """(clave de reserva, motivo en español o None). Cuenta y reserva bajo un cerrojo, sin esperar."""
+    pesado = PESADOS.get(fn.concurrency_id)
+    with _cerrojo:
+        mias = sum(1 for ev in _eventos(cola) if _de(cola, ev) == identidad)
+        if mias >= MAX_POR_SESION:
+            return "", (
+                f"Ya tienes {mias} peticiones esperando en esta página; espera a que terminen antes de pedir más."
+            )
+        if pesado is None:
+            return "", None
+        pendientes, mio = _reservas[fn.concurrency_id], None
+        for otra in list(_colas):
+            for ev in _eventos(otra):
+                if ev.fn.concurrency_id in PESADOS:
+                    pendientes += ev.fn.concurrency_id == fn.concurrency_id
+                    if otra is cola and _de(cola, ev) == identidad:
+                        mio = PESADOS[ev.fn.concurrency_id]
+        if mio is None and _reservas[identidad]:
+            mio = pesado
+        if mio is not None:
+            return "", f"Ya tienes {mio.uno} en curso; espera a que termine antes de pedir otro."
+        if pendientes >= pesado.tope:
+            return "", f"Hay {pendientes} {pesado.varios} en cola; prueba en un momento."
+        _reservas[fn.concurrency_id] += 1
+        _reservas[identidad] += 1
+        return fn.concurrency_id, None
+
+
+def _liberar(clave: str, identidad: str) -> None:
+    with _cerrojo:
+        for k in (clave, identidad):
+            _reservas[k] -= 1
+            if _reservas[k] <= 0:
+                del _reservas[k]
+
+
+def _push_repartido(cola, push_de_gradio):
+    async def push(body, request, username):
+        fn = cola.blocks.fns.get(body.fn_index) if body.fn_index is not None else None
+        if fn is None:
+            return await push_de_gradio(body=body, request=request, username=username)
+        identidad = _identidad(body, request)
+        clave, motivo = motivo_de_rechazo(cola, fn, identidad)
+        if motivo:
+            log.info("Petición rechazada en %s (%s): %s", fn.api_name or fn.name, identidad[:14], motivo)
+            raise HTTPException(status_code=ESTADO_RECHAZO, detail=motivo)
+        try:
+            ok, resultado, estado = await push_de_gradio(body=body, request=request, username=username)
+        finally:
+            if clave:
+                _liberar(clave, identidad)
+        if ok and isinstance(resultado, str):
+            cola._identidades[resultado] = identidad
+            _olvidar_terminados(cola)
+        if not ok and estado == "queue_full":
+            log.warning("Cola llena en %s: %d peticiones en espera", fn.api_name or fn.name, len(cola))
+            raise HTTPException(
+                status_code=ESTADO_RECHAZO,
+                detail=f"La cola está llena ({len(cola)} peticiones esperando); prueba en un momento.",
+            )
+        return ok, resultado, estado
+
+    return push
+
+
+def _olvidar_terminados(cola) -> None:
+    """Las identidades de eventos que Gradio ya olvidó (terminados o cancelados) se borran."""
+    vivos = cola.event_ids_to_events
+    if len(cola._identidades) > 2 * len(vivos) + 16:
+        for evento_id in [k for k in cola._identidades if k not in vivos]:
+            cola._identidades.pop(evento_id, None)
