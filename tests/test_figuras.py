@@ -193,3 +193,25 @@ def test_la_vista_inicial_de_cada_pestana_da_figuras_descritas(p):
     viejas = [type(v).__name__ for v in salida if type(v).__name__ in ("Figure", "FiguraHecha")]
     assert not viejas, f"{p.id} aún dibuja en el servidor: {viejas}"
     assert any(es_figura(v) for v in salida), f"{p.id}: su vista inicial no tiene figuras"
+
+
+def test_capa_que_cubre_solo_los_parches_dice_el_numero_de_cada_uno():
+    """Una capa invisible (opacidad 0) de 2 × 3 parches de 16 px sobre una foto de 40 × 50: el borde queda fuera."""
+    numeros = np.arange(6.0).reshape(2, 3)
+    f = Imagen(
+        np.zeros((40, 50, 3), np.uint8),
+        capa=numeros,
+        opacidad=0,
+        vmax=5,
+        caja_capa=(-0.5, -0.5, 47.5, 31.5),
+        formato=".0f",
+        pista="parche {v}",
+    )
+    calor = a_plotly(f)["data"][1]
+    assert (calor["x0"], calor["dx"], calor["y0"], calor["dy"]) == (7.5, 16, 7.5, 16)  # centro del parche (0, 0)
+    assert calor["hovertemplate"] == "parche %{z:.0f}<extra></extra>" and calor["opacity"] == 0
+    eje = a_matplotlib(f).axes[0]
+    assert eje.images[1].get_extent() == [-0.5, 47.5, 31.5, -0.5]
+    con_numeros = Imagen(np.zeros((8, 8)), capa=np.full((4, 4), 0.125), numeros_capa=True, formato=".3f")
+    assert con_numeros.textos_capa()[0][0] == "0.125"
+    assert Imagen(np.zeros((8, 8)), capa=np.ones((4, 4))).extension_capa() == (-0.5, -0.5, 7.5, 7.5)

@@ -258,7 +258,9 @@ class Imagen:
 
     pixeles: (alto, ancho) en gris de 0 a 1 (0 = blanco, 1 = tinta, como los dígitos) o
     (alto, ancho, 3) RGB en uint8. capa: (h, w) de 0 a `vmax`, se estira sobre la imagen
-    con `opacidad`, en blanco→azul; su valor sale al pasar el ratón.
+    con `opacidad`, en blanco→azul; su valor sale al pasar el ratón (con `opacidad=0` solo
+    dice qué hay debajo, p. ej. el número de parche). caja_capa: si la capa cubre solo una
+    parte de la imagen (los parches enteros, sin el borde que se descarta).
     rejilla: cada cuántos píxeles una línea (los parches de un ViT). recuadros: (x0, y0,
     x1, y1) en píxeles, en naranja. numeros: (fila, columna, texto) en coordenadas de la capa.
     """
@@ -275,6 +277,8 @@ class Imagen:
     rotulos: tuple[Nota, ...] = ()  # textos en coordenadas de píxel (p. ej. el número de cada parche)
     numeros_capa: bool = False  # el valor de la capa en cada casilla
     pista: str = "{v}"  # de la capa
+    formato: str = ".2f"  # de {v} en la pista y de `numeros_capa` (".0f": un entero, p. ej. un número de parche)
+    caja_capa: tuple[float, float, float, float] | None = None  # (x0, y0, x1, y1) en píxeles; None: toda la imagen
 
     def __post_init__(self):
         p = np.asarray(self.pixeles)
@@ -291,7 +295,12 @@ class Imagen:
     def textos_capa(self) -> list[list[str]]:
         if self.capa is None or not self.numeros_capa:
             return []
-        return [[numero(v) for v in fila] for fila in self.capa]
+        return [[numero(v, self.formato) for v in fila] for fila in self.capa]
+
+    def extension_capa(self) -> tuple[float, float, float, float]:
+        """(x0, y0, x1, y1) que cubre la capa, en coordenadas de píxel (el centro del píxel (0, 0) es 0, 0)."""
+        alto, ancho = self.pixeles.shape[:2]
+        return self.caja_capa or (-0.5, -0.5, ancho - 0.5, alto - 0.5)
 
 
 @dataclass(frozen=True)

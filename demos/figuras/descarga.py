@@ -161,13 +161,21 @@ def _imagen(f: Imagen, fig: Figure, eje, con_barra: bool) -> None:
     else:
         eje.imshow(f.pixeles, cmap="gray_r", vmin=0, vmax=1, extent=extension, interpolation="nearest")
     if f.capa is not None:
+        x0, y0, x1, y1 = f.extension_capa()
+        capa = np.ma.masked_invalid(f.capa)
         im = eje.imshow(
-            f.capa, cmap=MAPAS["azul"], vmin=0, vmax=f.vmax, alpha=f.opacidad, extent=extension, interpolation="nearest"
+            capa,
+            cmap=MAPAS["azul"],
+            vmin=0,
+            vmax=f.vmax,
+            alpha=f.opacidad,
+            extent=(x0, x1, y1, y0),
+            interpolation="nearest",
         )
         h, w = f.capa.shape
         for i, fila in enumerate(f.textos_capa()):
             for j, texto in enumerate(fila):
-                x, y = (j + 0.5) * ancho / w - 0.5, (i + 0.5) * alto / h - 0.5
+                x, y = x0 + (j + 0.5) * (x1 - x0) / w, y0 + (i + 0.5) * (y1 - y0) / h
                 eje.text(x, y, texto, ha="center", va="center", fontsize=7, color="#1b3a5c")
         if con_barra and f.barra:
             fig.colorbar(im, ax=eje, label=f.barra, shrink=0.85)

@@ -373,13 +373,14 @@ def _imagen(f: Imagen, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -
         )
     if f.capa is not None:
         h, w = f.capa.shape
+        x0, y0, x1, y1 = f.extension_capa()
         trazo = {
             "type": "heatmap",
             "z": _lista(f.capa),
-            "x0": (ancho / w) / 2 - 0.5,
-            "dx": ancho / w,
-            "y0": (alto / h) / 2 - 0.5,
-            "dy": alto / h,
+            "x0": x0 + (x1 - x0) / w / 2,
+            "dx": (x1 - x0) / w,
+            "y0": y0 + (y1 - y0) / h / 2,
+            "dy": (y1 - y0) / h,
             "xaxis": xa,
             "yaxis": ya,
             "zmin": 0,
@@ -387,7 +388,8 @@ def _imagen(f: Imagen, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -
             "opacity": f.opacidad,
             "colorscale": ESCALAS["azul"],
             "showscale": bool(con_barra and f.barra),
-            "hovertemplate": _plantilla(f.pista, v="%{z:.2f}"),
+            "hoverongaps": False,
+            "hovertemplate": _plantilla(f.pista, v="%{z:" + f.formato + "}"),
         }
         if f.numeros_capa:
             trazo |= {"text": f.textos_capa(), "texttemplate": "%{text}", "textfont": {"size": 11}}
