@@ -215,3 +215,34 @@ def test_capa_que_cubre_solo_los_parches_dice_el_numero_de_cada_uno():
     con_numeros = Imagen(np.zeros((8, 8)), capa=np.full((4, 4), 0.125), numeros_capa=True, formato=".3f")
     assert con_numeros.textos_capa()[0][0] == "0.125"
     assert Imagen(np.zeros((8, 8)), capa=np.ones((4, 4))).extension_capa() == (-0.5, -0.5, 7.5, 7.5)
+
+
+def test_las_palabras_de_un_visitante_no_son_html_en_plotly():
+    """Plotly lee <a href>, <b>… en marcas y pistas: una palabra así se muestra tal cual, no como enlace."""
+    enlace = '<a href="https://otro.example">aquí</a>'
+    mapa = a_plotly(Mapa(np.eye(2), x=(enlace, "b&c"), y=("<b>", "d")))
+    assert mapa["layout"]["xaxis"]["ticktext"] == ['&lt;a href="https://otro.example"&gt;aquí&lt;/a&gt;', "b&amp;c"]
+    assert mapa["data"][0]["customdata"][0][0][:2] == ["&lt;b&gt;", '&lt;a href="https://otro.example"&gt;aquí&lt;/a&gt;']
+    barras = a_plotly(Barras((enlace,), (Serie("s", np.array([1.0])),)))
+    assert "<a" not in json.dumps(barras["data"][0]["customdata"]) + json.dumps(barras["layout"]["xaxis"])
+
+
+def test_un_mapa_sin_nombres_no_repite_la_casilla_en_cada_pista():
+    """Filas y columnas 0, 1, 2…: la pista lee x, y y el valor de Plotly; la respuesta pesa la cuarta parte."""
+    m = np.linspace(-1, 1, 50 * 32).reshape(32, 50)
+    sin_nombres = a_plotly(Mapa(m, numeros=False, pista="posición {x}, columna {y}: {v}"))["data"][0]
+    assert "customdata" not in sin_nombres
+    assert sin_nombres["hovertemplate"] == "posición %{x}, columna %{y}: %{z:.3f}<extra></extra>"
+    con_nombres = Mapa(m, numeros=False, x=tuple(f"p{j}" for j in range(50)))
+    assert len(a_json(Mapa(m, numeros=False))) < len(a_json(con_nombres)) / 3
+
+
+def test_titulos_de_paneles_centrados_y_leyenda_al_pie_bajo_el_eje_x():
+    """Plotly alinea una anotación a la izquierda si x < 1/3: el título del panel izquierdo pisaba al derecho."""
+    dos = Paneles(tuple(Histograma.de({k: np.arange(10.0)}, bins=5, titulo=k, eje_x="Puntaje") for k in "ab"))
+    f = a_plotly(dos)
+    titulos = {n["text"]: n for n in f["layout"]["annotations"]}
+    assert titulos["a"]["xanchor"] == titulos["b"]["xanchor"] == "center"
+    assert titulos["a"]["x"] < 0.5 < titulos["b"]["x"]
+    leyenda = a_plotly(EJEMPLOS["barras"])["layout"]["legend"]  # al pie: el título del eje x queda encima
+    assert (leyenda["yref"], leyenda["y"], leyenda["yanchor"]) == ("container", 0, "bottom")

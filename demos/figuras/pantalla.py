@@ -53,6 +53,15 @@ def _lista(a) -> list:
     return salida.tolist()
 
 
+def _plano(texto: str) -> str:
+    """Un rótulo que puede venir de un visitante (sus palabras) -> texto que Plotly no interpreta.
+
+    Plotly lee `<a href>`, `<b>`, `<br>`… en marcas, pistas y textos: una palabra como
+    `<a href="https://…">` sería un enlace ajeno en la figura. Las entidades sí las decodifica.
+    """
+    return str(texto).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _plantilla(pista: str, **campos: str) -> str:
     """«{y} mira a {x}: {v}» -> plantilla de Plotly con los campos dados."""
     for nombre, valor in campos.items():
@@ -81,7 +90,7 @@ def _ticks(etiquetas: tuple[str, ...], maximo: int = 40) -> dict:
     n = len(etiquetas)
     paso = max(1, -(-n // maximo))
     valores = list(range(0, n, paso))
-    return {"tickmode": "array", "tickvals": valores, "ticktext": [etiquetas[i] for i in valores]}
+    return {"tickmode": "array", "tickvals": valores, "ticktext": [_plano(etiquetas[i]) for i in valores]}
 
 
 def _barra_color(titulo: str, dom_x, dom_y) -> dict:
@@ -119,9 +128,13 @@ def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> No
     }
     if f.con_numeros:
         trazo |= {"text": f.textos(), "texttemplate": "%{text}", "textfont": {"size": tam}}
-    if filas * columnas <= 64 * 64:
+    # Con filas y columnas sin nombre (0, 1, 2…), x e y ya dicen qué casilla es: sin customdata la respuesta
+    # pesa la cuarta parte (un mapa de 50 × 32 con ella, 43 kB; sin ella, 11 kB).
+    por_indice = f.x is None and f.y is None and f.nombres_x is None and f.nombres_y is None
+    if filas * columnas <= 64 * 64 and not por_indice:
         trazo["customdata"] = [
-            [[nombres_y[i], nombres_x[j], numero(f.matriz[i, j], ".3f")] for j in range(columnas)] for i in range(filas)
+            [[_plano(nombres_y[i]), _plano(nombres_x[j]), numero(f.matriz[i, j], ".3f")] for j in range(columnas)]
+            for i in range(filas)
         ]
         trazo["hovertemplate"] = _plantilla(f.pista, y="%{customdata[0]}", x="%{customdata[1]}", v="%{customdata[2]}")
     else:
@@ -230,7 +243,7 @@ def _barras(f: Barras, lienzo: _Lienzo, k: int, dom_x, dom_y) -> None:
                 "textposition": "outside",
                 "cliponaxis": False,
                 "textfont": {"size": 14 if n <= 12 else 11},
-                "customdata": [[c, numero(v, ".3f")] for c, v in zip(f.categorias, s.valores, strict=True)],
+                "customdata": [[_plano(c), numero(v, ".3f")] for c, v in zip(f.categorias, s.valores, strict=True)],
                 "hovertemplate": _plantilla(f.pista, c="%{customdata[0]}", s=s.nombre, v="%{customdata[1]}"),
             }
         )
