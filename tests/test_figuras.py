@@ -236,13 +236,3 @@ def test_un_mapa_sin_nombres_no_repite_la_casilla_en_cada_pista():
     con_nombres = Mapa(m, numeros=False, x=tuple(f"p{j}" for j in range(50)))
     assert len(a_json(Mapa(m, numeros=False))) < len(a_json(con_nombres)) / 3
 
-
-def test_titulos_de_paneles_centrados_y_leyenda_al_pie_bajo_el_eje_x():
-    """Plotly alinea una anotación a la izquierda si x < 1/3: el título del panel izquierdo pisaba al derecho."""
-    dos = Paneles(tuple(Histograma.de({k: np.arange(10.0)}, bins=5, titulo=k, eje_x="Puntaje") for k in "ab"))
-    f = a_plotly(dos)
-    titulos = {n["text"]: n for n in f["layout"]["annotations"]}
-    assert titulos["a"]["xanchor"] == titulos["b"]["xanchor"] == "center"
-    assert titulos["a"]["x"] < 0.5 < titulos["b"]["x"]
-    leyenda = a_plotly(EJEMPLOS["barras"])["layout"]["legend"]  # al pie: el título del eje x queda encima
-    assert (leyenda["yref"], leyenda["y"], leyenda["yanchor"]) == ("container", 0, "bottom")
