@@ -236,3 +236,12 @@ def test_un_mapa_sin_nombres_no_repite_la_casilla_en_cada_pista():
     con_nombres = Mapa(m, numeros=False, x=tuple(f"p{j}" for j in range(50)))
     assert len(a_json(Mapa(m, numeros=False))) < len(a_json(con_nombres)) / 3
 
+
+
+def test_imagen_estirada_llena_el_panel_con_pixeles_no_cuadrados():
+    """Una secuencia de 6 × 96 números: estirada no queda como una tira de 1/16 del alto del panel."""
+    tira = np.zeros((6, 96, 3), np.uint8)
+    assert a_plotly(Imagen(tira))["layout"]["yaxis"]["scaleanchor"] == "x"
+    assert "scaleanchor" not in a_plotly(Imagen(tira, estirar=True))["layout"]["yaxis"]
+    assert a_matplotlib(Imagen(tira)).axes[0].get_aspect() == 1
+    assert a_matplotlib(Imagen(tira, estirar=True)).axes[0].get_aspect() == "auto"

@@ -279,6 +279,7 @@ class Imagen:
     pista: str = "{v}"  # de la capa
     formato: str = ".2f"  # de {v} en la pista y de `numeros_capa` (".0f": un entero, p. ej. un número de parche)
     caja_capa: tuple[float, float, float, float] | None = None  # (x0, y0, x1, y1) en píxeles; None: toda la imagen
+    estirar: bool = False  # llena el panel con píxeles no cuadrados (una secuencia de 60 × 768 números)
 
     def __post_init__(self):
         p = np.asarray(self.pixeles)

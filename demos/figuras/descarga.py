@@ -191,6 +191,7 @@ def _imagen(f: Imagen, fig: Figure, eje, con_barra: bool) -> None:
         eje.text(n.x, n.y, n.texto, ha="center", va="center", fontsize=6, color="white", bbox=caja)
     eje.set_xlim(-0.5, ancho - 0.5)
     eje.set_ylim(alto - 0.5, -0.5)
+    eje.set_aspect("auto" if f.estirar else "equal")
     eje.axis("off")
 
 
