@@ -137,6 +137,15 @@ def test_descripcion_mala_se_rechaza_al_construirla():
         Mapa(np.zeros((1000, 1000)))
 
 
+def test_cada_panel_lleva_sus_ejes_al_pie_y_a_su_izquierda():
+    """Sin `anchor`, el eje x del panel de abajo se dibujaba al pie del de arriba (sus marcas y su título)."""
+    f = Paneles((EJEMPLOS["curvas"], EJEMPLOS["barras"], EJEMPLOS["histograma"]), columnas=2)
+    layout = a_plotly(f)["layout"]
+    assert [layout[f"xaxis{k}"]["anchor"] for k in (2, 3)] == ["y2", "y3"]
+    assert [layout[f"yaxis{k}"]["anchor"] for k in (2, 3)] == ["x2", "x3"]
+    go.Figure(a_plotly(f))
+
+
 def test_paneles_comparten_eje_si_se_pide():
     f = Paneles((EJEMPLOS["histograma"], EJEMPLOS["histograma"]), columnas=2, compartir_x=True)
     assert a_plotly(f)["layout"]["xaxis2"]["matches"] == "x"
@@ -236,6 +245,16 @@ def test_un_mapa_sin_nombres_no_repite_la_casilla_en_cada_pista():
     con_nombres = Mapa(m, numeros=False, x=tuple(f"p{j}" for j in range(50)))
     assert len(a_json(Mapa(m, numeros=False))) < len(a_json(con_nombres)) / 3
 
+
+def test_titulos_de_paneles_centrados_y_leyenda_al_pie_bajo_el_eje_x():
+    """Plotly alinea una anotación a la izquierda si x < 1/3: el título del panel izquierdo pisaba al derecho."""
+    dos = Paneles(tuple(Histograma.de({k: np.arange(10.0)}, bins=5, titulo=k, eje_x="Puntaje") for k in "ab"))
+    f = a_plotly(dos)
+    titulos = {n["text"]: n for n in f["layout"]["annotations"]}
+    assert titulos["a"]["xanchor"] == titulos["b"]["xanchor"] == "center"
+    assert titulos["a"]["x"] < 0.5 < titulos["b"]["x"]
+    leyenda = a_plotly(EJEMPLOS["barras"])["layout"]["legend"]  # al pie: el título del eje x queda encima
+    assert (leyenda["yref"], leyenda["y"], leyenda["yanchor"]) == ("container", 0, "bottom")
 
 
 def test_imagen_estirada_llena_el_panel_con_pixeles_no_cuadrados():

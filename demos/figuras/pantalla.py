@@ -612,6 +612,7 @@ def a_plotly(figura) -> dict:
                         "y": dy[1],
                         "xref": "paper",
                         "yref": "paper",
+                        "xanchor": "center",  # si no, Plotly lo alinea a la izquierda fuera del tercio central
                         "yanchor": "bottom",
                         "text": f.titulo,
                         "showarrow": False,
@@ -619,7 +620,10 @@ def a_plotly(figura) -> dict:
                     }
                 )
         for k in range(2, len(figura.paneles) + 1):
-            _, _, kx, ky = _nombres(k)
+            xa, ya, kx, ky = _nombres(k)
+            # Cada eje cruza su propio panel: sin `anchor`, Plotly pone las marcas y el título del eje x de
+            # un panel de abajo al pie del primero (y las del eje y de uno a la derecha, junto al primero).
+            lienzo.ejes[kx]["anchor"], lienzo.ejes[ky]["anchor"] = ya, xa
             if figura.compartir_x:
                 lienzo.ejes[kx]["matches"] = "x"
             if figura.compartir_y:
@@ -641,7 +645,8 @@ def a_plotly(figura) -> dict:
         },
         "separators": ".\u202f",
         "showlegend": lienzo.leyenda,
-        "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.12, "yanchor": "top"},
+        # Al pie de la figura, bajo el título del eje x (a −0.12 del alto del panel lo pisaba).
+        "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "yref": "container", "y": 0, "yanchor": "bottom"},
         "hoverlabel": {"font": {"size": LETRA}},
         "barmode": "group",
         "annotations": lienzo.notas,
