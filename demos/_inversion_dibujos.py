@@ -6,9 +6,8 @@ El mapa sigue a la figura 5 de la lección: columnas «dígito\\nposición», fi
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.patches import Rectangle
 
-from demos import _graficos as G
+from demos.figuras import C0, C1, C2, Curva, Curvas, Mapa, Paneles, Referencia
 from modelos.datos import LARGO
 
 FUERTE = 0.3  # en el mapa, los pesos desde aquí llevan su número
@@ -17,23 +16,24 @@ SIN_BORDE = "border:none !important"  # el tema de Gradio pone bordes a las tabl
 LOTE = 64  # secuencias por paso de entrenamiento
 
 
-def figura_atencion(matriz: np.ndarray, digitos: list[int], prediccion: list[int], titulo: str):
-    """El mapa como en la lección: columnas «dígito\\nposición», filas «posición: predicho»."""
-    fig, eje = G.figura(6.0, 5.0)
-    imagen_ = G.mapa_calor(eje, matriz, numeros=False)
-    # Números solo donde el peso es grande: 64 números se leen mal y tardan en dibujarse.
-    for i, j in zip(*np.nonzero(matriz >= FUERTE), strict=True):
-        v = matriz[i, j]
-        eje.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9.5, color="white" if v > 0.5 else G.C0)
-    fig.colorbar(imagen_, ax=eje, shrink=0.8, label="Peso de atención")
-    eje.set_xticks(range(LARGO), [f"{d}\n{i}" for i, d in enumerate(digitos)])
-    eje.set_yticks(range(LARGO), [f"{i}: {p}" for i, p in enumerate(prediccion)])
-    for i in range(LARGO):  # la casilla que hay que copiar: el espejo de cada fila
-        eje.add_patch(Rectangle((LARGO - 1 - i - 0.5, i - 0.5), 1, 1, fill=False, edgecolor=G.C1, lw=1.2, ls="--"))
-    eje.set_xlabel("Posición que se mira (dígito y posición)")
-    eje.set_ylabel("Posición que escribe")
-    eje.set_title(titulo, fontsize=11.5)
-    return fig
+def figura_atencion(matriz: np.ndarray, digitos: list[int], prediccion: list[int], titulo: str) -> Mapa:
+    """El mapa como en la lección: columnas «dígito\\nposición», filas «posición: predicho»; el espejo
+    de cada fila (la casilla que hay que copiar) recuadrado en naranja."""
+    return Mapa(
+        matriz,
+        x=tuple(f"{d}\n{i}" for i, d in enumerate(digitos)),
+        y=tuple(f"{i}: {p}" for i, p in enumerate(prediccion)),
+        nombres_x=tuple(f"la posición {i} (dígito {d})" for i, d in enumerate(digitos)),
+        nombres_y=tuple(f"La posición {i} (escribe {p})" for i, p in enumerate(prediccion)),
+        titulo=titulo,
+        eje_x="Posición que se mira (dígito y posición)",
+        eje_y="Posición que escribe",
+        # Números solo donde el peso es grande: 64 números se leen mal; el resto, al pasar el ratón.
+        umbral=FUERTE,
+        barra="Peso de atención",
+        pista="{y} mira a {x}: peso {v}",
+        marcas=tuple((i, LARGO - 1 - i) for i in range(LARGO)),
+    )
 
 
 def _casilla(contenido: str, fondo: str, tinta: str = "#1b1b1b", titulo: str = "") -> str:
@@ -86,25 +86,34 @@ def tabla_prediccion(digitos: list[int], prediccion: list[int], prob: np.ndarray
     )
 
 
-def figura_curva(historia: list[dict], pasos_totales: int, actual: int | None = None, titulo: str = ""):
-    """Pérdida (arriba) y exactitud en % (abajo) contra el paso; `actual` marca una instantánea."""
-    fig, (arriba, abajo) = G.figura(6.4, 4.4, 2, 1, sharex=True)
+def figura_curva(historia: list[dict], pasos_totales: int, actual: int | None = None, titulo: str = "") -> Paneles:
+    """Pérdida (arriba) y exactitud en % (abajo) contra el paso; `actual` marca una instantánea.
+
+    Mientras entrena, una línea marca el último paso: el eje x abarca la corrida entera desde el principio.
+    """
     pasos = [h["paso"] for h in historia]
-    arriba.plot(pasos, [h["perdida"] for h in historia], "o-", color=G.C1, ms=3.5)
-    arriba.set_ylim(0, 1.08 * max(h["perdida"] for h in historia))
-    arriba.set_ylabel("Pérdida")
-    abajo.plot(pasos, [100 * h["digitos"] for h in historia], "o-", color=G.C0, ms=3.5, label="dígitos")
-    abajo.plot(pasos, [100 * h["secuencias"] for h in historia], "s-", color=G.C2, ms=3.5, label="secuencias enteras")
-    abajo.set_ylim(-3, 105)
-    abajo.set_xlim(-0.02 * pasos_totales, 1.02 * pasos_totales)
-    abajo.set_ylabel("Exactitud (%)")
-    abajo.set_xlabel(f"Paso de entrenamiento (lotes de {LOTE} secuencias)")
-    abajo.legend(loc="lower right", fontsize=9.5, frameon=False)
+    perdidas = [h["perdida"] for h in historia]
+    marcas = []
     if actual is not None:
         h = historia[actual]
-        for eje in (arriba, abajo):
-            eje.axvline(h["paso"], color="0.35", lw=1, ls=":")
-        arriba.plot(h["paso"], h["perdida"], "o", color=G.C1, ms=9, mec="black")
-        abajo.plot([h["paso"]] * 2, [100 * h["digitos"], 100 * h["secuencias"]], "o", color="0.2", ms=8, mfc="none")
-    arriba.set_title(titulo, fontsize=11.5)
-    return fig
+        marcas.append(Referencia(h["paso"], f"instantánea {actual} (paso {h['paso']})", color="#595959"))
+    if pasos[-1] < pasos_totales:
+        marcas.append(Referencia(pasos_totales, f"fin del entrenamiento (paso {pasos_totales})", punteada=False))
+    perdida = Curvas(
+        (Curva("pérdida", pasos, perdidas, color=C1),),
+        eje_y="Pérdida",
+        rango_y=(0, 1.08 * max(perdidas)),
+        verticales=tuple(marcas),
+    )
+    exactitud = Curvas(
+        (
+            Curva("dígitos", pasos, [100 * h["digitos"] for h in historia], color=C0),
+            Curva("secuencias enteras", pasos, [100 * h["secuencias"] for h in historia], color=C2),
+        ),
+        eje_x=f"Paso (lotes de {LOTE} secuencias)",
+        eje_y="Exactitud (%)",
+        rango_y=(-3, 105),
+        verticales=tuple(marcas),
+        formato=".1f",
+    )
+    return Paneles((perdida, exactitud), columnas=1, titulo=titulo, compartir_x=True, alto_fila=210)

@@ -18,7 +18,7 @@ import torch
 import modelos
 from demos._gpu import gpu, por_epocas
 from demos._inversion_dibujos import LOTE, figura_atencion, figura_curva
-from demos._ui import Deslizador, Opcion, envolver, imagen
+from demos._ui import Deslizador, Opcion, envolver, grafico
 from demos.inversion_digitos import LECCION, MIO, cuantos, leer_digitos, mapa, predecir, un_hilo
 from modelos.entrenar import entrenar_inversion, instantaneas
 
@@ -136,9 +136,9 @@ def _final(red, config: dict, ultimo: dict, epocas: int, segundos: float) -> tup
 def entrenar(epocas: float = 2, con_posicion: bool = True, cabezas: float = 2, bloques: float = 1):
     """Entrena un TransformerJuguete nuevo; produce (curva, texto, avance, estado) en cada informe.
 
-    `curva` es None cuando no toca redibujarla (se redibuja tras ≥ REDIBUJO_S de entrenamiento: dibujar
-    cuesta más que entrenar); `avance` va de 0 a 1; `estado` es None hasta el último, que trae el
-    modelo para el `gr.State` del visitante.
+    `curva` (la descripción, `Paneles`) es None cuando no toca redibujarla: se manda tras ≥ REDIBUJO_S
+    de entrenamiento, porque cada una es otra respuesta que el navegador vuelve a dibujar; `avance` va
+    de 0 a 1; `estado` es None hasta el último, que trae el modelo para el `gr.State` del visitante.
     """
     epocas, con_posicion, cabezas, bloques = _validar(epocas, con_posicion, cabezas, bloques)
     config = {"d_modelo": D_MODELO, "cabezas": cabezas, "bloques": bloques, "con_posicion": con_posicion}
@@ -178,8 +178,8 @@ def construir_aprende(digitos: gr.Textbox, texto_principal: gr.Markdown) -> None
     )
     indice = Deslizador(0, n - 1, value=0, step=1, label=f"Instantánea (0 = sin entrenar, {n - 1} = final)")
     with gr.Row():
-        mapa_ = imagen("Mapa de atención en esta instantánea")
-        curva = imagen("Pérdida y exactitud durante el entrenamiento")
+        mapa_ = grafico("Mapa de atención en esta instantánea")
+        curva = grafico("Pérdida y exactitud durante el entrenamiento")
     texto = gr.Markdown()
     salidas = [mapa_, curva, texto]
     ver = envolver(ver_instantanea)
@@ -213,7 +213,7 @@ def construir_entrena(modelo: gr.Radio, propio: gr.State):
         bloques = Deslizador(1, MAX_BLOQUES, value=1, step=1, label="Bloques")
     boton = gr.Button("Entrenar", variant="primary")
     with gr.Row():
-        curva = imagen("Pérdida y exactitud mientras entrena", scale=3)
+        curva = grafico("Pérdida y exactitud mientras entrena", scale=3)
         texto = gr.Markdown(scale=2)
 
     def entrenar_aqui(epocas=2, con_posicion=True, cabezas=2, bloques=1, progreso=gr.Progress()):  # noqa: B008 (así lo pide Gradio)

@@ -17,7 +17,7 @@ import torch
 
 import modelos
 from demos._inversion_dibujos import figura_atencion, tabla_prediccion
-from demos._ui import Deslizador, Opcion, Vista, envolver, explicacion, imagen
+from demos._ui import Deslizador, Opcion, Vista, envolver, explicacion, grafico
 from demos._validar import entero as _entero
 from modelos.datos import DIGITOS, LARGO
 
@@ -239,7 +239,7 @@ def construir() -> Vista:
         with gr.Column():
             prediccion = gr.HTML(label="Predicción contra la inversión correcta")
             texto = gr.Markdown()
-        atencion = imagen("Mapa de atención")
+        atencion = grafico("Mapa de atención")
     entradas, salidas = [digitos, modelo, bloque, cabeza, propio], [prediccion, atencion, texto]
 
     def recalcular(ev):

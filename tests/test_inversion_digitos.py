@@ -4,11 +4,14 @@ import re
 import threading
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 import torch
 
 import modelos
 from demos import _inversion_entrenar as E
+from demos.figuras import Mapa, Paneles, numero
+from demos.figuras.pantalla import a_json, a_plotly
 from demos.inversion_digitos import calcular, elegir_modelo, leer_digitos, mapa, modelo_propio, predecir
 from tests.conftest import espera_error
 
@@ -154,14 +157,54 @@ def test_la_tabla_marca_cada_digito():
     assert len(re.findall(r">✓ \d+%", tabla)) == bien and len(re.findall(r">✗ \d+%", tabla)) == 8 - bien
 
 
-def test_figuras():
-    from demos._ui import figura_a_imagen
+@pytest.mark.parametrize(
+    "kw, modelo, cabeza",
+    [
+        ({}, "inversion-digitos", None),
+        ({"modelo": "sin-posicion"}, "inversion-digitos-sin-posicion", None),
+        ({"cabeza": "2"}, "inversion-digitos", 1),
+    ],
+)
+def test_el_mapa_describe_la_figura_5(kw, modelo, cabeza):
+    """Columnas «dígito\\nposición», filas «posición: predicho», el espejo recuadrado y números solo en los
+    pesos ≥ 0.3, como antes; la figura va al navegador en pocos kB."""
+    fig = calcular(**kw)[1]
+    prediccion, _, pesos = predecir(modelos.cargar(modelo), LECCION)
+    assert isinstance(fig, Mapa) and fig.matriz.shape == (8, 8)
+    assert np.allclose(fig.matriz, mapa(pesos, 0, cabeza))
+    assert fig.x == ("8\n0", "3\n1", "3\n2", "9\n3", "6\n4", "9\n5", "4\n6", "0\n7")
+    assert fig.y == tuple(f"{i}: {p}" for i, p in enumerate(prediccion))
+    assert fig.marcas == tuple((i, 7 - i) for i in range(8))  # la antidiagonal
+    assert fig.eje_x == "Posición que se mira (dígito y posición)" and fig.eje_y == "Posición que escribe"
+    assert fig.titulo.startswith("¿A dónde mira cada posición?\n")
+    textos = np.array(fig.textos())
+    assert ((textos != "") == (fig.matriz >= 0.3)).all()
+    assert all(t == numero(v) for t, v in zip(textos[textos != ""], fig.matriz[fig.matriz >= 0.3], strict=True))
+    pantalla = a_plotly(fig)
+    go.Figure(pantalla)
+    assert pantalla["data"][0]["customdata"][0][7] == [
+        f"La posición 0 (escribe {prediccion[0]})",
+        "la posición 7 (dígito 0)",
+        numero(fig.matriz[0, 7], ".3f"),
+    ]
+    assert pantalla["layout"]["xaxis"]["ticktext"][0] == "8<br>0"
+    assert len(a_json(fig)) < 60_000
 
-    for nombre, kw in [("atencion", {}), ("sin", {"modelo": "sin-posicion"}), ("cabeza", {"cabeza": "2"})]:
-        fig = calcular(**kw)[1]
-        imagen = figura_a_imagen(fig)
-        assert imagen.ndim == 3 and imagen.shape[0] > 400
-        fig.savefig(f"/tmp/inversion_{nombre}.png", dpi=110)
+
+def test_con_posicion_la_antidiagonal_lleva_su_numero():
+    textos = calcular()[1].textos()
+    assert all(textos[i][7 - i] for i in range(8))
+    assert sum(t != "" for fila in textos for t in fila) == 8  # y nada más: los demás pesos son chicos
+
+
+def test_el_mapa_se_descarga_como_en_la_leccion():
+    from demos.figuras.descarga import a_bytes, a_matplotlib
+
+    fig = calcular()[1]
+    eje = a_matplotlib(fig).axes[0]
+    assert [t.get_text() for t in eje.get_xticklabels()] == list(fig.x)
+    assert sorted(t.get_text() for t in eje.texts) == sorted(t for fila in fig.textos() for t in fila if t)
+    assert a_bytes(fig, "png").startswith(b"\x89PNG")
 
 
 # --- mira cómo aprende ------------------------------------------------------------------------------
@@ -175,8 +218,33 @@ def test_hay_al_menos_6_instantaneas_y_la_ultima_aprendio():
     assert primera["paso"] < ultima["paso"]
     mapa0, curva, texto = E.ver_instantanea(indice=n - 1)
     assert f"Instantánea {n - 1} de {n - 1}" in texto and "acierta 8 de 8" in texto
-    mapa0.savefig("/tmp/inversion_instantanea.png", dpi=110)
-    curva.savefig("/tmp/inversion_curva.png", dpi=110)
+    assert mapa0.marcas == tuple((i, 7 - i) for i in range(8)) and mapa0.matriz.argmax(axis=1).tolist() == [
+        7 - i for i in range(8)
+    ]
+    assert len(a_json(mapa0)) < 60_000 and len(a_json(curva)) < 60_000
+
+
+@pytest.mark.parametrize("k", [0, 2])
+def test_la_curva_de_las_instantaneas_marca_la_elegida(k):
+    """Pérdida arriba, exactitud en % abajo, el mismo eje x y una línea en el paso de la instantánea."""
+    historia = [i for i, _ in E._instantaneas()]
+    mapa_k, curva, _ = E.ver_instantanea(indice=k)
+    assert f"paso {historia[k]['paso']}" in mapa_k.titulo
+    assert isinstance(curva, Paneles) and curva.columnas == 1 and curva.compartir_x
+    arriba, abajo = curva.paneles
+    pasos = [h["paso"] for h in historia]
+    assert arriba.curvas[0].x.tolist() == pasos
+    assert arriba.curvas[0].y.tolist() == [h["perdida"] for h in historia]
+    assert arriba.eje_y == "Pérdida" and abajo.eje_y == "Exactitud (%)"
+    assert [c.nombre for c in abajo.curvas] == ["dígitos", "secuencias enteras"]
+    assert np.allclose(abajo.curvas[1].y, [100 * h["secuencias"] for h in historia])
+    for panel in (arriba, abajo):
+        assert [(r.valor, r.texto) for r in panel.verticales] == [(pasos[k], f"instantánea {k} (paso {pasos[k]})")]
+    pantalla = a_plotly(curva)
+    go.Figure(pantalla)
+    assert pantalla["layout"]["xaxis2"]["matches"] == "x"
+    en_leyenda = [t["name"] for t in pantalla["data"] if t.get("showlegend", True)]
+    assert en_leyenda.count(f"instantánea {k} (paso {pasos[k]})") == 1
 
 
 @pytest.mark.parametrize("indice", [-1, 1.5, 10**6, float("nan"), float("inf"), "x"])
@@ -214,9 +282,18 @@ def test_entrenar_una_epoca_da_un_estado_que_la_vista_usa():
     red = modelo_propio(estado)
     assert red is not modelo_propio(estado)  # cada llamada arma el suyo
     _, atencion, texto = calcular(modelo="el-mio", bloque=2, cabeza="4", propio=estado)
-    assert "bloque 2 · cabeza 4 de 4" in atencion.axes[0].get_title()
+    assert "bloque 2 · cabeza 4 de 4" in atencion.titulo
+    assert np.allclose(atencion.matriz, mapa(predecir(red, LECCION)[2], 1, 3))
     assert elegir_modelo("con-posicion") is modelos.cargar("inversion-digitos")
-    curva.savefig("/tmp/inversion_entrenada.png", dpi=110)
+    # La curva llega como descripción mientras entrena, con el eje x hasta el último paso.
+    curvas = [p[0] for p in pasos if p[0] is not None]
+    assert len(curvas) >= 2 and all(isinstance(c, Paneles) for c in curvas)
+    primera = curvas[0]
+    total = int(re.search(r"paso \d+ de (\d+)", pasos[0][1]).group(1))
+    assert [r.valor for r in primera.paneles[1].verticales] == [total]
+    assert primera.titulo == "Entrenando: época 1 de 1"
+    assert not curva.paneles[1].verticales  # al final, la curva llega sola hasta el último paso
+    assert curva.paneles[0].curvas[0].x[-1] == total and "de secuencias bien" in curva.titulo
 
 
 # --- por el API -------------------------------------------------------------------------------------
