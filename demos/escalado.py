@@ -9,9 +9,9 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos import _graficos as G
-from demos._ui import Deslizador, Numero, Vista, explicacion, imagen
+from demos._ui import Deslizador, Numero, Vista, explicacion, grafico
 from demos._validar import entero
+from demos.figuras import C0, C1, Curva, Curvas, Histograma, Nota, Paneles, Referencia
 
 CONSULTAS = 1000
 D_MAX, CLAVES_MAX, SEMILLA_MAX = 4096, 64, 2**31 - 1
@@ -79,35 +79,47 @@ def curva(claves: int, semilla: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array([f["max_sin"] for f in filas]), np.array([f["max_con"] for f in filas])
 
 
-def _figura_histogramas(m: dict, d: int):
-    fig, (a, b) = G.figura(8.4, 3.3, 1, 2)
-    for eje, datos, color, titulo in (
-        (a, m["punto"], G.C1, f"Sin escala: q·k   (desviación {m['desv_sin']:.2f})"),
-        (b, m["escalado"], G.C0, f"Con escala: q·k / √{d}   (desviación {m['desv_con']:.2f})"),
-    ):
-        eje.hist(datos, bins=50, color=color, alpha=0.85)
-        eje.set_title(titulo, fontsize=11)
-        eje.set_xlabel("Puntaje")
-    a.set_ylabel("Cantidad de pares")
-    return fig
+def _figura_histogramas(m: dict, d: int) -> Paneles:
+    """Los puntajes sin y con escala, con el mismo eje x: con d grande, el primero es √d veces más ancho."""
+    sin = Histograma.de(
+        {"sin escala": m["punto"]},
+        colores=(C1,),
+        titulo=f"Sin escala: q·k   (desviación {m['desv_sin']:.2f})",
+        eje_x="Puntaje",
+        eje_y="Cantidad de pares",
+    )
+    con = Histograma.de(
+        {"con escala": m["escalado"]},
+        colores=(C0,),
+        titulo=f"Con escala: q·k / √{d}   (desviación {m['desv_con']:.2f})",
+        eje_x="Puntaje",
+        eje_y="",
+    )
+    return Paneles((sin, con), columnas=2, compartir_x=True, alto_fila=300)
 
 
-def _figura_curva(claves: int, semilla: int, d: int, m: dict):
+def _figura_curva(claves: int, semilla: int, d: int, m: dict) -> Curvas:
     sin, con = curva(claves, semilla)
-    fig, eje = G.figura(6.4, 3.6)
-    eje.plot(DIMENSIONES_CURVA, sin, "o-", color=G.C1, label="sin escala: softmax(q·k)")
-    eje.plot(DIMENSIONES_CURVA, con, "o-", color=G.C0, label="con escala: softmax(q·k / √d)")
-    eje.axhline(1 / claves, color="0.6", linestyle=":", label=f"pesos parejos (1/{claves})")
-    eje.axvline(d, color="0.3", linewidth=1)
-    eje.plot([d, d], [m["max_sin"], m["max_con"]], "s", color="0.2", zorder=3)
-    eje.text(d, 1.1, f" d = {d}", ha="left", va="center", fontsize=10)
-    eje.set_xscale("log", base=2)
-    eje.set_xticks(DIMENSIONES_CURVA[::2], [str(x) for x in DIMENSIONES_CURVA[::2]])
-    eje.set_ylim(0, 1.16)
-    eje.set_xlabel("Dimensión d (escala log)")
-    eje.set_ylabel("Peso máximo medio")
-    eje.legend(loc="center left", fontsize=9, frameon=False)
-    return fig
+    x = np.array(DIMENSIONES_CURVA, dtype=float)
+    return Curvas(
+        (
+            Curva("sin escala: softmax(q·k)", x, sin, color=C1),
+            Curva("con escala: softmax(q·k / √d)", x, con, color=C0),
+        ),
+        titulo="Peso máximo medio según d",
+        eje_x="Dimensión d (escala log)",
+        eje_y="Peso máximo medio",
+        log_x=True,
+        rango_y=(0, 1.16),
+        marcas_x=DIMENSIONES_CURVA[::2],
+        horizontales=(Referencia(1 / claves, f"pesos parejos (1/{claves})"),),
+        verticales=(Referencia(d, f"d = {d}", color="#4d4d4d", punteada=False),),
+        notas=(
+            Nota(d, m["max_sin"], f"{m['max_sin']:.2f}", color=C1),
+            Nota(d, m["max_con"], f"{m['max_con']:.2f}", color=C0),
+        ),
+        formato=".2f",
+    )
 
 
 def calcular(d: float = 2, claves: float = 8, semilla: float = 0):
@@ -133,9 +145,9 @@ def construir() -> Vista:
         d = Deslizador(1, D_MAX, value=2, step=1, label="Dimensión d de consultas y claves")
         claves = Deslizador(2, CLAVES_MAX, value=8, step=1, label="Número de claves")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")
-    histogramas = imagen("Puntajes antes y después de dividir por √d")
+    histogramas = grafico("Puntajes antes y después de dividir por √d")
     with gr.Row():
-        curva_ = imagen("Peso máximo medio según d", scale=3)
+        curva_ = grafico("Peso máximo medio según d", scale=3)
         with gr.Column(scale=2):
             tabla = gr.Dataframe(
                 headers=["Medida (1000 consultas)", "Sin escala", "Con escala"],

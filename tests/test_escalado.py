@@ -4,7 +4,9 @@ import math
 
 import pytest
 
-from demos.escalado import calcular, medir
+from demos.escalado import CONSULTAS, DIMENSIONES_CURVA, calcular, curva, medir
+from demos.figuras import C0, C1, Curvas, Histograma, Paneles
+from demos.figuras.pantalla import a_plotly
 from tests.conftest import espera_error
 
 
@@ -45,6 +47,42 @@ def test_vista_inicial_tiene_la_tabla_de_la_leccion():
     assert tabla[0][1:] == [1.5, 1.05]
     assert tabla[1][1:] == [0.40, 0.32]
     assert "T = √d" in texto
+
+
+@pytest.mark.parametrize("d", [2, 512])
+def test_histogramas_cuentan_todos_los_pares_con_el_eje_x_compartido(d):
+    histos, *_ = calcular(d, 8, 0)
+    m = medir(d, 8, 0)
+    assert isinstance(histos, Paneles) and histos.compartir_x and len(histos.paneles) == 2
+    sin, con = histos.paneles
+    assert isinstance(sin, Histograma) and isinstance(con, Histograma)
+    for h, datos in ((sin, m["punto"]), (con, m["escalado"])):
+        assert h.series[0].valores.sum() == CONSULTAS * 8  # 1000 consultas × 8 claves
+        assert h.bordes[0] == datos.min() and h.bordes[-1] == datos.max()
+    assert sin.titulo == f"Sin escala: q·k   (desviación {m['desv_sin']:.2f})"
+    assert con.titulo == f"Con escala: q·k / √{d}   (desviación {m['desv_con']:.2f})"
+    assert sin.series[0].color == C1 and con.series[0].color == C0
+    # Con d = 512 el ancho de los puntajes sin escala es ≈ √512 ≈ 23 veces el de los escalados.
+    ancho = (sin.bordes[-1] - sin.bordes[0]) / (con.bordes[-1] - con.bordes[0])
+    assert ancho == pytest.approx(math.sqrt(d), rel=0.01)
+    assert a_plotly(histos)["layout"]["xaxis2"]["matches"] == "x"
+
+
+def test_curva_del_peso_maximo_marca_la_d_elegida():
+    _, fig, *_ = calcular(64, 8, 0)
+    sin, con = curva(8, 0)
+    assert isinstance(fig, Curvas) and fig.log_x
+    assert fig.curvas[0].x.tolist() == list(DIMENSIONES_CURVA)
+    assert fig.curvas[0].y.tolist() == sin.tolist() and fig.curvas[1].y.tolist() == con.tolist()
+    assert sin[6] == pytest.approx(0.87, abs=0.05) and con[6] == pytest.approx(0.36, abs=0.05)  # d = 64
+    assert [r.valor for r in fig.verticales] == [64] and fig.verticales[0].texto == "d = 64"
+    assert fig.horizontales[0].valor == 1 / 8 and "1/8" in fig.horizontales[0].texto
+    m = medir(64, 8, 0)
+    assert [(n.x, n.y, n.texto) for n in fig.notas] == [
+        (64, m["max_sin"], f"{m['max_sin']:.2f}"),
+        (64, m["max_con"], f"{m['max_con']:.2f}"),
+    ]
+    assert (fig.eje_x, fig.eje_y) == ("Dimensión d (escala log)", "Peso máximo medio")
 
 
 @pytest.mark.parametrize(
