@@ -9,6 +9,14 @@ falta (la máquina de `scripts/gpu_smoke.py`, sin gradio) también.
 
 `spaces` se importa al decorar, no al importar este módulo: `app.py` lo importa antes que nada
 (antes de que torch toque CUDA), como pide ZeroGPU.
+
+Qué se decora lo decide una medición (scripts/gpu_smoke.py, en una H200; docs/gpu_smoke.md):
+- la medición en vivo de la pestaña memoria (`demos._memoria_medida.medir`): en la GPU muestra lo que
+  la pestaña enseña, la memoria O(L) de los núcleos fusionados de SDPA hasta L = 32 768;
+- entrenar no: una época de «Entrénalo tú» tarda 0.46 s en CUDA y 0.50 s en un núcleo de CPU (el modelo
+  es tan chico que manda el costo de lanzar cada kernel), y con GPU gastaría la cuota diaria del
+  visitante (y fallaría al agotarla) sin ganar nada que se note;
+- la inferencia chica tampoco: 0.1–0.25 ms en un núcleo de CPU contra 0.3–0.6 ms en CUDA.
 """
 
 from __future__ import annotations
@@ -102,16 +110,3 @@ def arrancar_zerogpu() -> bool:
         return False
     importlib.import_module("spaces.zero").startup()
     return True
-
-
-def por_epocas(base_s: int, por_epoca_s: int, maximo: int) -> Callable[..., int]:
-    """Duración que crece con el primer argumento, `epocas` (acotado a 1…`maximo`; si no es un número, `maximo`)."""
-
-    def duracion(epocas=1, *_, **__) -> int:
-        try:
-            n = min(max(int(float(epocas)), 1), maximo)
-        except (TypeError, ValueError, OverflowError):
-            n = maximo
-        return base_s + por_epoca_s * n
-
-    return duracion

@@ -16,7 +16,6 @@ import gradio as gr
 import torch
 
 import modelos
-from demos._gpu import gpu, por_epocas
 from demos._inversion_dibujos import LOTE, figura_atencion, figura_curva
 from demos._ui import Deslizador, Opcion, envolver, grafico
 from demos.inversion_digitos import LECCION, MIO, cuantos, leer_digitos, mapa, predecir, un_hilo
@@ -132,7 +131,6 @@ def _final(red, config: dict, ultimo: dict, epocas: int, segundos: float) -> tup
     return texto, {"config": config, "pesos": pesos, "resumen": resumen}
 
 
-@gpu(por_epocas(10, 6, MAX_EPOCAS))  # en ZeroGPU, con GPU prestada: ≤ 10 s + 6 s por época
 def entrenar(epocas: float = 2, con_posicion: bool = True, cabezas: float = 2, bloques: float = 1):
     """Entrena un TransformerJuguete nuevo; produce (curva, texto, avance, estado) en cada informe.
 
