@@ -13,10 +13,10 @@ falta (la máquina de `scripts/gpu_smoke.py`, sin gradio) también.
 Qué se decora lo decide una medición (scripts/gpu_smoke.py, en una H200; docs/gpu_smoke.md):
 - la medición en vivo de la pestaña memoria (`demos._memoria_medida.medir`): en la GPU muestra lo que
   la pestaña enseña, la memoria O(L) de los núcleos fusionados de SDPA hasta L = 32 768;
-- entrenar no: una época de «Entrénalo tú» tarda 0.46 s en CUDA y 0.50 s en un núcleo de CPU (el modelo
-  es tan chico que manda el costo de lanzar cada kernel), y con GPU gastaría la cuota diaria del
+- entrenar no: una época de «Entrénalo tú» tarda 0.46–0.50 s en CUDA y 0.40–0.50 s en un núcleo de CPU (el
+  modelo es tan chico que manda el costo de lanzar cada kernel), y con GPU gastaría la cuota diaria del
   visitante (y fallaría al agotarla) sin ganar nada que se note;
-- la inferencia chica tampoco: 0.1–0.25 ms en un núcleo de CPU contra 0.3–0.6 ms en CUDA.
+- la inferencia chica tampoco: 0.10–0.28 ms en un núcleo de CPU contra 0.31–0.73 ms en CUDA (lote 1).
 """
 
 from __future__ import annotations

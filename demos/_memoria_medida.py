@@ -191,7 +191,7 @@ def _fila(L: int, i: int, res: dict, operador: str) -> list[str]:
     return [f"{L:,}", *tiempos, *memorias, _backend(operador)]
 
 
-@gpu(30)  # en ZeroGPU, con GPU prestada: la medición entera tarda unos segundos
+@gpu(20)  # en ZeroGPU, con GPU prestada: en una H200 tarda < 1 s (docs/gpu_smoke.md); el resto, margen
 def medir(largo_maximo: float = 2048, tipo: str = "float32"):
     """Mide la atención ingenua y SDPA en `dispositivo()`: (figura, tabla, texto).
 
