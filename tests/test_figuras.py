@@ -264,3 +264,15 @@ def test_imagen_estirada_llena_el_panel_con_pixeles_no_cuadrados():
     assert "scaleanchor" not in a_plotly(Imagen(tira, estirar=True))["layout"]["yaxis"]
     assert a_matplotlib(Imagen(tira)).axes[0].get_aspect() == 1
     assert a_matplotlib(Imagen(tira, estirar=True)).axes[0].get_aspect() == "auto"
+
+
+def test_un_mapa_grande_sin_nombres_lleva_marcas_redondas_en_las_dos_salidas():
+    """50 posiciones sin etiquetas propias: 0, 10, 20… y no 25 números apiñados; con nombres, todos."""
+    grande = Mapa(np.zeros((32, 50)), numeros=False)
+    ejes = a_plotly(grande)["layout"]
+    assert "tickvals" not in ejes["xaxis"] and "tickvals" not in ejes["yaxis"]
+    marcas = a_matplotlib(grande).axes[0].get_xticks()
+    assert len(marcas) <= 8 and all(m % 10 == 0 for m in marcas)
+    con_nombres = Mapa(np.zeros((20, 20)), x=tuple("abcdefghijklmnopqrst"), numeros=False)
+    assert a_plotly(con_nombres)["layout"]["xaxis"]["ticktext"][:3] == ["a", "b", "c"]
+    assert len(a_plotly(Mapa(np.zeros((4, 4))))["layout"]["xaxis"]["tickvals"]) == 4  # pequeño: cada casilla

@@ -20,7 +20,20 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyBboxPatch, PathPatch, Rectangle
 from matplotlib.path import Path
 
-from demos.figuras import C0, C1, Aviso, Barras, Curvas, Diagrama, Histograma, Imagen, Mapa, Paneles, numero
+from demos.figuras import (
+    C0,
+    C1,
+    MAX_NUMEROS,
+    Aviso,
+    Barras,
+    Curvas,
+    Diagrama,
+    Histograma,
+    Imagen,
+    Mapa,
+    Paneles,
+    numero,
+)
 
 DPI = 220  # el PNG para diapositivas
 MAPAS = {
@@ -73,8 +86,11 @@ def _mapa(f: Mapa, fig: Figure, eje, con_barra: bool) -> None:
     paso_x, paso_y = max(1, -(-columnas // 40)), max(1, -(-filas // 40))
     girar = columnas > 4 and max(map(len, etiquetas_x)) > 3
     rotacion = {"rotation": 45, "ha": "right"} if girar else {}
-    eje.set_xticks(range(0, columnas, paso_x), etiquetas_x[::paso_x], **rotacion)
-    eje.set_yticks(range(0, filas, paso_y), etiquetas_y[::paso_y])
+    # Sin etiquetas propias y con muchas casillas, las marcas redondas de matplotlib (0, 10, 20…), como en pantalla.
+    if f.x is not None or columnas <= MAX_NUMEROS:
+        eje.set_xticks(range(0, columnas, paso_x), etiquetas_x[::paso_x], **rotacion)
+    if f.y is not None or filas <= MAX_NUMEROS:
+        eje.set_yticks(range(0, filas, paso_y), etiquetas_y[::paso_y])
     eje.tick_params(length=0)
     for lado in eje.spines.values():
         lado.set_visible(False)

@@ -188,13 +188,14 @@ def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> No
                 "line": {"color": C1, "width": 2, "dash": "dash"},
             }
         )
+    # Sin etiquetas propias y con muchas casillas, Plotly elige marcas redondas (0, 10, 20…) en lugar de apiñar 40.
     lienzo.ejes[kx] = {
         "domain": dom_x,
         "title": {"text": f.eje_x},
         "showgrid": False,
         "zeroline": False,
         "tickangle": -45 if columnas > 4 and max(map(len, etiquetas_x)) > 3 else 0,
-        **_ticks(etiquetas_x),
+        **({} if f.x is None and columnas > MAX_NUMEROS else _ticks(etiquetas_x)),
     }
     lienzo.ejes[ky] = {
         "domain": dom_y,
@@ -202,7 +203,7 @@ def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> No
         "autorange": "reversed",
         "showgrid": False,
         "zeroline": False,
-        **_ticks(etiquetas_y),
+        **({} if f.y is None and filas > MAX_NUMEROS else _ticks(etiquetas_y)),
     }
     if f.cuadrado:
         lienzo.ejes[ky] |= {"scaleanchor": xa, "constrain": "domain"}
