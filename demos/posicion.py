@@ -9,9 +9,9 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos import _graficos as G
-from demos._ui import Deslizador, Opcion, Vista, explicacion, imagen
+from demos._ui import Deslizador, Opcion, Vista, explicacion, grafico
 from demos._validar import entero as _entero
+from demos.figuras import GRIS, Curva, Curvas, Mapa, Paneles, Referencia
 from modelos import AtencionMulticabeza, cargar, dispositivo, posicion_sinusoidal
 from modelos.datos import secuencias_digitos
 
@@ -21,6 +21,7 @@ LARGO_MAX, D_MAX = 512, 512
 SIMILITUDES = ("coseno", "producto punto")
 FRASE = ("Ana", "sacó", "plata", "del", "banco")
 SECUENCIAS_NUEVAS, SEMILLA_NUEVAS = 2000, 777  # una semilla que el entrenamiento no usa
+DECIMALES = 3  # los de la pista al pasar el ratón: más cifras solo engordarían la respuesta
 MODELOS = (("Con posición", "inversion-digitos"), ("Sin posición", "inversion-digitos-sin-posicion"))
 
 EXPLICACION = r"""
@@ -95,32 +96,51 @@ def exactitudes_inversion() -> tuple[list[list[str]], dict[str, list[int]]]:
     return filas, ejemplo
 
 
-def _figura_codificacion(pe: torch.Tensor):
+def _figura_codificacion(pe: torch.Tensor) -> Mapa:
+    """Columnas del vector en y, posiciones en x: de −1 (rojo) a 1 (azul), 0 en blanco."""
     largo, d = pe.shape
-    fig, eje = G.figura(6.4, 4.0)
-    im = eje.imshow(pe.T.numpy(), cmap=G.BLANCO_TINTA, vmin=-1, vmax=1, aspect="auto")
-    fig.colorbar(im, ax=eje, label="Valor (de −1 a 1)")
-    eje.set_xlabel("Posición en la frase")
-    eje.set_ylabel("Columna del vector")
-    eje.set_title(f"Codificación posicional sinusoidal ({largo} × {d})")
-    return fig
+    return Mapa(
+        np.round(pe.T.numpy(), DECIMALES),  # (d, largo)
+        titulo=f"Codificación posicional sinusoidal ({largo} × {d})",
+        eje_x="Posición en la frase",
+        eje_y="Columna del vector",
+        numeros=False,
+        vmin=-1.0,
+        vmax=1.0,
+        colores="divergente",
+        barra="Valor (de −1 a 1)",
+        pista="posición {x}, columna {y}: {v}",
+    )
 
 
-def _figura_similitud(pe: torch.Tensor, similitud: str):
-    S = similitudes(pe, similitud)  # (largo, largo)
-    fig, (a, b) = G.figura(8.8, 3.8, 1, 2, width_ratios=[1, 1.25])
-    # La escala va del mínimo al máximo que hay: casi todo es positivo y así se ve el contraste.
-    im = a.imshow(S, cmap=G.BLANCO_TINTA, vmin=float(S.min()), vmax=float(S.max()), aspect="equal")
-    fig.colorbar(im, ax=a, shrink=0.9)
-    a.set_xlabel("Posición")
-    a.set_ylabel("Posición")
-    a.set_title(f"{similitud.capitalize()} entre posiciones")
-    b.plot(np.arange(len(S)), S[0], "-", color=G.C0, marker="o" if len(S) <= 40 else None, markersize=3)
-    b.axhline(0, color="0.7", linewidth=0.8)
-    b.set_xlabel("Distancia a la posición 0")
-    b.set_ylabel(similitud.capitalize())
-    b.set_title("La posición 0 contra las demás")
-    return fig
+def _figura_similitud(pe: torch.Tensor, similitud: str) -> Paneles:
+    S = np.round(similitudes(pe, similitud), DECIMALES)  # (largo, largo)
+    nombre = similitud.capitalize()
+    # La escala va del mínimo al máximo que hay (vmin, vmax = None): casi todo es positivo y así se ve el contraste.
+    mapa = Mapa(
+        S,
+        titulo=f"{nombre} entre posiciones",
+        eje_x="Posición",
+        eje_y="Posición",
+        numeros=False,
+        vmin=None,
+        vmax=None,
+        barra=nombre,
+        pista=f"{similitud} entre la posición {{y}} y la {{x}}: {{v}}",
+        cuadrado=True,
+    )
+    distancias = np.arange(len(S))
+    cero = (Referencia(0.0, "similitud 0", color=GRIS),) if S[0].min() < 0 < S[0].max() else ()
+    estilo = "lineas+puntos" if len(S) <= 40 else "lineas"
+    curva = Curvas(
+        (Curva(f"{similitud} con la posición 0", distancias, S[0], estilo=estilo),),
+        titulo="La posición 0 contra las demás",
+        eje_x="Distancia a la posición 0",
+        eje_y=nombre,
+        horizontales=cero,
+    )
+    # El mapa a la derecha: su barra de color queda al borde y no pisa el eje de la curva.
+    return Paneles((curva, mapa), columnas=2, anchos=(1.3, 1), alto_fila=380)
 
 
 def _texto_codificacion(pe: torch.Tensor) -> str:
@@ -187,10 +207,10 @@ def construir() -> Vista:
         d_modelo = Deslizador(2, D_MAX, value=32, step=1, label="d_modelo (columnas del vector)")
         similitud = Opcion(list(SIMILITUDES), value="coseno", label="Similitud entre posiciones")
     with gr.Row():
-        mapa = imagen("Mapa de la codificación posicional", scale=3)
+        mapa = grafico("Mapa de la codificación posicional", scale=3)
         with gr.Column(scale=2):
             texto = gr.Markdown()
-    sim = imagen("Similitud entre posiciones")
+    sim = grafico("Similitud entre posiciones")
     gr.Markdown("### Inversión de dígitos, con y sin posición")
     with gr.Row():
         tabla = gr.Dataframe(

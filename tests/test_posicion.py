@@ -1,8 +1,10 @@
 """La pestaña «Posición»: la codificación sinusoidal de la lección y por qué hace falta."""
 
+import numpy as np
 import pytest
 import torch
 
+from demos.figuras.pantalla import a_json
 from demos.posicion import calcular, exactitudes_inversion, experimento_inversion_frase, similitudes
 from modelos import AtencionMulticabeza, posicion_sinusoidal
 from modelos.hub import carpeta_incluida
@@ -28,16 +30,28 @@ def test_vista_inicial_muestra_los_valores_de_la_leccion():
     mapa, sim, texto, _, _ = calcular()
     assert "posición 1:  0.84  0.54  0.53  0.85" in texto
     assert "posición 2:  0.91 -0.42  0.90  0.43" in texto
-    imagen = mapa.axes[0].get_images()[0]
-    assert imagen.get_array().shape == (32, 50)  # columnas en y, posiciones en x
-    assert imagen.get_clim() == (-1, 1)
-    assert mapa.axes[1].get_ylabel() == "Valor (de −1 a 1)"
+    assert mapa.matriz.shape == (32, 50)  # columnas en y, posiciones en x
+    assert np.allclose(mapa.matriz[:4, :3].T, PE_LECCION, atol=0.005)  # pe.T: la posición va en la columna
+    assert mapa.rango() == (-1, 1) and mapa.colores == "divergente"  # −1 rojo, 0 blanco, 1 azul
+    assert mapa.barra == "Valor (de −1 a 1)"
+    assert (mapa.eje_x, mapa.eje_y) == ("Posición en la frase", "Columna del vector")
+    curva, S = sim.paneles
+    assert S.matriz.shape == (50, 50) and S.titulo == "Coseno entre posiciones"
+    assert S.rango() == pytest.approx((S.matriz.min(), 1.0))  # la escala va del mínimo al máximo que hay
+    assert curva.curvas[0].y == pytest.approx(S.matriz[0])  # la posición 0 contra las demás
+
+
+def test_las_figuras_de_la_vista_inicial_pesan_poco():
+    mapa, sim, *_ = calcular()
+    assert len(a_json(mapa)) + len(a_json(sim)) < 60_000
 
 
 @pytest.mark.parametrize("largo, d_modelo", [(1, 2), (7, 3), (512, 511), (512, 512)])
 def test_largos_y_d_modelo_pares_e_impares(largo, d_modelo):
-    mapa, _, texto, _, _ = calcular(largo, d_modelo, "producto punto")
-    assert mapa.axes[0].get_images()[0].get_array().shape == (d_modelo, largo)
+    mapa, sim, texto, _, _ = calcular(largo, d_modelo, "producto punto")
+    assert mapa.matriz.shape == (d_modelo, largo)
+    assert sim.paneles[1].matriz.shape == (largo, largo) and len(sim.paneles[0].curvas[0].y) == largo
+    assert np.isfinite(mapa.matriz).all() and np.isfinite(sim.paneles[1].matriz).all()
     assert "pe[:" in texto
 
 
