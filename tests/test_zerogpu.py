@@ -25,6 +25,7 @@ RAIZ = Path(__file__).resolve().parent.parent
 SPACES_DE_REEMPLAZO = '''
 """`spaces` de reemplazo para las pruebas: anota lo que ZeroGPU vería."""
 import functools
+import inspect
 import os
 import sys
 
