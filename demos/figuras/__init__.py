@@ -168,7 +168,7 @@ class Barras:
     formato: str = ".2f"
     rango: tuple[float, float] | None = None  # del eje de los valores
     referencias: tuple[Referencia, ...] = ()
-    pista: str = "{c}: {v}"  # {c} la categoría, {s} la serie, {v} el valor
+    pista: str = "{c}: {v}"  # {c} la categoría, {s} la serie, {v} el valor, {t} el texto sobre la barra
 
     def __post_init__(self):
         object.__setattr__(self, "categorias", tuple(map(str, self.categorias)))
@@ -328,7 +328,12 @@ class Flecha:
     y1: float
     color: str = C0
     codos: tuple[tuple[float, float], ...] = ()
-    texto: str = ""  # rótulo junto al primer tramo
+    texto: str = ""  # rótulo junto al primer tramo (o al tramo número `tramo`, desde 0)
+    tramo: int = 0  # p. ej. 1 en un atajo que sale de lado y sube: el rótulo va junto al tramo que sube
+
+    def __post_init__(self):
+        if not 0 <= self.tramo <= len(self.codos):
+            raise ValueError(f"Flecha: tiene {len(self.codos) + 1} tramos y no hay un tramo {self.tramo}")
 
 
 @dataclass(frozen=True)

@@ -231,7 +231,7 @@ def _diagrama(f: Diagrama, eje) -> None:
             eje.plot(xs, ys, color=fl.color, lw=1.5)
         eje.annotate("", puntos[-1], puntos[-2], arrowprops={"arrowstyle": "->", "color": fl.color, "lw": 1.5})
         if fl.texto:
-            (a, b), (c, d) = puntos[0], puntos[1]
+            (a, b), (c, d) = puntos[fl.tramo], puntos[fl.tramo + 1]
             eje.text((a + c) / 2 - 0.3, (b + d) / 2, fl.texto, rotation=90, ha="center", va="center", color=fl.color)
     eje.set_xlim(0, f.ancho)
     eje.set_ylim(0, f.alto)

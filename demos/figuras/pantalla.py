@@ -244,8 +244,13 @@ def _barras(f: Barras, lienzo: _Lienzo, k: int, dom_x, dom_y) -> None:
                 "textposition": "outside",
                 "cliponaxis": False,
                 "textfont": {"size": 14 if n <= 12 else 11},
-                "customdata": [[_plano(c), numero(v, ".3f")] for c, v in zip(f.categorias, s.valores, strict=True)],
-                "hovertemplate": _plantilla(f.pista, c="%{customdata[0]}", s=s.nombre, v="%{customdata[1]}"),
+                "customdata": [
+                    [_plano(c), numero(v, ".3f"), t]
+                    for c, v, t in zip(f.categorias, s.valores, f.textos(s), strict=True)
+                ],
+                "hovertemplate": _plantilla(
+                    f.pista, c="%{customdata[0]}", s=s.nombre, v="%{customdata[1]}", t="%{customdata[2]}"
+                ),
             }
         )
     for r in f.referencias:
@@ -511,7 +516,7 @@ def _diagrama(f: Diagrama, lienzo: _Lienzo, k: int, dom_x, dom_y) -> None:
             }
         )
         if fl.texto:
-            (a, b), (c, d) = puntos[0], puntos[1]
+            (a, b), (c, d) = puntos[fl.tramo], puntos[fl.tramo + 1]
             lienzo.notas.append(
                 {
                     "x": (a + c) / 2 - 0.3,
@@ -524,6 +529,21 @@ def _diagrama(f: Diagrama, lienzo: _Lienzo, k: int, dom_x, dom_y) -> None:
                     "font": {"color": fl.color, "size": 13},
                 }
             )
+    # Un punto invisible en cada caja: al pasar el ratón dice la caja y su nota.
+    lienzo.datos.append(
+        {
+            "type": "scatter",
+            "x": [c.x for c in f.cajas],
+            "y": [c.y for c in f.cajas],
+            "xaxis": xa,
+            "yaxis": ya,
+            "mode": "markers",
+            "marker": {"size": 28, "opacity": 0},
+            "text": [c.texto + (f": {c.nota}" if c.nota else "") for c in f.cajas],
+            "hovertemplate": "%{text}<extra></extra>",
+            "showlegend": False,
+        }
+    )
     oculto = {"visible": False, "showgrid": False, "zeroline": False}
     lienzo.ejes[kx] = oculto | {"domain": dom_x, "range": [0, f.ancho]}
     lienzo.ejes[ky] = oculto | {"domain": dom_y, "range": [0, f.alto]}
