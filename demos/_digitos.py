@@ -13,10 +13,10 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos import _graficos as G
 from demos._imagenes import Dibujo, lienzo_digito, tinta_desde_dibujo
 from demos._ui import Deslizador, Opcion
 from demos._validar import entero
+from demos.figuras import C0, CLARO, Barras, Imagen, Serie
 from modelos.datos import digito_desde_matriz, digitos_sklearn
 
 ORIGEN_PRUEBA, ORIGEN_DIBUJO = "partición de prueba", "mi dibujo"
@@ -47,56 +47,38 @@ def probabilidades(logits: torch.Tensor) -> np.ndarray:
     return torch.softmax(logits.float(), dim=-1)[0].cpu().numpy()
 
 
-# --- dibujar un dígito y su predicción (comunes a las dos pestañas) ---------------------------
+# --- el dígito y su predicción como figuras (comunes a las dos pestañas) ----------------------
 
 
-def dibujar_digito(eje, digito, mapa=None, *, opacidad: float = 0.6, vmax: float = 1.0, numeros: bool = False):
+def imagen_digito(digito, titulo: str = "", mapa=None, *, opacidad: float = 0.6, vmax: float = 1.0, **kw) -> Imagen:
     """El dígito (8, 8) en gris y, encima, `mapa` (h, w) estirado a 8 × 8 con la `opacidad` dada.
 
-    Un mapa de 4 × 4 (un valor por parche de 2 × 2) cubre el dígito entero.
-    Con `numeros`, escribe el valor de cada casilla del mapa.
+    Un mapa de 4 × 4 (un valor por parche de 2 × 2) cubre el dígito entero. `kw` pasa a
+    `Imagen` (p. ej. `numeros_capa`, `pista`, `barra`, `rejilla`).
     """
-    digito = np.asarray(digito, dtype=float)
-    lado = digito.shape[0]
-    extension = (-0.5, lado - 0.5, lado - 0.5, -0.5)
-    eje.imshow(digito, cmap="gray_r", vmin=0, vmax=1, extent=extension, interpolation="nearest")
-    if mapa is not None:
-        mapa = np.asarray(mapa, dtype=float)
-        eje.imshow(
-            mapa, cmap=G.BLANCO_TINTA, vmin=0, vmax=vmax, alpha=opacidad, extent=extension, interpolation="nearest"
-        )
-        if numeros:
-            h, w = mapa.shape
-            paso = lado / w
-            for i in range(h):
-                for j in range(w):
-                    v = mapa[i, j]
-                    eje.text(
-                        (j + 0.5) * paso - 0.5,
-                        (i + 0.5) * paso - 0.5,
-                        f"{v:.2f}",
-                        ha="center",
-                        va="center",
-                        fontsize=9 if w > 4 else 10,
-                        color="white" if v > 0.6 * vmax else "black",
-                    )
-    eje.set_xticks([])
-    eje.set_yticks([])
+    return Imagen(np.asarray(digito, dtype=float), titulo=titulo, capa=mapa, opacidad=opacidad, vmax=vmax, **kw)
 
 
-def barras_probabilidades(eje, p: np.ndarray, verdadera: int | None = None) -> None:
-    """Barras de probabilidad por clase (0–9), la predicha en C0 más oscuro y la verdadera marcada."""
-    clases = np.arange(len(p))
+def barras_probabilidades(p: np.ndarray, verdadera: int | None = None, titulo: str = "Predicción") -> Barras:
+    """Barras de probabilidad por clase (0–9): la predicha en C0 con su porcentaje, las demás en C0 claro."""
     prediccion = int(np.argmax(p))
-    colores = [G.C0 if k == prediccion else "#aec7e8" for k in clases]
-    eje.bar(clases, p, color=colores)
-    eje.set_ylim(0, 1.12)
-    eje.set_xticks(clases, [str(k) for k in clases])
-    eje.set_xlabel("Dígito" + ("" if verdadera is None else f" (el verdadero: {verdadera})"))
-    eje.set_ylabel("Probabilidad")
-    eje.text(prediccion, p[prediccion] + 0.02, f"{p[prediccion]:.0%}", ha="center", va="bottom", fontsize=10)
-    if verdadera is not None:
-        eje.get_xticklabels()[verdadera].set_fontweight("bold")
+    clases = range(len(p))
+    return Barras(
+        tuple(map(str, clases)),
+        (
+            Serie(
+                "probabilidad",
+                p,
+                colores=tuple(C0 if k == prediccion else CLARO for k in clases),
+                numeros=tuple(f"{p[k]:.0%}" if k == prediccion else "" for k in clases),
+            ),
+        ),
+        titulo=titulo,
+        eje_x="Dígito" + ("" if verdadera is None else f" (el verdadero: {verdadera})"),
+        eje_y="Probabilidad",
+        rango=(0, 1.12),
+        pista="dígito {c}: probabilidad {v}",
+    )
 
 
 # --- el selector de dígito de las dos pestañas ------------------------------------------------

@@ -11,13 +11,10 @@ from typing import Any
 
 import numpy as np
 import torch
-from matplotlib.colors import LinearSegmentedColormap
-from matplotlib.patches import Rectangle
 from torch import nn
 
-from demos import _graficos as G
 from demos._imagenes import abrir_imagen
-from demos._ui import figura_a_imagen
+from demos.figuras import C0, C1, Imagen, Nota, Paneles
 from modelos import parches
 from modelos.datos import imagen_muestra, recorte_leccion
 
@@ -28,8 +25,6 @@ LADOS = ("8", "16", "32")  # P, como texto para que también valga desde la URL
 D_VIT = 64  # la dimensión de las fichas, como en la lección
 LADO_REDUCIDA = 160  # la escala de la lección: [::4, ::4] de una foto de 640 px
 MAX_PARCHE = 100_000
-
-_NEGRO_A = {c: LinearSegmentedColormap.from_list(f"negro_{c}", ["black", c]) for c in ("red", "green", "blue")}
 
 
 @lru_cache(maxsize=8)
@@ -100,166 +95,100 @@ def formas(imagen: torch.Tensor, P: int) -> tuple[list[list[str]], torch.Tensor]
 
 # --- figuras -----------------------------------------------------------------------------------
 
-MARGEN, TITULO, ANCHO_FIG, ALTO_MAX = 0.08, 0.42, 6.4, 4.6  # pulgadas
+CANALES = ("rojo", "verde", "azul")
 
 
-def geometria(alto: int, ancho: int) -> tuple[float, float, float, float]:
-    """(ancho de la figura, alto de la figura, ancho del eje, alto del eje) de la rejilla, en pulgadas.
+def _rgb(imagen: torch.Tensor) -> np.ndarray:
+    """(3, H, W) de 0 a 1 -> (H, W, 3) uint8."""
+    return (imagen.permute(1, 2, 0).numpy() * 255).round().clip(0, 255).astype(np.uint8)
 
-    El eje ocupa la figura entera salvo márgenes fijos: así un clic en píxeles
-    de la figura se traduce a píxeles de la imagen sin mirar la figura.
+
+def _centro(k: int, columnas: int, P: int) -> tuple[float, float]:
+    """(x, y) del centro del parche k, en coordenadas de píxel."""
+    f, c = divmod(k, columnas)
+    return c * P + P / 2 - 0.5, f * P + P / 2 - 0.5
+
+
+def figura_rejilla(imagen: torch.Tensor, P: int, elegido: int) -> Imagen:
+    """La imagen con su rejilla y el número de cada parche, como la figura de la lección; el elegido en C1.
+
+    Al pasar el ratón, una capa invisible (un valor por parche) dice qué parche hay debajo.
+    El borde que no llena un parche se descarta: se ve aclarado.
     """
-    eje_w = ANCHO_FIG - 2 * MARGEN
-    eje_h = eje_w * alto / ancho
-    if eje_h > ALTO_MAX:
-        eje_h, eje_w = ALTO_MAX, ALTO_MAX * ancho / alto
-    return eje_w + 2 * MARGEN, eje_h + MARGEN + TITULO, eje_w, eje_h
-
-
-def parche_en(x: float, y: float, alto: int, ancho: int, P: int) -> int | None:
-    """El número del parche bajo el clic (x, y), en píxeles de la figura de la rejilla; None fuera de la rejilla."""
-    _, _, eje_w, eje_h = geometria(alto, ancho)
-    px = (x / G.DPI_PANTALLA - MARGEN) / eje_w * ancho  # columna de píxel de la imagen
-    py = (y / G.DPI_PANTALLA - TITULO) / eje_h * alto
-    filas, columnas = alto // P, ancho // P
-    f, c = int(py // P), int(px // P)
-    if px < 0 or py < 0 or not (0 <= f < filas and 0 <= c < columnas):
-        return None
-    return f * columnas + c
-
-
-def _dibujar_rejilla(imagen: torch.Tensor, P: int):
-    """La imagen con su rejilla y el número de cada parche, como la figura de la lección."""
     _, H, W = imagen.shape
     filas, columnas = H // P, W // P
-    fig_w, fig_h, eje_w, eje_h = geometria(H, W)
-    fig, eje = G.figura(fig_w, fig_h)
-    fig.set_layout_engine("none")
-    eje.set_position([MARGEN / fig_w, MARGEN / fig_h, eje_w / fig_w, eje_h / fig_h])
-    eje.imshow(imagen.permute(1, 2, 0).numpy(), interpolation="nearest", aspect="auto")
-    tam = _tam_numero(P, W, eje_w)
-    for k in range(filas * columnas):
-        f, c = divmod(k, columnas)
-        eje.text(
-            c * P + P / 2 - 0.5,
-            f * P + P / 2 - 0.5,
-            str(k),
-            ha="center",
-            va="center",
-            fontsize=tam,
-            color="white",
-            bbox=_CAJA,
-        )
-    for f in range(filas + 1):
-        eje.plot([-0.5, columnas * P - 0.5], [f * P - 0.5] * 2, color="white", linewidth=1)
-    for c in range(columnas + 1):
-        eje.plot([c * P - 0.5] * 2, [-0.5, filas * P - 0.5], color="white", linewidth=1)
-    for x0, y0, w, h in ((columnas * P, 0, W - columnas * P, H), (0, filas * P, columnas * P, H - filas * P)):
-        if w > 0 and h > 0:  # el borde que no llena un parche se descarta
-            eje.add_patch(
-                Rectangle(
-                    (x0 - 0.5, y0 - 0.5), w, h, facecolor="white", alpha=0.55, hatch="///", edgecolor="0.5", linewidth=0
-                )
-            )
-    eje.set_xlim(-0.5, W - 0.5)
-    eje.set_ylim(H - 0.5, -0.5)
-    eje.axis("off")
-    descarte = " · rayado: el borde que se descarta" if (H % P or W % P) else ""
-    eje.set_title(f"{filas * columnas} parches de {P} × {P} píxeles{descarte}", fontsize=12)
-    return fig
-
-
-_CAJA = {"boxstyle": "round,pad=0.15", "facecolor": G.C0, "edgecolor": "none"}
-
-
-def _tam_numero(P: int, W: int, eje_w: float) -> float:
-    """Tamaño de letra de los números: que quepan en un parche (7 a 10 pt)."""
-    return float(np.clip(P / W * eje_w * 72 * 0.3, 7, 10))
-
-
-@lru_cache(maxsize=12)
-def _rejilla_rasterizada(imagen: str, subida: str | bytes | None, P: int) -> np.ndarray:
-    """La rejilla numerada ya rasterizada a DPI_DESCARGA: dibujar cientos de números cuesta; elegir un parche no."""
-    tensor, _ = foto(imagen, subida)
-    return figura_a_imagen(_dibujar_rejilla(tensor, P), dpi=G.DPI_DESCARGA)
-
-
-def figura_rejilla(imagen: str, subida: str | bytes | None, H: int, W: int, P: int, elegido: int):
-    """La rejilla (de la caché) con el parche elegido resaltado en C1. Coordenadas en pulgadas de la figura."""
-    fig_w, fig_h, eje_w, eje_h = geometria(H, W)
-    fig, eje = G.figura(fig_w, fig_h)
-    fig.set_layout_engine("none")
-    eje.set_position([0, 0, 1, 1])
-    eje.imshow(_rejilla_rasterizada(imagen, subida, P), extent=(0, fig_w, 0, fig_h), aspect="auto")
-    f, c = divmod(elegido, W // P)
-    lado_x, lado_y = P / W * eje_w, P / H * eje_h  # un parche, en pulgadas
-    x0, y0 = MARGEN + c * lado_x, MARGEN + eje_h - (f + 1) * lado_y
-    eje.add_patch(Rectangle((x0, y0), lado_x, lado_y, fill=False, edgecolor=G.C1, linewidth=2.5))
-    tam = _tam_numero(P, W, eje_w)
-    eje.text(
-        x0 + lado_x / 2,
-        y0 + lado_y / 2,
-        str(elegido),
-        ha="center",
-        va="center",
-        fontsize=tam,
-        color="white",
-        bbox={**_CAJA, "facecolor": G.C1},
+    pixeles = _rgb(imagen)
+    borde = np.ones((H, W), bool)
+    borde[: filas * P, : columnas * P] = False
+    pixeles[borde] = (0.45 * pixeles[borde] + 0.55 * 255).astype(np.uint8)
+    rotulos = tuple(
+        Nota(*_centro(k, columnas, P), str(k), marca=False, color=C1 if k == elegido else C0)
+        for k in range(filas * columnas)
     )
-    eje.set_xlim(0, fig_w)
-    eje.set_ylim(0, fig_h)
-    eje.axis("off")
-    return fig
+    f, c = divmod(elegido, columnas)
+    descarte = " · aclarado: el borde que se descarta" if borde.any() else ""
+    return Imagen(
+        pixeles,
+        titulo=f"{filas * columnas} parches de {P} × {P} píxeles{descarte}",
+        capa=np.arange(filas * columnas, dtype=float).reshape(filas, columnas),
+        opacidad=0.0,
+        vmax=max(filas * columnas - 1, 1),
+        caja_capa=(-0.5, -0.5, columnas * P - 0.5, filas * P - 0.5),
+        formato=".0f",
+        pista="parche {v}",
+        rejilla=P,
+        recuadros=((c * P - 0.5, f * P - 0.5, (c + 1) * P - 0.5, (f + 1) * P - 0.5),),
+        rotulos=rotulos,
+    )
 
 
-def figura_secuencia(secuencia: torch.Tensor, P: int, elegido: int):
+def pixeles_secuencia(secuencia: torch.Tensor, P: int) -> np.ndarray:
+    """La secuencia (N, 3·P·P) como imagen (N, 3·P·P, 3) uint8: cada tercio de la fila en su canal de color."""
     N, largo = secuencia.shape
-    fig, eje = G.figura(6.4, 3.8)
-    for k, color in enumerate(("red", "green", "blue")):  # cada tercio del vector es un canal
-        eje.imshow(
-            secuencia[:, k * P * P : (k + 1) * P * P].numpy(),
-            cmap=_NEGRO_A[color],
-            vmin=0,
-            vmax=1,
-            aspect="auto",
-            interpolation="nearest",
-            extent=(k * P * P - 0.5, (k + 1) * P * P - 0.5, N - 0.5, -0.5),
-        )
-        eje.text((k + 0.5) * P * P, -0.7, "RGB"[k], ha="center", va="bottom", fontsize=11, color=color)
-    eje.set_xlim(-0.5, largo - 0.5)
-    eje.set_ylim(N - 0.5, -0.5)
-    eje.add_patch(Rectangle((-0.5, elegido - 0.5), largo, 1, fill=False, edgecolor=G.C1, linewidth=2))
-    eje.annotate(
-        f"parche {elegido}",
-        (largo - 0.5, elegido),
-        xytext=(6, 0),
-        textcoords="offset points",
-        va="center",
-        ha="left",
-        color=G.C1,
-        fontsize=10,
-        annotation_clip=False,
+    pixeles = np.zeros((N, largo, 3), np.uint8)
+    valores = (secuencia.numpy() * 255).round().clip(0, 255).astype(np.uint8)
+    for k in range(3):  # cada tercio del vector es un canal
+        tercio = slice(k * P * P, (k + 1) * P * P)
+        pixeles[:, tercio, k] = valores[:, tercio]
+    return pixeles
+
+
+def figura_secuencia(secuencia: torch.Tensor, P: int, elegido: int) -> Imagen:
+    """Un parche aplanado por fila, cada canal en su color; la fila del parche elegido recuadrada en C1.
+
+    La imagen se estira a lo ancho del panel (N filas de 3·P·P números no caben en píxeles cuadrados).
+    """
+    N, largo = secuencia.shape
+    return Imagen(
+        pixeles_secuencia(secuencia, P),
+        titulo=f"La secuencia: {N} parches × {largo} números (R | G | B)",
+        capa=np.arange(N, dtype=float)[:, None],  # (N, 1): una fila por parche
+        opacidad=0.0,
+        vmax=max(N - 1, 1),
+        formato=".0f",
+        pista="fila {v}: el parche {v} aplanado",
+        recuadros=((-0.5, elegido - 0.5, largo - 0.5, elegido + 0.5),),
+        rotulos=(Nota(largo * 0.06, elegido, f"parche {elegido}", marca=False, color=C1),),
+        estirar=True,
     )
-    eje.set_xlabel(f"Los {largo} números de un parche aplanado (3 · {P} · {P}): rojo, verde, azul")
-    eje.set_ylabel(f"Parche (fila de la secuencia, N = {N})")
-    eje.set_xticks([0, P * P, 2 * P * P, largo - 1])
-    eje.set_title("La secuencia: un parche aplanado por fila", pad=18)
-    return fig
 
 
-def figura_parche(imagen: torch.Tensor, P: int, k: int, columnas: int):
+def figura_parche(imagen: torch.Tensor, P: int, k: int, columnas: int) -> Paneles:
+    """El parche k ampliado y sus tres canales (cada uno en su color, del negro al rojo, verde o azul)."""
     f, c = divmod(k, columnas)
     recorte = imagen[:, f * P : (f + 1) * P, c * P : (c + 1) * P]  # (3, P, P)
-    fig, ejes = G.figura(4.6, 4.9, 2, 2)
-    ejes = ejes.ravel()
-    ejes[0].imshow(recorte.permute(1, 2, 0).numpy(), interpolation="nearest")
-    ejes[0].set_title(f"Parche {k}: fila {f}, col. {c}", fontsize=11)
-    for i, (eje, color) in enumerate(zip(ejes[1:], ("red", "green", "blue"), strict=True)):
-        eje.imshow(recorte[i].numpy(), cmap=_NEGRO_A[color], vmin=0, vmax=1, interpolation="nearest")
-        eje.set_title(f"{'RGB'[i]}: números {i * P * P}–{(i + 1) * P * P - 1}", fontsize=11)
-    for eje in ejes:
-        eje.set_xticks([])
-        eje.set_yticks([])
-    ejes[0].set_xlabel(f"x {c * P}–{c * P + P - 1}, y {f * P}–{f * P + P - 1} (px)")
-    fig.suptitle("El parche y sus tres canales", fontsize=12)
-    return fig
+    rgb = _rgb(recorte)
+    paneles = [Imagen(rgb, titulo=f"x {c * P}–{c * P + P - 1}, y {f * P}–{f * P + P - 1} (px)")]
+    for i, nombre in enumerate(CANALES):
+        solo = np.zeros_like(rgb)
+        solo[..., i] = rgb[..., i]
+        paneles.append(
+            Imagen(
+                solo,
+                titulo=f"{'RGB'[i]}: números {i * P * P}–{(i + 1) * P * P - 1}",
+                capa=recorte[i].numpy().round(2),  # la pista muestra 2 decimales: no manda más
+                opacidad=0.0,
+                pista=f"{nombre}: {{v}}",
+            )
+        )
+    return Paneles(tuple(paneles), columnas=2, titulo=f"El parche {k} (fila {f}, columna {c}) y sus tres canales")

@@ -16,23 +16,21 @@ from typing import Any
 import gradio as gr
 import numpy as np
 import torch
-from matplotlib.cm import ScalarMappable
-from matplotlib.colors import Normalize
 from torch import Tensor
 
 import modelos
-from demos import _graficos as G
 from demos._digitos import (
     ORIGEN_PRUEBA,
     PISTA_DIBUJO,
     al_elegir_digito,
     barras_probabilidades,
-    dibujar_digito,
     digito_elegido,
+    imagen_digito,
     probabilidades,
     selector_digito,
 )
-from demos._ui import envolver, imagen, llenar_al_abrir
+from demos._ui import envolver, grafico, llenar_al_abrir
+from demos.figuras import C1, Aviso, Paneles
 
 NOMBRE = "vit-digitos"
 API = "parches_vit_digito"
@@ -76,46 +74,55 @@ def atender(x: Tensor) -> tuple[np.ndarray, list[Tensor]]:
     return probabilidades(logits), [p[0].float().cpu() for p in pesos]
 
 
-def _figura_prediccion(digito: np.ndarray, mapa: np.ndarray, p: np.ndarray, verdadera: int | None):
-    fig, ejes = G.figura(8.6, 3.0, 1, 3, width_ratios=[1, 1, 1.5])
-    dibujar_digito(ejes[0], digito)
-    for k in range(1, 4):  # la rejilla de parches de 2 × 2
-        ejes[0].axhline(2 * k - 0.5, color=G.C1, linewidth=1)
-        ejes[0].axvline(2 * k - 0.5, color=G.C1, linewidth=1)
-    ejes[0].set_title("Entrada: 4 × 4 parches", fontsize=11)
-    dibujar_digito(ejes[1], digito, mapa, opacidad=0.7, vmax=max(mapa.max(), 1e-6), numeros=True)
-    ejes[1].set_title("Rollout: [CLS] → parches", fontsize=11)
-    barras_probabilidades(ejes[2], p, verdadera)
-    ejes[2].set_title("Predicción", fontsize=11)
-    return fig
+def _figura_prediccion(digito: np.ndarray, mapa: np.ndarray, p: np.ndarray, verdadera: int | None) -> Paneles:
+    return Paneles(
+        (
+            imagen_digito(digito, "Entrada: 4 × 4 parches", rejilla=2, color_rejilla=C1),
+            imagen_digito(
+                digito,
+                "Rollout: [CLS] → parches",
+                mapa,
+                opacidad=0.7,
+                vmax=max(float(mapa.max()), 1e-6),
+                numeros_capa=True,
+                pista="lo que llega de este parche al [CLS]: {v}",
+            ),
+            barras_probabilidades(p, verdadera),
+        ),
+        columnas=3,
+        anchos=(1, 1, 1.5),
+        alto_fila=300,
+    )
 
 
-def _figura_cabezas(digito: np.ndarray, pesos: list[Tensor]):
+def _figura_cabezas(digito: np.ndarray, pesos: list[Tensor]) -> Paneles:
     bloques, cabezas = len(pesos), pesos[0].shape[0]
     lado = round((pesos[0].shape[-1] - 1) ** 0.5)
-    mapas = [[A[h, 0, 1:].reshape(lado, lado).numpy() for h in range(cabezas)] for A in pesos]
-    vmax = max(max(m.max() for m in fila) for fila in mapas)
-    fig, ejes = G.figura(1.75 * cabezas + 0.8, 2.0 * bloques + 0.5, bloques, cabezas)
-    ejes = np.asarray(ejes).reshape(bloques, cabezas)
-    for b in range(bloques):
-        for h in range(cabezas):
-            eje = ejes[b, h]
-            dibujar_digito(eje, digito, mapas[b][h], opacidad=0.75, vmax=vmax)
-            eje.set_title(f"bloque {b + 1} · cabeza {h}", fontsize=10)
-            eje.set_xlabel(f"{mapas[b][h].sum():.0%} a parches", fontsize=10)
-    barra = fig.colorbar(ScalarMappable(Normalize(0, vmax), G.BLANCO_TINTA), ax=ejes, shrink=0.8, pad=0.02)
-    barra.set_label("Peso del [CLS] en el parche")
-    fig.suptitle("¿A qué parches mira el [CLS]? (el resto del peso va al [CLS] mismo)", fontsize=12)
-    return fig
+    mapas = [[A[h, 0, 1:].reshape(lado, lado).numpy() for h in range(cabezas)] for A in pesos]  # (lado, lado)
+    vmax = max(max(float(m.max()) for m in fila) for fila in mapas)
+    paneles = [
+        imagen_digito(
+            digito,
+            f"bloque {b + 1} · cabeza {h}: {mapas[b][h].sum():.0%}",
+            mapas[b][h],
+            opacidad=0.75,
+            vmax=vmax,
+            barra="Peso del [CLS] en el parche",
+            pista=f"bloque {b + 1}, cabeza {h}: el [CLS] pone {{v}} en este parche",
+        )
+        for b in range(bloques)
+        for h in range(cabezas)
+    ]
+    return Paneles(
+        tuple(paneles),
+        columnas=cabezas,
+        titulo="¿A qué parches mira el [CLS]? (% del peso que va a parches; el resto, al [CLS] mismo)",
+        alto_fila=230,
+    )
 
 
-def _vacias(mensaje: str):
-    figuras = []
-    for ancho, alto in ((8.6, 3.0), (7.8, 4.5)):
-        fig, eje = G.figura(ancho, alto)
-        G.sin_datos(eje, mensaje)
-        figuras.append(fig)
-    return figuras
+def _vacias(mensaje: str) -> tuple[Aviso, Aviso]:
+    return Aviso(mensaje, "Entrada, rollout y predicción"), Aviso(mensaje, "Atención del [CLS] por bloque y cabeza")
 
 
 def digito(origen: str = ORIGEN_PRUEBA, indice: float = 0, dibujo: Any = None):
@@ -149,9 +156,9 @@ def seccion(aparece) -> None:
         with gr.Column(scale=2):
             origen, indice, dibujo = selector_digito()
         with gr.Column(scale=5):
-            prediccion = imagen("Entrada, rollout y predicción del ViT")
+            prediccion = grafico("Entrada, rollout y predicción del ViT")
             texto = gr.Markdown()
-    cabezas = imagen("Atención del [CLS] a los parches, por bloque y cabeza")
+    cabezas = grafico("Atención del [CLS] a los parches, por bloque y cabeza")
     entradas, salidas = [origen, indice, dibujo], [prediccion, cabezas, texto]
     calculo = envolver(digito)
     gr.on([origen.input], calculo, entradas, salidas, api_name=API, trigger_mode="always_last", show_progress="minimal")

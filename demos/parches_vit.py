@@ -15,16 +15,14 @@ from demos._parches import (
     IMAGENES,
     LADOS,
     MAX_PARCHE,
-    clave_subida,
     figura_parche,
     figura_rejilla,
     figura_secuencia,
     formas,
     foto,
     lado_parche,
-    parche_en,
 )
-from demos._ui import Numero, Opcion, Vista, envolver, explicacion, imagen
+from demos._ui import Numero, Opcion, Vista, envolver, explicacion, grafico
 from demos._validar import entero
 
 EXPLICACION = r"""
@@ -37,7 +35,8 @@ $$(3, H, W) \xrightarrow{\text{unfold}} (N,\ 3P^2) \xrightarrow{\text{Linear}} (
 \xrightarrow{+\,[\text{CLS}]} (1, N{+}1, d)$$
 
 Las fotos se ven a la escala de la lección (un píxel de cada 4: lado mayor 160 px) para que los parches se
-noten. **Haz clic en un parche** de la rejilla para verlo ampliado.
+noten. Pasa el ratón por la rejilla para saber qué parche es cada uno, y **escribe su número** en «Parche elegido»
+para verlo ampliado.
 """
 
 
@@ -60,19 +59,12 @@ def calcular(imagen: str = IMAGEN_LECCION, subida: Any = None, P: str = "16", pa
         f"¿`secuencia[{k}].view(3, {P}, {P})` es ese recorte? **{igual}**."
     )
     return (
-        figura_rejilla(imagen, clave_subida(imagen, subida), H, W, P, k),
+        figura_rejilla(tensor, P, k),
         figura_secuencia(secuencia, P, k),
         figura_parche(tensor, P, k, columnas),
         tabla,
         texto,
     )
-
-
-def parche_del_clic(imagen: str, subida: Any, P: str, x: float, y: float) -> int | None:
-    """El parche bajo un clic en la rejilla, o None si el clic cae fuera."""
-    tensor, _ = foto(imagen, subida)
-    _, H, W = tensor.shape
-    return parche_en(x, y, H, W, lado_parche(P, H, W))
 
 
 # --- interfaz ----------------------------------------------------------------------------------
@@ -88,21 +80,13 @@ def construir() -> Vista:
                 parche = Numero(11, precision=0, minimum=0, maximum=MAX_PARCHE, label="Parche elegido (número)")
         subida = Subida(type="filepath", label="Tu imagen (se reduce a lado mayor 160 px)", height=180, scale=1)
     with gr.Row():
-        rejilla = imagen("Rejilla de parches numerados (clic para elegir uno)", scale=3)
-        ampliado = imagen("El parche elegido, ampliado, y sus tres canales", scale=2)
+        rejilla = grafico("Rejilla de parches numerados (el ratón dice qué parche es)", scale=3)
+        ampliado = grafico("El parche elegido, ampliado, y sus tres canales", scale=2)
     texto = gr.Markdown()
     tabla = gr.Dataframe(headers=["Paso", "Forma", "Qué es"], label="Formas en cada paso", interactive=False)
-    secuencia = imagen("La secuencia de parches: un parche aplanado por fila")
+    secuencia = grafico("La secuencia de parches: un parche aplanado por fila")
     entradas, salidas = [imagen_, subida, P, parche], [rejilla, secuencia, ampliado, tabla, texto]
     calculo = envolver(calcular, recordar=True)
-
-    def clic(imagen, subida, P, evento: gr.SelectData):
-        k = envolver(parche_del_clic)(imagen, subida, P, *evento.index[:2])
-        return gr.skip() if k is None else k
-
-    rejilla.select(clic, [imagen_, subida, P], parche, api_visibility="private").success(
-        calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
-    )
     subida.upload(lambda: IMAGEN_SUBIDA, None, imagen_, api_visibility="private").then(
         calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
     )

@@ -1,7 +1,8 @@
-"""La pestaña «Parches ViT»: el recorte de la lección, la rejilla clicable y el ViT diminuto entrenado."""
+"""La pestaña «Parches ViT»: el recorte de la lección, la rejilla numerada y el ViT diminuto entrenado."""
 
 from __future__ import annotations
 
+import json
 import math
 from concurrent.futures import ThreadPoolExecutor
 
@@ -10,12 +11,12 @@ import pytest
 import torch
 
 import modelos
-from demos import _parches
 from demos._digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
-from demos._parches import IMAGENES, formas, foto, geometria, parche_en
-from demos._ui import figura_a_imagen
+from demos._parches import IMAGENES, formas, foto
 from demos._vit_digito import digito, rollout
-from demos.parches_vit import calcular, parche_del_clic
+from demos.figuras import C0, C1, Aviso, Barras, Imagen, Paneles
+from demos.figuras.pantalla import a_plotly
+from demos.parches_vit import calcular
 from tests.conftest import espera_error
 
 
@@ -35,7 +36,8 @@ CHINA = IMAGENES[1]
 
 
 def test_recorte_de_la_leccion_da_60_parches_de_768():
-    *_, tabla, texto = calcular()
+    rejilla, *_, tabla, texto = calcular()
+    assert rejilla.titulo == "60 parches de 16 × 16 píxeles"  # el de la figura de la lección
     formas_ = {fila[0]: fila[1] for fila in tabla}
     assert formas_["imagen"] == "(3, 96, 160)"
     assert formas_["unfold(1, P, P).unfold(2, P, P)"] == "(3, 6, 10, 16, 16)"
@@ -78,40 +80,85 @@ def test_parche_que_no_existe_muestra_el_ultimo():
     assert "no hay parche 59" in texto and "**14**" in texto
 
 
-# --- clic en la rejilla ---------------------------------------------------------------------------
+# --- la rejilla, la secuencia y el parche ampliado --------------------------------------------------
+
+
+def _pixeles(tensor: torch.Tensor) -> np.ndarray:
+    return (tensor.permute(1, 2, 0).numpy() * 255).round().astype(np.uint8)
 
 
 @pytest.mark.parametrize("imagen, P", [(IMAGENES[0], 16), (CHINA, 8), (IMAGENES[2], 32)])
-def test_clic_en_el_centro_de_cada_parche_lo_elige(imagen, P):
+def test_cada_parche_lleva_su_numero_en_el_centro_y_el_raton_lo_dice(imagen, P):
+    """Sin clic (gr.Plot no tiene evento select): al pasar el ratón, la capa invisible dice el parche de cada píxel."""
+    rejilla, *_ = calcular(imagen, None, str(P), 0)
     tensor, _ = foto(imagen)
     _, H, W = tensor.shape
-    fig_w, fig_h, eje_w, eje_h = geometria(H, W)
-    dpi = 110
-    columnas = W // P
-    for k in range((H // P) * columnas):
+    filas, columnas = H // P, W // P
+    assert [n.texto for n in rejilla.rotulos] == [str(k) for k in range(filas * columnas)]
+    x0, y0, x1, y1 = rejilla.extension_capa()
+    assert (x0, y0, x1, y1) == (-0.5, -0.5, columnas * P - 0.5, filas * P - 0.5)  # sin el borde descartado
+    assert rejilla.capa.shape == (filas, columnas) and rejilla.opacidad == 0
+    assert (rejilla.pista, rejilla.formato, rejilla.rejilla) == ("parche {v}", ".0f", P)
+    for k, rotulo in enumerate(rejilla.rotulos):
         f, c = divmod(k, columnas)
-        x = (_parches.MARGEN + (c + 0.5) * P / W * eje_w) * dpi
-        y = (_parches.TITULO + (f + 0.5) * P / H * eje_h) * dpi
-        assert parche_en(x, y, H, W, P) == k
-    assert parche_en(5, 5, H, W, P) is None  # en el título
-    assert parche_en(fig_w * dpi - 2, fig_h * dpi - 2, H, W, P) is None  # en el borde descartado o fuera
+        assert (rotulo.x, rotulo.y) == (c * P + P / 2 - 0.5, f * P + P / 2 - 0.5)
+        for px, py in ((c * P, f * P), (c * P + P - 1, f * P + P - 1)):  # dos esquinas del parche, en píxeles
+            i, j = int((py - y0) / (y1 - y0) * filas), int((px - x0) / (x1 - x0) * columnas)
+            assert rejilla.capa[i, j] == k
+    assert np.array_equal(rejilla.pixeles[: filas * P, : columnas * P], _pixeles(tensor)[: filas * P, : columnas * P])
+
+
+def test_el_borde_que_no_llena_un_parche_se_ve_aclarado():
+    rejilla, *_ = calcular(CHINA, None, "16", 0)
+    original = _pixeles(foto(CHINA)[0])
+    assert rejilla.titulo == "60 parches de 16 × 16 píxeles · aclarado: el borde que se descarta"
+    assert (rejilla.pixeles[96:] >= original[96:]).all() and (rejilla.pixeles[96:] > original[96:]).mean() > 0.9
+    assert np.array_equal(rejilla.pixeles[:96], original[:96])
 
 
 @pytest.mark.parametrize("k", [0, 11, 59])
-def test_el_resaltado_de_la_figura_esta_donde_cae_el_clic(k):
-    """La caja naranja (C1) del parche elegido, en píxeles de la figura rasterizada, se traduce de vuelta a k."""
-    fig, *_ = calcular(parche=k)
-    rgb = figura_a_imagen(fig).astype(int)
-    naranja = (abs(rgb[..., 0] - 255) < 15) & (abs(rgb[..., 1] - 127) < 15) & (rgb[..., 2] < 40)
-    ys, xs = np.nonzero(naranja)
-    assert parche_del_clic(IMAGENES[0], None, "16", np.median(xs), np.median(ys)) == k
+def test_el_parche_elegido_se_recuadra_en_naranja_en_pantalla(k):
+    rejilla, secuencia, ampliado, *_ = calcular(parche=k)
+    f, c = divmod(k, 10)
+    caja = (c * 16 - 0.5, f * 16 - 0.5, (c + 1) * 16 - 0.5, (f + 1) * 16 - 0.5)
+    assert rejilla.recuadros == (caja,)
+    assert [n.color for n in rejilla.rotulos] == [C1 if j == k else C0 for j in range(60)]
+    formas_ = a_plotly(rejilla)["layout"]["shapes"]
+    naranjas = [(s["x0"], s["y0"], s["x1"], s["y1"]) for s in formas_ if s["line"]["color"] == C1]
+    assert naranjas == [caja]
+    assert secuencia.recuadros == ((-0.5, k - 0.5, 767.5, k + 0.5),) and secuencia.rotulos[0].texto == f"parche {k}"
+    assert ampliado.titulo == f"El parche {k} (fila {f}, columna {c}) y sus tres canales"
 
 
-def test_la_figura_mide_lo_que_dice_la_geometria():
-    fig, *_ = calcular()
-    alto, ancho, _ = figura_a_imagen(fig).shape
-    fig_w, fig_h, *_ = geometria(96, 160)
-    assert abs(ancho - fig_w * 110) <= 1 and abs(alto - fig_h * 110) <= 1
+@pytest.mark.parametrize("imagen, P", [(IMAGENES[0], 16), (CHINA, 8), (IMAGENES[0], 32)])
+def test_la_secuencia_se_ve_fila_por_fila_cada_canal_en_su_color(imagen, P):
+    _, secuencia, *_ = calcular(imagen, None, str(P), 3)
+    _, sec = formas(foto(imagen)[0], P)
+    N, largo = sec.shape
+    assert isinstance(secuencia, Imagen) and secuencia.pixeles.shape == (N, largo, 3) and secuencia.estirar
+    valores = (sec.numpy() * 255).round().astype(np.uint8)
+    for canal in range(3):
+        tercio = slice(canal * P * P, (canal + 1) * P * P)
+        assert np.array_equal(secuencia.pixeles[:, tercio, canal], valores[:, tercio])
+        otros = [k for k in range(3) if k != canal]
+        assert not secuencia.pixeles[:, tercio][..., otros].any()
+    assert secuencia.titulo == f"La secuencia: {N} parches × {largo} números (R | G | B)"
+    assert np.array_equal(secuencia.capa[:, 0], np.arange(N)) and secuencia.pista == "fila {v}: el parche {v} aplanado"
+
+
+def test_el_parche_ampliado_es_el_recorte_y_sus_tres_canales():
+    tensor, _ = foto()
+    _, _, ampliado, *_ = calcular(parche=11)
+    recorte = _pixeles(tensor[:, 16:32, 16:32])
+    assert isinstance(ampliado, Paneles) and len(ampliado.paneles) == 4
+    assert np.array_equal(ampliado.paneles[0].pixeles, recorte)
+    assert ampliado.paneles[0].titulo == "x 16–31, y 16–31 (px)"
+    for i, (panel, nombre) in enumerate(zip(ampliado.paneles[1:], ("rojo", "verde", "azul"), strict=True)):
+        assert np.array_equal(panel.pixeles[..., i], recorte[..., i]) and not np.delete(panel.pixeles, i, axis=2).any()
+        assert panel.titulo == f"{'RGB'[i]}: números {i * 256}–{(i + 1) * 256 - 1}"
+        assert (
+            np.allclose(panel.capa, tensor[i, 16:32, 16:32].numpy(), atol=0.005) and panel.pista == f"{nombre}: {{v}}"
+        )
 
 
 # --- entrada mala ---------------------------------------------------------------------------------
@@ -160,8 +207,10 @@ def test_rollout_de_atencion_a_si_mismo_es_la_identidad():
 
 @pytest.mark.parametrize("dibujo", [None, {"composite": None, "background": None, "layers": []}])
 def test_dibujo_vacio_da_una_pista_y_no_una_prediccion(dibujo):
-    *_, texto = digito(ORIGEN_DIBUJO, 0, dibujo)
+    prediccion, cabezas, texto = digito(ORIGEN_DIBUJO, 0, dibujo)
     assert texto == PISTA_DIBUJO
+    assert isinstance(prediccion, Aviso) and isinstance(cabezas, Aviso)
+    assert prediccion.mensaje == "Dibuja un dígito en el recuadro"
 
 
 @pytest.mark.parametrize("indice", [-1, 450, 2.5, "x", math.inf])
@@ -185,6 +234,37 @@ def test_vit_acierta_los_digitos_de_prueba():
 
 
 @necesita_vit
+def test_las_figuras_del_vit_son_su_rollout_y_sus_pesos():
+    from demos._digitos import digito_elegido
+    from demos._vit_digito import atender
+
+    x, verdadera, _ = digito_elegido(indice=5)
+    p, pesos = atender(x)
+    prediccion, cabezas, _ = digito(indice=5)
+    entrada, superpuesto, barras = prediccion.paneles
+    assert np.array_equal(entrada.pixeles, x[0, 0].numpy()) and entrada.rejilla == 2  # 4 × 4 parches de 2 × 2
+    mapa = rollout(pesos)[0, 1:].reshape(4, 4).numpy()
+    assert np.allclose(superpuesto.capa, mapa) and superpuesto.numeros_capa
+    assert superpuesto.textos_capa()[0][0] == f"{mapa[0, 0]:.2f}"
+    assert isinstance(barras, Barras) and np.allclose(barras.series[0].valores, p)
+    clase = int(p.argmax())
+    assert barras.series[0].colores[clase] == C0 and barras.textos(barras.series[0])[clase] == f"{p[clase]:.0%}"
+    assert barras.eje_x == f"Dígito (el verdadero: {verdadera})"
+    bloques, cabezas_ = len(pesos), pesos[0].shape[0]
+    assert (len(cabezas.paneles), cabezas.columnas) == (bloques * cabezas_, cabezas_)
+    for b in range(bloques):
+        for h in range(cabezas_):
+            panel = cabezas.paneles[b * cabezas_ + h]
+            cls = pesos[b][h, 0, 1:].reshape(4, 4).numpy()
+            assert np.allclose(panel.capa, cls) and panel.titulo == f"bloque {b + 1} · cabeza {h}: {cls.sum():.0%}"
+    assert len({panel.vmax for panel in cabezas.paneles}) == 1  # una sola escala: una sola barra de color
+    barras_de_color = [t for t in a_plotly(cabezas)["data"] if t.get("showscale")]
+    assert (
+        len(barras_de_color) == 1 and barras_de_color[0]["colorbar"]["title"]["text"] == "Peso del [CLS] en el parche"
+    )
+
+
+@necesita_vit
 def test_la_vista_no_cambia_el_modelo_compartido():
     modelo = modelos.cargar("vit-digitos")
     antes = {k: v.clone() for k, v in modelo.state_dict().items()}
@@ -198,7 +278,8 @@ def test_la_vista_no_cambia_el_modelo_compartido():
 
 def test_api_sin_argumentos_da_la_vista_de_la_leccion(cliente):
     rejilla, secuencia, ampliado, tabla, texto = cliente.predict(api_name="/parches_vit")
-    assert rejilla and secuencia and ampliado
+    assert json.loads(rejilla["plot"])["layout"]["title"]["text"] == "60 parches de 16 × 16 píxeles"
+    assert secuencia["type"] == ampliado["type"] == "plotly"
     assert tabla["data"][2][1] == "(60, 768)"
     assert "El parche **11**" in texto
 
