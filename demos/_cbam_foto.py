@@ -17,12 +17,11 @@ from typing import Any
 import gradio as gr
 import numpy as np
 import torch
-from matplotlib.colors import TwoSlopeNorm
 
 import modelos
-from demos import _graficos as G
 from demos._imagenes import Subida, abrir_imagen
-from demos._ui import Opcion, envolver, imagen, llenar_al_abrir
+from demos._ui import Opcion, envolver, grafico, llenar_al_abrir
+from demos.figuras import Imagen, Mapa, Paneles, numero
 from modelos import AtencionEspacial
 from modelos.datos import imagen_muestra
 
@@ -34,6 +33,7 @@ PESOS_APRENDIDOS = "pesos aprendidos de cbam-digitos"
 PESOS = (PESOS_FIJOS, PESOS_APRENDIDOS)
 KERNEL, SIGMA = 7, 1.5
 LADO = 160  # la escala de la lección ([::4, ::4]): así un kernel de 7 × 7 píxeles se nota
+REDUCCION = 2  # los mapas de la foto van a la pantalla promediados de a 2 × 2 píxeles (80 × 54 en vez de 160 × 107)
 
 EXPLICACION = r"""
 ### La mecánica en una foto
@@ -105,53 +105,84 @@ def pasos(rgb: np.ndarray, modulo: AtencionEspacial) -> dict[str, np.ndarray]:
     }
 
 
-def _panel(fig, eje, datos, titulo, cmap, norma=None, vmin=None, vmax=None, barra=True):
-    im = eje.imshow(datos, cmap=cmap, norm=norma, vmin=vmin, vmax=vmax, interpolation="nearest")
-    eje.set_title(titulo, fontsize=11)
-    eje.set_axis_off()
-    if barra:
-        fig.colorbar(im, ax=eje, shrink=0.85, pad=0.02)
+def _reducir(mapa: np.ndarray) -> np.ndarray:
+    """(H, W) -> promedio de bloques de REDUCCION × REDUCCION, con 2 decimales (así la respuesta pesa poco)."""
+    H, W = mapa.shape
+    k = REDUCCION
+    relleno = np.pad(mapa, ((0, -H % k), (0, -W % k)), mode="edge")  # (H', W'), múltiplos de k
+    return relleno.reshape(relleno.shape[0] // k, k, relleno.shape[1] // k, k).mean(axis=(1, 3)).round(2)
 
 
-def _norma(*mapas: np.ndarray) -> TwoSlopeNorm:
-    tope = max(float(np.abs(m).max()) for m in mapas) or 1.0
-    return TwoSlopeNorm(0, -tope, tope)
+def _mapa(mapa: np.ndarray, titulo: str, pista: str, tope: float | None = None) -> Mapa:
+    """Un paso de la rama espacial: divergente alrededor de 0 (±`tope`) o, sin `tope`, de 0 a 1 (la sigmoide)."""
+    reducido = _reducir(mapa)
+    filas, columnas = reducido.shape
+    sin_marcas = {"x": ("",) * columnas, "y": ("",) * filas}  # un píxel no necesita número en el eje
+    if tope is None:
+        return Mapa(reducido, titulo=titulo, barra="m", pista=pista, cuadrado=True, numeros=False, **sin_marcas)
+    return Mapa(
+        reducido,
+        titulo=titulo,
+        vmin=-tope,
+        vmax=tope,
+        colores="divergente",
+        barra="valor",
+        pista=pista,
+        cuadrado=True,
+        numeros=False,
+        **sin_marcas,
+    )
 
 
-def _figura_pasos(rgb: np.ndarray, p: dict, etiqueta: str):
-    fig, ejes = G.figura(9.0, 5.4, 2, 3)
-    _panel(fig, ejes[0, 0], rgb, "Foto (entrada)", None, barra=False)
-    norma = _norma(p["media"], p["maximo"])
-    _panel(fig, ejes[0, 1], p["media"], "1. Media sobre los canales", "RdBu_r", norma)
-    _panel(fig, ejes[0, 2], p["maximo"], "2. Máximo sobre los canales", "RdBu_r", norma)
-    _panel(fig, ejes[1, 0], p["z"], "3. Convolución 7 × 7 (z)", "RdBu_r", _norma(p["z"]))
-    _panel(fig, ejes[1, 1], p["mapa"], "4. Sigmoide: m = σ(z)", G.BLANCO_TINTA, vmin=0, vmax=1)
-    _panel(fig, ejes[1, 2], np.clip(p["ponderada"], 0, 1), "Foto × m", None, barra=False)
-    fig.suptitle(f"Rama espacial con {etiqueta}", fontsize=12)
-    return fig
+def _tope(*mapas: np.ndarray) -> float:
+    return max(float(np.abs(m).max()) for m in mapas) or 1.0
 
 
-def _figura_kernel(kernel: np.ndarray, etiqueta: str):
-    fig, ejes = G.figura(8.0, 3.7, 1, 2)
+def _figura_pasos(rgb: np.ndarray, p: dict, etiqueta: str) -> Paneles:
+    a_uint8 = lambda x: (np.clip(x, 0, 1) * 255).round().astype(np.uint8)  # noqa: E731
+    tope = _tope(p["media"], p["maximo"])  # media y máximo en la misma escala: se comparan
+    paneles = (
+        Imagen(a_uint8(rgb), titulo="Foto (entrada)"),
+        _mapa(p["media"], "1. Media sobre los canales", "media de los 3 canales: {v}", tope),
+        _mapa(p["maximo"], "2. Máximo sobre los canales", "máximo de los 3 canales: {v}", tope),
+        _mapa(p["z"], "3. Convolución 7 × 7 (z)", "z = conv(media, máximo): {v}", _tope(p["z"])),
+        _mapa(p["mapa"], "4. Sigmoide: m = σ(z)", "m = σ(z): {v}"),
+        Imagen(a_uint8(p["ponderada"]), titulo="Foto × m"),
+    )
+    return Paneles(
+        paneles,
+        columnas=3,
+        titulo=f"Rama espacial con {etiqueta} (mapas promediados de a {REDUCCION} × {REDUCCION} píxeles)",
+        alto_fila=300,
+    )
+
+
+def _figura_kernel(kernel: np.ndarray, etiqueta: str) -> Paneles:
     tope = float(np.abs(kernel).max()) or 1.0
-    decimales = 3 if tope < 0.1 else 2
-    for eje, k, nombre in zip(ejes, kernel, ("media", "máximo"), strict=True):
-        eje.imshow(k, cmap="RdBu_r", vmin=-tope, vmax=tope)
-        for i in range(KERNEL):
-            for j in range(KERNEL):
-                eje.text(
-                    j,
-                    i,
-                    f"{k[i, j]:.{decimales}f}",
-                    ha="center",
-                    va="center",
-                    fontsize=8,
-                    color="white" if abs(k[i, j]) > 0.6 * tope else "0.15",
-                )
-        eje.set_axis_off()
-        eje.set_title(f"Pesos sobre el mapa de {nombre}", fontsize=11)
-    fig.suptitle(f"Los 2 × 7 × 7 pesos de la convolución: {etiqueta}", fontsize=12)
-    return fig
+    # Pesos chicos (el suavizado: 0.001 a 0.037) en milésimas: «36.6» cabe en su casilla, «0.037» no.
+    milesimas = tope < 0.1
+    escala = 1000 if milesimas else 1
+    desplazamientos = tuple(numero(d, "+.0f") if d else "0" for d in range(-(KERNEL // 2), KERNEL // 2 + 1))
+    paneles = tuple(
+        Mapa(
+            k * escala,
+            x=desplazamientos,
+            y=desplazamientos,
+            titulo=f"Pesos sobre el mapa de {nombre}",
+            eje_x="columna (desplazamiento)",
+            eje_y="fila",
+            vmin=-tope * escala,
+            vmax=tope * escala,
+            colores="divergente",
+            formato=".1f" if milesimas else ".2f",
+            barra="Peso × 1000" if milesimas else "Peso",
+            pista=f"peso sobre la {nombre} en (fila {{y}}, columna {{x}}): {{v}}" + (" milésimas" if milesimas else ""),
+            cuadrado=True,
+        )
+        for k, nombre in zip(kernel, ("media", "máximo"), strict=True)
+    )
+    titulo = f"Los 2 × 7 × 7 pesos de la convolución{' (en milésimas)' if milesimas else ''}:\n{etiqueta}"
+    return Paneles(paneles, columnas=2, titulo=titulo, alto_fila=380)
 
 
 def calcular_foto(imagen: str = FOTOS[0], subida: Any = None, pesos: str = PESOS_FIJOS):
@@ -186,8 +217,8 @@ def seccion(aparece) -> None:
             pesos = Opcion(list(PESOS), value=PESOS_FIJOS, label="Pesos de la convolución 7 × 7")
             texto = gr.Markdown()
         subida = Subida(type="filepath", label="Tu imagen (se reduce a lado mayor 160 px)", height=200, scale=2)
-    figura_pasos = imagen("Pasos de la rama espacial sobre la foto")
-    figura_kernel = imagen("Los pesos de la convolución 7 × 7")
+    figura_pasos = grafico("Pasos de la rama espacial sobre la foto")
+    figura_kernel = grafico("Los pesos de la convolución 7 × 7")
     entradas, salidas = [imagen_, subida, pesos], [figura_pasos, figura_kernel, texto]
     calculo = envolver(calcular_foto)
     llenar_al_abrir(aparece, calculo, entradas, salidas)

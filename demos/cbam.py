@@ -10,19 +10,18 @@ import torch
 
 import modelos
 from demos import _cbam_foto
-from demos import _graficos as G
 from demos._digitos import (
     ORIGEN_PRUEBA,
     PISTA_DIBUJO,
     al_elegir_digito,
     barras_probabilidades,
-    dibujar_digito,
     digito_elegido,
+    imagen_digito,
     probabilidades,
     selector_digito,
 )
-from demos._recordar import figura_recordada
-from demos._ui import Deslizador, Vista, envolver, explicacion, imagen
+from demos._ui import Deslizador, Vista, envolver, explicacion, grafico
+from demos.figuras import C0, GRIS, Aviso, Barras, Mapa, Paneles, Serie
 
 NOMBRE = "cbam-digitos"
 
@@ -73,43 +72,42 @@ def mirar(x: torch.Tensor, canal: bool = True, espacial: bool = True) -> tuple[n
     return probabilidades(logits), w[0, :, 0, 0].float().cpu().numpy(), m[0, 0].float().cpu().numpy()
 
 
-def _figura_mapas(digito: np.ndarray, mapa: np.ndarray, opacidad: float, espacial: bool):
-    fig, ejes = G.figura(8.6, 3.1, 1, 3)
-    dibujar_digito(ejes[0], digito)
-    ejes[0].set_title("Entrada (8 × 8)", fontsize=11)
-    G.mapa_calor(ejes[1], mapa, formato="{:.2f}", tam_numeros=9)
-    ejes[1].set_xticks([])
-    ejes[1].set_yticks([])
-    ejes[1].set_title("Mapa espacial m" + ("" if espacial else " (apagado: 1)"), fontsize=11)
-    dibujar_digito(ejes[2], digito, mapa, opacidad=opacidad)
-    ejes[2].set_title("m sobre la entrada", fontsize=11)
-    return fig
+def _figura_mapas(digito: np.ndarray, mapa: np.ndarray, opacidad: float, espacial: bool) -> Paneles:
+    return Paneles(
+        (
+            imagen_digito(digito, "Entrada (8 × 8)"),
+            Mapa(
+                mapa,
+                titulo="Mapa espacial m" + ("" if espacial else " (apagado: 1)"),
+                barra="m",
+                pista="m en (fila {y}, columna {x}): {v}",
+                cuadrado=True,
+            ),
+            imagen_digito(digito, "m sobre la entrada", mapa, opacidad=opacidad, pista="m = {v}"),
+        ),
+        columnas=3,
+        alto_fila=300,
+    )
 
 
-@figura_recordada  # no depende de la opacidad: moverla no la vuelve a dibujar
-def _figura_pesos(p: np.ndarray, w: np.ndarray, verdadera: int | None, canal: bool):
-    fig, ejes = G.figura(8.6, 3.1, 1, 2, width_ratios=[1, 1.9])
-    barras_probabilidades(ejes[0], p, verdadera)
-    ejes[0].set_title("Predicción", fontsize=11)
+def _figura_pesos(p: np.ndarray, w: np.ndarray, verdadera: int | None, canal: bool) -> Paneles:
     orden = np.argsort(-w, kind="stable")
-    ejes[1].bar(np.arange(len(w)), w[orden], color=G.C0 if canal else "0.7")
-    ejes[1].set_xticks(np.arange(len(w)), [str(k) for k in orden], fontsize=8, rotation=90)
-    ejes[1].set_xlim(-0.7, len(w) - 0.3)
-    ejes[1].set_ylim(0, 1.05)
-    ejes[1].set_xlabel("Canal (ordenados de mayor a menor peso)")
-    ejes[1].set_ylabel("Peso w")
     titulo = f"Pesos de canal w ({len(w)} canales)" if canal else "Rama de canal apagada: todos los w valen 1"
-    ejes[1].set_title(titulo, fontsize=11)
-    return fig
+    pesos = Barras(
+        tuple(str(k) for k in orden),
+        (Serie("w", w[orden], color=C0 if canal else GRIS),),
+        titulo=titulo,
+        eje_x="Canal (ordenados de mayor a menor peso)",
+        eje_y="Peso w",
+        numeros=False,
+        rango=(0, 1.05),
+        pista="canal {c}: w = {v}",
+    )
+    return Paneles((barras_probabilidades(p, verdadera), pesos), columnas=2, anchos=(1, 1.9), alto_fila=300)
 
 
-def _vacias(mensaje: str):
-    figuras = []
-    for _ in range(2):
-        fig, eje = G.figura(8.6, 3.1)
-        G.sin_datos(eje, mensaje)
-        figuras.append(fig)
-    return figuras
+def _vacias(mensaje: str) -> tuple[Aviso, Aviso]:
+    return Aviso(mensaje, "Entrada y mapa espacial"), Aviso(mensaje, "Predicción y pesos de canal")
 
 
 def calcular(
@@ -161,8 +159,8 @@ def construir() -> Vista:
                 canal = gr.Checkbox(value=True, label="Rama de canal (w) encendida")
                 espacial = gr.Checkbox(value=True, label="Rama espacial (m) encendida")
                 opacidad = Deslizador(0, 1, value=0.5, step=0.05, label="Opacidad del mapa sobre la entrada (0–1)")
-            mapas = imagen("Entrada, mapa espacial y su superposición")
-            pesos = imagen("Predicción y pesos de canal ordenados")
+            mapas = grafico("Entrada, mapa espacial y su superposición")
+            pesos = grafico("Predicción y pesos de canal ordenados")
             texto = gr.Markdown()
     entradas = [origen, indice, dibujo, canal, espacial, opacidad]
     salidas = [mapas, pesos, texto]

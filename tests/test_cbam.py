@@ -11,9 +11,20 @@ import torch
 import torch.nn.functional as F
 
 import modelos
-from demos._cbam_foto import PESOS_APRENDIDOS, PESOS_FIJOS, _kernel_gaussiano, calcular_foto, foto, pasos, rama_espacial
+from demos._cbam_foto import (
+    PESOS_APRENDIDOS,
+    PESOS_FIJOS,
+    REDUCCION,
+    _kernel_gaussiano,
+    calcular_foto,
+    foto,
+    pasos,
+    rama_espacial,
+)
 from demos._digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
 from demos.cbam import calcular, mirar
+from demos.figuras import C0, GRIS, Aviso, Barras, Imagen, Mapa, Paneles
+from demos.figuras.pantalla import a_plotly
 from modelos import AtencionEspacial
 from tests.conftest import espera_error
 
@@ -58,6 +69,55 @@ def test_los_pasos_son_los_de_atencion_espacial():
     assert p["mapa"].shape == (107, 160) and 0 < p["mapa"].min() < p["mapa"].max() < 1
 
 
+def _promedio(mapa: np.ndarray, k: int = REDUCCION) -> np.ndarray:
+    """El mapa promediado de a k × k píxeles (el borde impar, repetido), como va a la pantalla."""
+    t = torch.tensor(mapa)[None, None]
+    t = F.pad(t, (0, -t.shape[-1] % k, 0, -t.shape[-2] % k), mode="replicate")
+    return F.avg_pool2d(t, k)[0, 0].numpy()
+
+
+def test_la_figura_de_los_pasos_muestra_cada_paso_con_su_escala():
+    rgb, _ = foto("china.jpg")
+    p = pasos(rgb, rama_espacial(PESOS_FIJOS))
+    figura, kernel, _ = calcular_foto()
+    assert isinstance(figura, Paneles) and (figura.filas, figura.columnas) == (2, 3)
+    foto_, media, maximo, z, m, ponderada = figura.paneles
+    assert np.array_equal(foto_.pixeles, (rgb * 255).round().astype(np.uint8))
+    assert np.allclose(ponderada.pixeles, p["ponderada"] * 255, atol=0.51)
+    for panel, clave in ((media, "media"), (maximo, "maximo"), (z, "z"), (m, "mapa")):
+        assert isinstance(panel, Mapa) and panel.matriz.shape == (54, 80)
+        assert np.allclose(panel.matriz, _promedio(p[clave]), atol=0.005)
+    tope = max(np.abs(p["media"]).max(), np.abs(p["maximo"]).max())
+    assert media.rango() == maximo.rango() == pytest.approx((-tope, tope))  # se comparan en la misma escala
+    assert z.rango() == pytest.approx((-np.abs(p["z"]).max(), np.abs(p["z"]).max())) and z.colores == "divergente"
+    assert m.rango() == (0, 1) and m.colores == "azul"
+    assert [panel.titulo for panel in figura.paneles] == [
+        "Foto (entrada)",
+        "1. Media sobre los canales",
+        "2. Máximo sobre los canales",
+        "3. Convolución 7 × 7 (z)",
+        "4. Sigmoide: m = σ(z)",
+        "Foto × m",
+    ]
+    barras = [t["colorbar"]["title"]["text"] for t in a_plotly(figura)["data"] if t.get("showscale")]
+    assert barras == ["valor", "valor", "valor", "m"]  # escalas distintas: cada mapa con la suya
+
+
+def test_los_98_pesos_del_kernel_con_su_numero_en_cada_casilla():
+    _, figura, _ = calcular_foto()
+    k = _kernel_gaussiano()[0].numpy()  # (2, 7, 7)
+    titulos = ["Pesos sobre el mapa de media", "Pesos sobre el mapa de máximo"]
+    assert [panel.titulo for panel in figura.paneles] == titulos
+    for panel, pesos_ in zip(figura.paneles, k, strict=True):
+        assert np.allclose(panel.matriz, pesos_ * 1000) and panel.colores == "divergente"  # en milésimas: son < 0.1
+        assert panel.textos()[3][3] == f"{pesos_[3, 3] * 1000:.1f}" == "36.6"  # el centro: 0.0366
+        assert panel.x == ("−3", "−2", "−1", "0", "+1", "+2", "+3") and panel.barra == "Peso × 1000"
+    assert figura.titulo == (
+        "Los 2 × 7 × 7 pesos de la convolución (en milésimas):\nkernel fijo: suavizado gaussiano (no aprendido)"
+    )
+    assert len([t for t in a_plotly(figura)["data"] if t.get("showscale")]) == 1  # una escala común
+
+
 def test_la_foto_dice_que_pesos_usa():
     *_, texto = calcular_foto()
     assert "kernel fijo: suavizado gaussiano (no aprendido)" in texto
@@ -77,6 +137,10 @@ def test_pesos_aprendidos_son_los_de_cbam_digitos():
     assert modulo is modelos.cargar("cbam-digitos").cbam.espacial
     _, kernel, texto = calcular_foto("flower.jpg", None, PESOS_APRENDIDOS)
     assert "pesos aprendidos de cbam-digitos" in texto and "no sobre fotos" in texto
+    pesos_ = modulo.conv.weight[0].detach().cpu().numpy()  # (2, 7, 7), de −0.32 a 0.37: con 2 decimales
+    assert np.allclose(kernel.paneles[0].matriz, pesos_[0]) and np.allclose(kernel.paneles[1].matriz, pesos_[1])
+    assert kernel.paneles[0].textos()[3][3] == f"{pesos_[0, 3, 3]:.2f}".replace("-", "−")
+    assert kernel.titulo.startswith("Los 2 × 7 × 7 pesos de la convolución:\npesos aprendidos de cbam-digitos")
 
 
 @pytest.mark.parametrize(
@@ -115,8 +179,35 @@ def test_entrada_mala_da_valueerror_en_espanol(kw, mensaje):
 
 @pytest.mark.parametrize("dibujo", [None, {"composite": None, "background": None, "layers": []}])
 def test_dibujo_vacio_da_una_pista_y_no_una_prediccion(dibujo):
-    *_, texto = calcular(ORIGEN_DIBUJO, 0, dibujo)
+    mapas, pesos_, texto = calcular(ORIGEN_DIBUJO, 0, dibujo)
     assert texto == PISTA_DIBUJO
+    assert isinstance(mapas, Aviso) and isinstance(pesos_, Aviso) and mapas.mensaje == "Dibuja un dígito en el recuadro"
+
+
+@necesita_cbam
+@pytest.mark.parametrize("canal, opacidad", [(True, 0.5), (False, 0.9)])
+def test_las_figuras_son_el_mapa_m_y_los_pesos_w_ordenados(canal, opacidad):
+    from modelos.datos import digitos_sklearn
+
+    x = digitos_sklearn()[1][3:4]
+    p, w, m = mirar(x, canal)
+    mapas, pesos_, _ = calcular(indice=3, canal=canal, opacidad=opacidad)
+    entrada, mapa, encima = mapas.paneles
+    assert np.array_equal(entrada.pixeles, x[0, 0].numpy()) and entrada.capa is None
+    assert isinstance(mapa, Mapa) and np.allclose(mapa.matriz, m) and mapa.rango() == (0, 1)
+    assert mapa.textos()[0][0] == f"{m[0, 0]:.2f}"  # el número en cada casilla, como la lección
+    assert isinstance(encima, Imagen) and np.allclose(encima.capa, m) and encima.opacidad == opacidad
+    prediccion, canales = pesos_.paneles
+    assert isinstance(prediccion, Barras) and np.allclose(prediccion.series[0].valores, p)
+    clase = int(p.argmax())
+    assert prediccion.series[0].colores[clase] == C0
+    assert prediccion.textos(prediccion.series[0])[clase] == f"{p[clase]:.0%}"
+    orden = np.argsort(-w, kind="stable")
+    assert canales.categorias == tuple(map(str, orden)) and np.allclose(canales.series[0].valores, w[orden])
+    assert (canales.series[0].valores[:-1] >= canales.series[0].valores[1:]).all()  # de mayor a menor
+    assert canales.series[0].color == (C0 if canal else GRIS)
+    apagada = "Rama de canal apagada: todos los w valen 1"
+    assert canales.titulo == ("Pesos de canal w (32 canales)" if canal else apagada)
 
 
 @necesita_cbam
@@ -155,8 +246,11 @@ def test_apagar_una_rama_pone_su_compuerta_en_1(canal, espacial):
 
 
 def test_api_foto_sin_argumentos(cliente):
+    import json
+
     pasos_, kernel, texto = cliente.predict(api_name="/cbam_foto")
-    assert pasos_ and kernel and "no aprendido" in texto
+    assert json.loads(pasos_["plot"])["layout"]["title"]["text"].startswith("Rama espacial con kernel fijo")
+    assert kernel["type"] == "plotly" and "no aprendido" in texto
 
 
 def test_api_foto_con_flor_y_sigue_respondiendo_tras_un_error(cliente):
