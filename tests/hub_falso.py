@@ -7,6 +7,13 @@ Responde como el Hub: `X-Repo-Commit` (el commit que resolvió la revisión), `E
 y en los errores, 404 con `X-Error-Code` = RepoNotFound, RevisionNotFound o
 EntryNotFound (este último con `X-Repo-Commit`, que huggingface_hub guarda en caché).
 
+Y lo que usan `create_repo` y `upload_folder` para escribir (siempre con `Authorization: Bearer …`):
+
+    POST /api/repos/create                                  crea el repo (un Space: «spaces/org/nombre»)
+    GET  /api/{tipo}s/{org}/{nombre}/tree/{revision}        lista los archivos (recursivo, una página)
+    POST /api/{tipo}s/{org}/{nombre}/preupload/{revision}   responde «regular» para todo (sin LFS ni Xet)
+    POST /api/{tipo}s/{org}/{nombre}/commit/{revision}      NDJSON: archivos en base64 y borrados
+
     with HubFalso() as hub:
         hub.publicar("org/modelo", carpeta)          # -> commit (40 hex)
         os.environ["HF_ENDPOINT"] = hub.url          # en el subproceso, antes de importar huggingface_hub
@@ -14,6 +21,7 @@ EntryNotFound (este último con `X-Repo-Commit`, que huggingface_hub guarda en c
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import socket
@@ -30,6 +38,9 @@ class HubFalso:
         self.repos: dict[str, dict[str, dict[str, bytes]]] = {}  # repo -> commit -> archivo -> bytes
         self.alias: dict[tuple[str, str], str] = {}  # (repo, revisión) -> commit que se sirve
         self.pedidos: list[tuple[str, str]] = []
+        self.creados: dict[str, dict] = {}  # repo -> lo pedido al crearlo (tipo, sdk, visibilidad…)
+        self.autorizaciones: list[str] = []  # la cabecera Authorization de cada escritura
+        self.mensajes: dict[str, str] = {}  # commit -> mensaje
         self._cerrojo = threading.Lock()
         self._servidor = ThreadingHTTPServer(("127.0.0.1", 0), _manejador(self))
         self._servidor.daemon_threads = True
@@ -62,6 +73,21 @@ class HubFalso:
         commits = self.repos.get(repo, {})
         return self.alias.get((repo, revision)) or (revision if revision in commits else None)
 
+    def archivos(self, repo: str, revision: str = "main") -> dict[str, bytes]:
+        """Los archivos de `repo` en `revision` ({} si no existe)."""
+        commit = self.resolver(repo, revision)
+        return dict(self.repos[repo][commit]) if commit else {}
+
+
+def _oid_git(datos: bytes) -> str:
+    """El sha1 de blob de git: el «oid» que el Hub da de cada archivo."""
+    return hashlib.sha1(b"blob %d\0" % len(datos) + datos).hexdigest()
+
+
+def _repo_de(tipo: str, org: str, nombre: str) -> str:
+    """La clave de `repos`: «org/nombre» para un modelo, «spaces/org/nombre» para un Space."""
+    return f"{org}/{nombre}" if tipo in ("model", "models") else f"{tipo.rstrip('s')}s/{org}/{nombre}"
+
 
 def _manejador(hub: HubFalso) -> type[BaseHTTPRequestHandler]:
     class Manejador(BaseHTTPRequestHandler):
@@ -71,7 +97,31 @@ def _manejador(hub: HubFalso) -> type[BaseHTTPRequestHandler]:
             self._responder(con_cuerpo=False)
 
         def do_GET(self) -> None:
+            if urlsplit(self.path).path.startswith("/api/"):
+                return self._arbol()
             self._responder(con_cuerpo=True)
+
+        def do_POST(self) -> None:
+            ruta = urlsplit(self.path).path
+            cuerpo = self._leer_cuerpo()
+            with hub._cerrojo:
+                hub.pedidos.append(("POST", ruta))
+            autorizacion = self.headers.get("Authorization", "")
+            if not autorizacion.startswith("Bearer "):
+                return self._json(401, {"error": "Invalid credentials in Authorization header"})
+            hub.autorizaciones.append(autorizacion)
+            if ruta == "/api/repos/create":
+                return self._crear(json.loads(cuerpo))
+            partes = ruta.strip("/").split("/")
+            if len(partes) < 6 or partes[0] != "api" or partes[4] not in ("preupload", "commit"):
+                return self._error(404, None, "Ruta desconocida", True)
+            repo = _repo_de(partes[1], partes[2], partes[3])
+            if repo not in hub.repos:
+                return self._error(404, "RepoNotFound", f"Repository {repo} not found", True)
+            actuales = hub.archivos(repo, unquote(partes[5]))
+            if partes[4] == "preupload":
+                return self._preupload(json.loads(cuerpo), actuales)
+            return self._commit(repo, cuerpo, actuales)
 
         def log_message(self, *_) -> None:  # silencio en la salida de pytest
             pass
@@ -101,6 +151,81 @@ def _manejador(hub: HubFalso) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             if con_cuerpo:
                 self.wfile.write(datos)
+
+        # --- escritura -------------------------------------------------------------------------------
+
+        def _leer_cuerpo(self) -> bytes:
+            if self.headers.get("Transfer-Encoding", "").lower() != "chunked":
+                return self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            trozos = []
+            while (largo := int(self.rfile.readline().split(b";")[0], 16)) > 0:
+                trozos.append(self.rfile.read(largo))
+                self.rfile.readline()
+            self.rfile.readline()
+            return b"".join(trozos)
+
+        def _crear(self, pedido: dict) -> None:
+            repo = _repo_de(pedido.get("type") or "model", pedido["organization"], pedido["name"])
+            url = f"{hub.url}/{repo}"
+            if repo in hub.repos:
+                return self._json(409, {"error": "You already created this repo", "url": url})
+            hub.creados[repo] = pedido
+            hub.publicar(repo, {".gitattributes": b"*.safetensors filter=lfs diff=lfs merge=lfs -text\n"})
+            self._json(200, {"url": url, "name": f"{pedido['organization']}/{pedido['name']}"})
+
+        def _preupload(self, pedido: dict, actuales: dict[str, bytes]) -> None:
+            archivos = [
+                {
+                    "path": f["path"],
+                    "uploadMode": "regular",
+                    "shouldIgnore": False,
+                    "oid": _oid_git(actuales[f["path"]]) if f["path"] in actuales else None,
+                }
+                for f in pedido["files"]
+            ]
+            self._json(200, {"files": archivos})
+
+        def _commit(self, repo: str, cuerpo: bytes, actuales: dict[str, bytes]) -> None:
+            mensaje = ""
+            for linea in cuerpo.decode().splitlines():
+                op = json.loads(linea)
+                clave, valor = op["key"], op["value"]
+                if clave == "header":
+                    mensaje = valor["summary"]
+                elif clave == "file":
+                    actuales[valor["path"]] = base64.b64decode(valor["content"])
+                elif clave == "deletedFile":
+                    actuales.pop(valor["path"], None)
+                elif clave == "deletedFolder":
+                    prefijo = valor["path"].rstrip("/") + "/"
+                    actuales = {k: v for k, v in actuales.items() if not k.startswith(prefijo)}
+                else:  # lfsFile: el preupload nunca pidió LFS
+                    return self._json(400, {"error": f"Operación no soportada por el Hub falso: {clave}"})
+            commit = hub.publicar(repo, actuales)
+            hub.mensajes[commit] = mensaje
+            self._json(200, {"success": True, "commitOid": commit, "commitUrl": f"{hub.url}/{repo}/commit/{commit}"})
+
+        def _arbol(self) -> None:
+            ruta = urlsplit(self.path).path
+            with hub._cerrojo:
+                hub.pedidos.append(("GET", ruta))
+            partes = ruta.strip("/").split("/")
+            if len(partes) < 6 or partes[4] != "tree":
+                return self._error(404, None, "Ruta desconocida", True)
+            repo = _repo_de(partes[1], partes[2], partes[3])
+            if repo not in hub.repos:
+                return self._error(404, "RepoNotFound", f"Repository {repo} not found", True)
+            archivos = hub.archivos(repo, unquote(partes[5]))
+            lista = [{"type": "file", "path": k, "size": len(v), "oid": _oid_git(v)} for k, v in archivos.items()]
+            self._json(200, lista)
+
+        def _json(self, estado: int, objeto) -> None:
+            cuerpo = json.dumps(objeto).encode()
+            self.send_response(estado)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(cuerpo)))
+            self.end_headers()
+            self.wfile.write(cuerpo)
 
         def _error(self, estado: int, codigo: str | None, mensaje: str, con_cuerpo: bool, commit: str | None = None):
             cuerpo = json.dumps({"error": mensaje}).encode()
