@@ -300,3 +300,13 @@ def test_la_pista_de_una_barra_puede_repetir_su_texto():
     assert barra["hovertemplate"] == "%{customdata[0]}: %{customdata[2]}<extra></extra>"
     assert barra["customdata"] == [["Atención", "16640.000", "16 640 (33.3%)"]]
 
+
+def test_barras_horizontales_nombran_los_ejes_igual_en_pantalla_y_en_la_descarga():
+    """eje_x nombra las categorías y eje_y los valores: en horizontal, los valores van en el eje x."""
+    serie = Serie("p", np.array([16640.0, 256.0]))
+    f = Barras(("Atención", "LayerNorm"), (serie,), eje_x="Parte", eje_y="Parámetros", horizontal=True)
+    pantalla = a_plotly(f)["layout"]
+    assert (pantalla["xaxis"]["title"]["text"], pantalla["yaxis"]["title"]["text"]) == ("Parámetros", "Parte")
+    assert pantalla["yaxis"]["automargin"]  # «LayerNorm» no se corta a la izquierda
+    eje = a_matplotlib(f).axes[0]
+    assert (eje.get_xlabel(), eje.get_ylabel()) == ("Parámetros", "Parte")

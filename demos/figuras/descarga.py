@@ -125,8 +125,9 @@ def _barras(f: Barras, eje) -> None:
         eje.set_xticks(range(n), f.categorias, rotation=90 if girar else 0)
         if f.rango:
             eje.set_ylim(*f.rango)
-    eje.set_xlabel(f.eje_x)
-    eje.set_ylabel(f.eje_y)
+    # eje_x nombra las categorías y eje_y los valores, como en pantalla: en barras horizontales van al revés.
+    eje.set_xlabel(f.eje_y if f.horizontal else f.eje_x)
+    eje.set_ylabel(f.eje_x if f.horizontal else f.eje_y)
     if k > 1 or f.referencias:
         eje.legend(fontsize=9, frameon=False, loc="best")
 

@@ -258,6 +258,7 @@ def _barras(f: Barras, lienzo: _Lienzo, k: int, dom_x, dom_y) -> None:
         lienzo.datos.append(_linea(r.texto, *((ys, xs) if f.horizontal else (xs, ys)), xa, ya, r.color, r.punteada))
     lienzo.leyenda |= len(f.series) > 1 or bool(f.referencias)
     eje_cat = {"title": {"text": f.eje_x}, "domain": None, "showgrid": False, **_ticks(f.categorias, 32)}
+    eje_cat["automargin"] = True  # una categoría larga al lado de barras horizontales («LayerNorm») no se corta
     eje_val = {"title": {"text": f.eje_y}, "domain": None, "gridcolor": "#eeeeee", "zeroline": True}
     if f.rango:
         eje_val["range"] = list(f.rango)
