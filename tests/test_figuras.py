@@ -301,6 +301,24 @@ def test_la_pista_de_una_barra_puede_repetir_su_texto():
     assert barra["customdata"] == [["Atención", "16640.000", "16 640 (33.3%)"]]
 
 
+def test_un_mapa_grande_con_nombres_los_dice_por_fila_y_columna_no_en_cada_casilla():
+    """32 × 32 palabras (la máscara causal): ejes de categorías; una palabra repetida o que parece un número
+    («1») sigue siendo su propia columna."""
+    palabras = ("el", "1", "el", *(f"palabra{i}" for i in range(29)))
+    m = Mapa(np.full((32, 32), 0.5), x=palabras, y=palabras, tapada=np.triu(np.ones((32, 32), bool), 1))
+    f = a_plotly(m)
+    calor, tapadas = f["data"][:2]
+    assert "customdata" not in calor and calor["hovertemplate"] == "fila %{y}, columna %{x}: %{z:.3f}<extra></extra>"
+    assert calor["x"][:4] == ["el", "1", "el\u200b", "palabra0"] and len(set(calor["x"])) == 32
+    assert tapadas["x"] == calor["x"] and tapadas["y"] == calor["y"]
+    eje = f["layout"]["xaxis"]
+    assert eje["type"] == "category" and eje["tickvals"] == calor["x"] and eje["ticktext"][:3] == ["el", "1", "el"]
+    go.Figure(f)
+    pequeno = a_plotly(Mapa(np.full((4, 4), 0.5), x=palabras[:4], y=palabras[:4]))
+    assert "customdata" in pequeno["data"][0] and "type" not in pequeno["layout"]["xaxis"]
+    assert len(a_json(m)) < 20_000
+
+
 def test_barras_horizontales_nombran_los_ejes_igual_en_pantalla_y_en_la_descarga():
     """eje_x nombra las categorías y eje_y los valores: en horizontal, los valores van en el eje x."""
     serie = Serie("p", np.array([16640.0, 256.0]))

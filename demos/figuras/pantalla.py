@@ -38,6 +38,7 @@ ESCALAS = {
     "grises": [[0, "#ffffff"], [1, "#000000"]],
 }
 MAX_PIXELES_MAPA = 64 * 64  # una imagen en gris hasta este tamaño va como mapa (valor al pasar el ratón)
+MAX_CASILLAS_NOMBRADAS = 16 * 16  # más allá, un mapa con nombres nombra cada fila y columna una vez, no cada casilla
 CONFIG = {"displayModeBar": False, "responsive": True, "scrollZoom": False}
 
 
@@ -60,6 +61,17 @@ def _plano(texto: str) -> str:
     `<a href="https://…">` sería un enlace ajeno en la figura. Las entidades sí las decodifica.
     """
     return str(texto).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _categorias(nombres: tuple[str, ...]) -> list[str]:
+    """Nombres -> categorías de un eje de Plotly: dos palabras iguales serían una sola columna, así que la
+    repetida lleva espacios de ancho cero (no se ven en la pista)."""
+    vistos: dict[str, int] = {}
+    categorias = []
+    for nombre in map(_plano, nombres):
+        vistos[nombre] = vistos.get(nombre, -1) + 1
+        categorias.append(nombre + "\u200b" * vistos[nombre])
+    return categorias
 
 
 def _plantilla(pista: str, **campos: str) -> str:
@@ -131,7 +143,13 @@ def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> No
     # Con filas y columnas sin nombre (0, 1, 2…), x e y ya dicen qué casilla es: sin customdata la respuesta
     # pesa la cuarta parte (un mapa de 50 × 32 con ella, 43 kB; sin ella, 11 kB).
     por_indice = f.x is None and f.y is None and f.nombres_x is None and f.nombres_y is None
-    if filas * columnas <= 64 * 64 and not por_indice:
+    # Muchas casillas con nombre: ejes de categorías, cuyos nombres dice la pista sin repetirlos en cada casilla
+    # (32 × 32 palabras: 42 → 11 kB por mapa).
+    categorias = not por_indice and filas * columnas > MAX_CASILLAS_NOMBRADAS
+    if categorias:
+        trazo |= {"x": _categorias(nombres_x), "y": _categorias(nombres_y)}
+        trazo["hovertemplate"] = _plantilla(f.pista, y="%{y}", x="%{x}", v="%{z:.3f}")
+    elif not por_indice:
         trazo["customdata"] = [
             [[_plano(nombres_y[i]), _plano(nombres_x[j]), numero(f.matriz[i, j], ".3f")] for j in range(columnas)]
             for i in range(filas)
@@ -160,6 +178,7 @@ def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> No
                 "textfont": {"size": tam, "color": "#737373"},
                 "hovertemplate": f.leyenda_tapada + "<extra></extra>",
             }
+            | ({"x": trazo["x"], "y": trazo["y"]} if categorias else {})
         )
         lienzo.datos.append(
             {
@@ -195,6 +214,8 @@ def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> No
         "showgrid": False,
         "zeroline": False,
         "tickangle": -45 if columnas > 4 and max(map(len, etiquetas_x)) > 3 else 0,
+        "automargin": True,  # etiquetas largas (palabras) no se cortan ni pisan el título del eje
+        **({"tickfont": {"size": 11}} if columnas > MAX_NUMEROS else {}),  # 32 palabras sin encimarse
         **({} if f.x is None and columnas > MAX_NUMEROS else _ticks(etiquetas_x)),
     }
     lienzo.ejes[ky] = {
@@ -203,8 +224,15 @@ def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> No
         "autorange": "reversed",
         "showgrid": False,
         "zeroline": False,
+        "automargin": True,
+        **({"tickfont": {"size": 11}} if filas > MAX_NUMEROS else {}),
         **({} if f.y is None and filas > MAX_NUMEROS else _ticks(etiquetas_y)),
     }
+    if categorias:  # las marcas por nombre: con índices, una palabra «1» se confundiría con la posición 1
+        for eje, nombres in ((lienzo.ejes[kx], trazo["x"]), (lienzo.ejes[ky], trazo["y"])):
+            eje["type"] = "category"
+            if "tickvals" in eje:
+                eje["tickvals"] = [nombres[i] for i in eje["tickvals"]]
     if f.cuadrado:
         lienzo.ejes[ky] |= {"scaleanchor": xa, "constrain": "domain"}
         lienzo.ejes[kx]["constrain"] = "domain"
