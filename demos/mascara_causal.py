@@ -7,12 +7,11 @@ import math
 import gradio as gr
 import numpy as np
 import torch
-from matplotlib.colors import ListedColormap
 
-from demos import _graficos as G
 from demos._seguridad import escapar_md
-from demos._ui import Deslizador, Numero, Opcion, Vista, explicacion, imagen
+from demos._ui import Deslizador, Numero, Opcion, Vista, explicacion, grafico
 from demos._validar import entero as _entero
+from demos.figuras import MAX_NUMEROS, Mapa, Paneles
 from modelos import atencion, mascara_causal
 
 FRASE = "Ana sacó plata del banco"
@@ -105,74 +104,87 @@ def tuberia(L: int, semilla: int, mascara: torch.Tensor | None) -> dict[str, np.
 
 # --- figuras -------------------------------------------------------------------------------------
 
-
-def _etiquetas(palabras: list[str]) -> list[str] | None:
-    """Las pone mapa_calor (giradas 45°); con muchas, `_ejes` las pone una sola vez: crear marcas es lo que tarda."""
-    return palabras if len(palabras) <= G.MAX_NUMEROS else None
+ALTO_FILA, ALTO_FILA_LARGA = 400, 680  # píxeles de pantalla; con más de MAX_NUMEROS palabras, filas más altas
+GRIS_SUMA = 16  # la columna de sumas va en grises de 0 a 16: una suma de 1 queda gris muy claro, no parece un peso
 
 
-def _ejes(eje, palabras: list[str], relleno: int, ylabel: bool = True) -> None:
-    """Etiquetas legibles con muchas palabras (giradas 90°), y las de relleno en gris y cursiva."""
+def _etiquetas(palabras: list[str], relleno: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Lo que dicen los ejes y lo que dice la pista: las palabras de relleno van entre corchetes, como [PAD]."""
+    reales = len(palabras) - relleno
+    ejes = tuple(p if i < reales else f"[{p}]" for i, p in enumerate(palabras))
+    nombres = tuple(f"«{p}»" if i < reales else f"«{p}» (relleno)" for i, p in enumerate(palabras))
+    return ejes, nombres
+
+
+def _leyenda(relleno: int, que: str) -> str:
+    """La leyenda de las casillas tapadas (Plotly le añade «(−∞)» si las casillas lo dicen)."""
+    return f"{que}; el relleno va entre [ ]" if relleno else que
+
+
+def _figura_tuberia(pasos, palabras, tapada: np.ndarray, relleno: int) -> Paneles:
+    """Los puntajes y los mismos con −∞ en las tapadas, con una sola escala de color."""
     L = len(palabras)
-    if L > G.MAX_NUMEROS:
-        eje.set_xticks(range(L), palabras, rotation=90, ha="center", fontsize=10)
-        # A la derecha de otra matriz, las filas ya tienen nombre: 32 textos menos que dibujar.
-        eje.set_yticks(range(L), palabras if ylabel else [], fontsize=10)
-    eje.set_xlabel("Palabra que se mira")
-    if ylabel:
-        eje.set_ylabel("Palabra que mira")
-    if relleno:
-        for etiqueta in [*eje.get_xticklabels()[-relleno:], *eje.get_yticklabels()[-relleno:]]:
-            etiqueta.set_color("0.5")
-            etiqueta.set_fontstyle("italic")
+    ejes, nombres = _etiquetas(palabras, relleno)
+    comun = {
+        "x": ejes,
+        "nombres_x": nombres,
+        "nombres_y": nombres,
+        "eje_x": "Palabra que se mira",
+        "vmin": float(pasos["puntajes"].min()),
+        "vmax": float(pasos["puntajes"].max()),
+        "formato": ".2f" if L <= 8 else ".1f",
+        "barra": "Puntaje",
+        "pista": "{y} mira a {x}: puntaje {v}",
+    }
+    puntajes = Mapa(pasos["puntajes"], y=ejes, titulo="1) Puntajes Q·Kᵀ/√d", eje_y="Palabra que mira", **comun)
+    tapados = Mapa(
+        pasos["tapados"],
+        y=("",) * L,  # las filas ya tienen nombre a la izquierda; la pista sí dice la palabra
+        titulo="2) Con la máscara: tapadas = −∞",
+        tapada=tapada,
+        texto_tapada="−∞",
+        leyenda_tapada=_leyenda(relleno, "tapada antes del softmax"),
+        **comun,
+    )
+    return Paneles((puntajes, tapados), columnas=2, alto_fila=ALTO_FILA if L <= MAX_NUMEROS else ALTO_FILA_LARGA)
 
 
-def _figura_tuberia(pasos, palabras, tapada: np.ndarray, relleno: int):
+def _figura_pesos(pesos, palabras, tapada: np.ndarray, relleno: int, titulo: str) -> Paneles:
+    """Los pesos y, en una columna gris aparte, la suma de cada fila (1: el softmax reparte todo el peso)."""
     L = len(palabras)
-    lo, hi = float(pasos["puntajes"].min()), float(pasos["puntajes"].max())
-    fig, (a, b) = G.figura(*((10.4, 4.9) if L <= G.MAX_NUMEROS else (12.5, 6.6)), 1, 2)
-    formato = "{:.2f}" if L <= 8 else "{:.1f}"
-    nombres = _etiquetas(palabras)
-    imagen_ = G.mapa_calor(a, pasos["puntajes"], nombres, nombres, vmin=lo, vmax=hi, formato=formato)
-    G.mapa_calor(b, pasos["tapados"], nombres, nombres, tapada=tapada, vmin=lo, vmax=hi, formato=formato)
-    G.rayado(b, tapada, "−∞", 11 if len(palabras) <= 6 else 9)
-    a.set_title("1) Puntajes Q·Kᵀ/√d")
-    b.set_title("2) Con la máscara: tapadas = −∞")
-    _ejes(a, palabras, relleno)
-    _ejes(b, palabras, relleno, ylabel=False)
-    fig.colorbar(imagen_, ax=[a, b], label="Puntaje", shrink=0.85)
-    return fig
-
-
-def _columna_sumas(eje, sumas: np.ndarray) -> None:
-    """La suma de cada fila de pesos, en gris claro para no confundirla con un peso más."""
-    L = len(sumas)
-    eje.imshow(np.zeros((L, 1)), cmap=ListedColormap(["0.94"]), aspect="auto")
-    if L <= G.MAX_NUMEROS:
-        for i, v in enumerate(sumas):
-            eje.text(0, i, f"{v:.2f}", ha="center", va="center", fontsize=11 if L <= 6 else 9, color="0.2")
-    else:
-        texto = f"todas suman {sumas.min():.2f}" if f"{sumas.min():.2f}" == f"{sumas.max():.2f}" else "ver el texto"
-        eje.text(0, (L - 1) / 2, texto, rotation=90, ha="center", va="center", fontsize=11, color="0.2")
-    eje.set_xticks([0], ["Σ fila"])
-    eje.set_yticks([])
-    eje.tick_params(length=0)
-    for lado in eje.spines.values():
-        lado.set_visible(False)
-
-
-def _figura_pesos(pesos, palabras, tapada: np.ndarray, relleno: int, titulo: str):
-    L = len(palabras)
-    ancho, alto = (6.4, 5.4) if L <= G.MAX_NUMEROS else (8.0, 7.2)
-    fig, (eje, suma) = G.figura(ancho, alto, 1, 2, gridspec_kw={"width_ratios": [L, max(1.2, L / 12)]})
-    imagen_ = G.mapa_calor(eje, pesos, _etiquetas(palabras), _etiquetas(palabras), tapada=tapada)
-    G.rayado(eje, tapada)
-    _columna_sumas(suma, pesos.sum(axis=1))
-    eje.set_title(f"3) Pesos = softmax de cada fila\n{titulo}")
-    _ejes(eje, palabras, relleno)
-    if L > G.MAX_NUMEROS:  # sin números en las casillas, hace falta la escala
-        fig.colorbar(imagen_, ax=[eje, suma], label="Peso", shrink=0.85)
-    return fig
+    ejes, nombres = _etiquetas(palabras, relleno)
+    mapa = Mapa(
+        pesos,
+        x=ejes,
+        y=ejes,
+        nombres_x=nombres,
+        nombres_y=nombres,
+        eje_x="Palabra que se mira",
+        eje_y="Palabra que mira",
+        tapada=tapada,
+        leyenda_tapada=_leyenda(relleno, "tapada: peso 0 exacto"),
+        barra="Peso" if L > MAX_NUMEROS else None,  # sin números en las casillas, hace falta la escala
+        pista="{y} mira a {x}: peso {v}",
+    )
+    sumas = Mapa(
+        pesos.sum(axis=1, keepdims=True),  # (L, 1)
+        x=("Σ fila",),
+        y=("",) * L,
+        nombres_y=nombres,
+        numeros=True,  # también con 32 filas: es lo que la columna quiere decir
+        vmin=0,
+        vmax=GRIS_SUMA,
+        colores="grises",
+        barra=None,
+        pista="la fila de {y} suma {v}",
+    )
+    return Paneles(
+        (mapa, sumas),
+        columnas=2,
+        titulo=f"3) Pesos = softmax de cada fila, {titulo}",
+        anchos=(L, max(1.2, L / 12)),
+        alto_fila=ALTO_FILA if L <= MAX_NUMEROS else ALTO_FILA_LARGA,
+    )
 
 
 # --- la vista ------------------------------------------------------------------------------------
@@ -251,9 +263,9 @@ def construir() -> Vista:
         tipo = Opcion([(nombre, valor) for valor, nombre in TIPOS.items()], value="causal", label="Máscara", scale=2)
         k = Deslizador(1, MAX_PALABRAS - 1, value=2, step=1, visible=False, label="k: palabras de relleno al final")
         w = Deslizador(1, MAX_PALABRAS - 1, value=2, step=1, visible=False, label="w: palabras anteriores visibles")
-    tuberia_ = imagen("Puntajes Q·Kᵀ/√d, y los mismos con las casillas tapadas en −∞")
+    tuberia_ = grafico("Puntajes Q·Kᵀ/√d, y los mismos con las casillas tapadas en −∞")
     with gr.Row():
-        pesos = imagen("Pesos después del softmax, con la suma de cada fila", scale=3)
+        pesos = grafico("Pesos después del softmax, con la suma de cada fila", scale=3)
         texto = gr.Markdown()
     tipo.change(_mostrar_controles, tipo, [k, w], api_visibility="private", show_progress="hidden")
     return Vista(

@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from demos._ui import aplicar_url
+from demos.figuras.pantalla import a_json, a_plotly
 from demos.mascara_causal import calcular, construir, consultas_y_claves, hacer_mascara, tuberia
 from modelos import atencion, mascara_causal
 from tests.conftest import espera_error
@@ -121,17 +122,59 @@ def test_vista_inicial_y_texto():
     tuberia_, pesos, texto = calcular()
     assert "10 de 25" in texto  # casillas tapadas por la máscara causal con 5 palabras
     assert "exacto" in texto or "float32" in texto
-    # La figura de pesos lleva los números de la lección en las casillas.
-    numeros = {t.get_text() for t in pesos.axes[0].texts}
-    assert {"1.00", "0.53", "0.47", "0.67", "0.72"} <= numeros
+    # La figura de pesos lleva los números de la lección en las casillas, y nada en las tapadas.
+    mapa, sumas = pesos.paneles
+    textos = np.array(mapa.textos())
+    assert [[t for t in fila if t] for fila in textos.tolist()] == [[f"{p:.2f}" for p in f if p] for f in PESOS_LECCION]
+    assert (textos[mapa.tapada] == "").all()
+    np.testing.assert_array_equal(mapa.tapada, mascara_causal(5).numpy())
+    assert mapa.x == mapa.y == ("Ana", "sacó", "plata", "del", "banco")
+    assert (mapa.eje_x, mapa.eje_y) == ("Palabra que se mira", "Palabra que mira")
+    assert (mapa.vmin, mapa.vmax, mapa.colores) == (0.0, 1.0, "azul")
+    assert pesos.titulo == "3) Pesos = softmax de cada fila, máscara causal"
+    # Al lado, la suma de cada fila, en gris: 1.00 las cinco.
+    assert sumas.x == ("Σ fila",) and sumas.textos() == [["1.00"]] * 5 and sumas.colores == "grises"
+    assert sumas.nombres_y == ("«Ana»", "«sacó»", "«plata»", "«del»", "«banco»")
+
+
+def test_tuberia_puntajes_y_los_mismos_con_menos_infinito():
+    tuberia_, _, _ = calcular()
+    puntajes, tapados = tuberia_.paneles
+    pasos = tuberia(5, 1, mascara_causal(5))
+    np.testing.assert_array_equal(puntajes.matriz, pasos["puntajes"])
+    assert np.isneginf(tapados.matriz[tapados.tapada]).all() and tapados.tapada.sum() == 10
+    textos = np.array(tapados.textos())
+    assert (textos[tapados.tapada] == "−∞").all()
+    assert (textos[~tapados.tapada] == np.array(puntajes.textos())[~tapados.tapada]).all()
+    # Una sola escala para los dos: la de los puntajes, de su mínimo a su máximo, y una sola barra.
+    rango = (pasos["puntajes"].min(), pasos["puntajes"].max())
+    assert (puntajes.vmin, puntajes.vmax) == (tapados.vmin, tapados.vmax) == rango
+    plotly = a_plotly(tuberia_)
+    assert [t.get("showscale") for t in plotly["data"] if t["type"] == "heatmap"] == [False, True, False]
+    assert "tapada antes del softmax (−∞)" in [t.get("name") for t in plotly["data"]]
+    assert tapados.pista == "{y} mira a {x}: puntaje {v}" and tapados.nombres_y[1] == "«sacó»"
+
+
+def test_relleno_va_entre_corchetes_en_los_ejes_y_la_pista_lo_dice():
+    _, pesos, _ = calcular(tipo="relleno", k=2)
+    mapa, _ = pesos.paneles
+    assert mapa.x == ("Ana", "sacó", "plata", "[del]", "[banco]")
+    assert mapa.nombres_x[3:] == ("«del» (relleno)", "«banco» (relleno)")
+    assert mapa.tapada[:, 3:].all() and not mapa.tapada[:, :3].any()
+    assert "relleno va entre [ ]" in mapa.leyenda_tapada
 
 
 def test_32_palabras_sin_numeros_en_las_casillas():
     frase = " ".join(f"palabra{i}" for i in range(32))
     for tipo in TIPOS:
         tuberia_, pesos, _ = calcular(frase, tipo, k=31, w=4)
-        assert len(pesos.axes[0].texts) == 0  # con más de 12 palabras mapa_calor quita los números
-        assert len(pesos.axes[0].get_xticklabels()) == 32
+        mapa, sumas = pesos.paneles
+        assert not any(t for fila in mapa.textos() for t in fila)  # con más de 12 palabras, sin números
+        assert mapa.barra == "Peso"  # y entonces con su escala de color
+        assert len(mapa.x) == 32 and len(a_plotly(pesos)["layout"]["xaxis"]["ticktext"]) == 32
+        assert sumas.textos() == [["1.00"]] * 32  # las sumas sí se escriben
+        # Una respuesta pequeña: cada palabra se nombra una vez por eje, no en cada una de las 1024 casillas.
+        assert len(a_json(tuberia_)) + len(a_json(pesos)) < 60_000
 
 
 def test_k_no_importa_si_el_tipo_no_es_relleno():
