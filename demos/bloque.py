@@ -7,13 +7,11 @@ from itertools import pairwise
 
 import gradio as gr
 import torch
-from matplotlib.patches import FancyBboxPatch
-from matplotlib.ticker import MaxNLocator, StrMethodFormatter
 from torch import nn
 
-from demos import _graficos as G
-from demos._ui import Deslizador, Vista, explicacion, imagen
+from demos._ui import Deslizador, Vista, explicacion, grafico
 from demos._validar import entero as _entero
+from demos.figuras import C0, C1, C2, Barras, Caja, Diagrama, Flecha, Serie, numero
 from modelos import BloqueTransformer
 
 D_MAX, CABEZAS_MAX, D_MLP_MAX = 1024, 64, 4096
@@ -120,81 +118,67 @@ def diferencia_con_pytorch(d: int, h: int, m: int, semilla: int = 0) -> float:
         return (y - suyo(x)).abs().max().item()
 
 
-def _caja(eje, y: float, texto: str, clave: bool = False) -> None:
-    eje.add_patch(
-        FancyBboxPatch(
-            (2.0, y - 0.32),
-            4.4,
-            0.64,
-            boxstyle="round,pad=0.04",
-            facecolor="#fde3c8" if clave else "#e3eef8",
-            edgecolor=G.C1 if clave else G.C0,
-            linewidth=2.6 if clave else 1.2,
-        )
-    )
-    eje.text(4.2, y, texto, ha="center", va="center", fontsize=11, fontweight="bold" if clave else "normal")
+def _miles(n: int) -> str:
+    return numero(n, ",.0f")
 
 
-def figura_diagrama(d: int, h: int, m: int, partes: dict[str, int]):
-    """El bloque de abajo hacia arriba, con los atajos residuales en C2 y los parámetros de cada parte."""
-    fig, eje = G.figura(6.4, 5.0)
-    cajas = [  # (y, texto, clave, parámetros)
-        (0.5, "Embeddings + posición", False, f"entrada (L × {d})"),
-        (1.6, "LayerNorm", False, f"{partes['LayerNorm'] // 2:,} parámetros"),
-        (
+X, ANCHO, ALTO = 3.7, 4.2, 0.64  # el tronco del bloque: centro y tamaño de sus cajas
+X_ATAJO, RADIO = 0.9, 0.32  # por dónde suben los atajos residuales; el círculo de cada suma
+
+
+def figura_diagrama(d: int, h: int, m: int, partes: dict[str, int]) -> Diagrama:
+    """El bloque de abajo hacia arriba, como en la lección, con los parámetros de cada parte al lado.
+
+    Los atajos residuales (en C2) salen de la entrada de cada paso y llegan a su suma (+).
+    """
+    norma = f"{_miles(partes['LayerNorm'] // 2)} parámetros"
+    cabezas = f"{h} {'cabeza' if h == 1 else 'cabezas'}"
+    cajas = [
+        Caja(X, 0.5, "Embeddings + posición", ANCHO, ALTO, nota=f"entrada (L × {d})"),
+        Caja(X, 1.6, "LayerNorm", ANCHO, ALTO, nota=norma),
+        Caja(
+            X,
             2.7,
             "Atención multicabeza",
-            True,
-            f"{partes['Atención']:,} parámetros\n{h} {'cabeza' if h == 1 else 'cabezas'}",
+            ANCHO,
+            ALTO,
+            resaltada=True,
+            nota=f"{_miles(partes['Atención'])} parámetros, {cabezas}",
         ),
-        (4.9, "LayerNorm", False, f"{partes['LayerNorm'] // 2:,} parámetros"),
-        (6.0, f"MLP ({d} → {m} → {d})", False, f"{partes['MLP']:,} parámetros"),
-        (8.2, "Salida: mismo tamaño", False, f"salida (L × {d})"),
+        Caja(X, 4.9, "LayerNorm", ANCHO, ALTO, nota=norma),
+        Caja(X, 6.0, f"MLP ({d} → {m} → {d})", ANCHO, ALTO, nota=f"{_miles(partes['MLP'])} parámetros"),
+        Caja(X, 8.2, "Salida: mismo tamaño", ANCHO, ALTO, nota=f"salida (L × {d})"),
     ]
-    sumas = (3.8, 7.1)
-    for y, texto, clave, nota in cajas:
-        _caja(eje, y, texto, clave)
-        eje.text(6.7, y, nota, ha="left", va="center", fontsize=10, color="0.35")
-    for y in sumas:
-        eje.scatter([4.2], [y], s=520, facecolor="white", edgecolor=G.C0, zorder=3)
-        eje.text(4.2, y, "+", ha="center", va="center", fontsize=16, zorder=4)
-    centros = sorted([c[0] for c in cajas] + list(sumas))
-    for y0, y1 in pairwise(centros):
-        eje.annotate("", (4.2, y1 - 0.34), (4.2, y0 + 0.34), arrowprops={"arrowstyle": "->", "color": G.C0})
-    for y_desde, y_hasta in ((1.05, 3.8), (4.35, 7.1)):
-        eje.plot([4.2, 1.3, 1.3], [y_desde, y_desde, y_hasta], color=G.C2, linewidth=1.5)
-        eje.annotate(
-            "", (3.95, y_hasta), (1.3, y_hasta), arrowprops={"arrowstyle": "->", "color": G.C2, "linewidth": 1.5}
-        )
-        eje.text(0.95, (y_desde + y_hasta) / 2, "residual", rotation=90, color=G.C2, ha="center", va="center")
-    eje.set_xlim(0.4, 9.6)
-    eje.set_ylim(0, 8.7)
-    eje.axis("off")
-    eje.set_title(f"Un bloque transformer: {sum(partes.values()):,} parámetros")
-    return fig
+    sumas = [Caja(X, y, "+", 2 * RADIO, 2 * RADIO, redonda=True) for y in (3.8, 7.1)]
+    tronco = sorted(cajas + sumas, key=lambda c: c.y)
+    flechas = [Flecha(X, a.y + a.alto / 2, X, b.y - b.alto / 2) for a, b in pairwise(tronco)]
+    for desde, suma in ((1.05, sumas[0]), (4.35, sumas[1])):  # entre una caja y la siguiente, hasta su +
+        codos = ((X_ATAJO, desde), (X_ATAJO, suma.y))
+        flechas.append(Flecha(X, desde, X - RADIO, suma.y, color=C2, codos=codos, texto="residual", tramo=1))
+    return Diagrama(
+        tuple(tronco),
+        tuple(flechas),
+        titulo=f"Un bloque transformer: {_miles(sum(partes.values()))} parámetros",
+        ancho=10.0,
+        alto=8.7,
+    )
 
 
-def figura_barras(partes: dict[str, int]):
+def figura_barras(partes: dict[str, int]) -> Barras:
     total = sum(partes.values())
-    fig, eje = G.figura(5.0, 2.6)
-    colores = [G.C1, G.C0, G.C2]
-    nombres = list(reversed(PARTES))
-    valores = [partes[p] for p in nombres]
-    eje.barh(nombres, valores, color=list(reversed(colores)))
-    for k, v in enumerate(valores):
-        eje.text(
-            v,
-            k,
-            f"  {v:,} ({v / total:.1%})" if v >= 0.01 * total else f"  {v:,} ({v / total:.2%})",
-            va="center",
-            fontsize=10,
-        )
-    eje.set_xlim(0, max(valores) * 1.45)
-    eje.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
-    eje.xaxis.set_major_locator(MaxNLocator(4))
-    eje.set_xlabel("Parámetros")
-    eje.set_title("¿Dónde están los parámetros?")
-    return fig
+    valores = [partes[p] for p in PARTES]
+    textos = tuple(
+        f"{_miles(v)} ({v / total:.1%})" if v >= 0.01 * total else f"{_miles(v)} ({v / total:.2%})" for v in valores
+    )
+    return Barras(
+        PARTES,
+        (Serie("parámetros", valores, colores=(C1, C0, C2), numeros=textos),),
+        titulo="¿Dónde están los parámetros?",
+        eje_y="Parámetros",
+        horizontal=True,
+        rango=(0, max(valores) * 1.5),
+        pista="{c}: {t} parámetros",
+    )
 
 
 def calcular(d_modelo: float = 64, cabezas: float = 4, d_mlp: float = 256):
@@ -228,9 +212,9 @@ def construir() -> Vista:
         cabezas = Deslizador(1, 16, value=4, step=1, label="Cabezas de atención (dividen a d_modelo)")
         d_mlp = Deslizador(16, D_MLP_MAX, value=256, step=16, label="d_mlp (neuronas del MLP)")
     with gr.Row():
-        diagrama = imagen("Diagrama del bloque transformer", scale=3)
+        diagrama = grafico("Diagrama del bloque transformer", scale=3)
         with gr.Column(scale=2):
-            barras = imagen("Parámetros por parte del bloque")
+            barras = grafico("Parámetros por parte del bloque")
             texto = gr.Markdown()
     tabla = gr.Dataframe(
         headers=["Parte", "Fórmula", "BloqueTransformer", "nn.TransformerEncoderLayer"],

@@ -7,6 +7,8 @@ import torch
 from torch import nn
 
 from demos.bloque import calcular, copiar_pesos, desglose, diferencia_con_pytorch, formula
+from demos.figuras import numero
+from demos.figuras.pantalla import a_json
 from modelos import BloqueTransformer
 from tests.conftest import espera_error
 
@@ -27,7 +29,27 @@ def test_vista_inicial_tiene_el_desglose_y_dice_igual_a_pytorch():
         ["Total", "", "49,984", "49,984"],
     ]
     assert "Igual a PyTorch: sí" in texto
-    assert "49,984 parámetros" in diagrama.axes[0].get_title()
+    assert diagrama.titulo == "Un bloque transformer: 49\u202f984 parámetros"  # numero(): espacio fino de miles
+    notas = {c.texto: c.nota for c in diagrama.cajas}
+    assert notas["Atención multicabeza"] == "16\u202f640 parámetros, 4 cabezas"
+    assert notas["MLP (64 → 256 → 64)"] == "33\u202f088 parámetros"
+    assert notas["LayerNorm"] == "128 parámetros"  # cada una de las dos: 256 entre ambas
+    assert [c.texto for c in diagrama.cajas if c.redonda] == ["+", "+"]
+    atajos = [f for f in diagrama.flechas if f.texto == "residual"]
+    assert len(atajos) == 2 and all(f.codos for f in atajos)  # los atajos residuales: flechas con codo
+    assert barras.categorias == ("Atención", "MLP", "LayerNorm") and barras.horizontal
+    assert list(barras.series[0].valores) == [16_640, 33_088, 256]
+    assert barras.textos(barras.series[0]) == ["16\u202f640 (33.3%)", "33\u202f088 (66.2%)", "256 (0.51%)"]
+
+
+@pytest.mark.parametrize("d, cabezas, d_mlp", [(64, 4, 256), (1024, 64, 4096), (16, 1, 16)])
+def test_las_figuras_suman_el_total_de_la_tabla_y_pesan_poco(d, cabezas, d_mlp):
+    diagrama, barras, tabla, _ = calcular(d, cabezas, d_mlp)
+    total = int(tabla[-1][2].replace(",", ""))
+    assert sum(barras.series[0].valores) == total
+    assert diagrama.titulo.endswith(f"{numero(total, ',.0f')} parámetros")
+    assert f"{cabezas} {'cabeza' if cabezas == 1 else 'cabezas'}" in " ".join(c.nota for c in diagrama.cajas)
+    assert len(a_json(diagrama)) + len(a_json(barras)) < 20_000
 
 
 @pytest.mark.parametrize("d, cabezas, d_mlp", [(1, 1, 1), (64, 4, 256), (96, 3, 100), (512, 8, 2048), (1024, 64, 4096)])
