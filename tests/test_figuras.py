@@ -328,3 +328,12 @@ def test_barras_horizontales_nombran_los_ejes_igual_en_pantalla_y_en_la_descarga
     assert pantalla["yaxis"]["automargin"]  # «LayerNorm» no se corta a la izquierda
     eje = a_matplotlib(f).axes[0]
     assert (eje.get_xlabel(), eje.get_ylabel()) == ("Parámetros", "Parte")
+
+
+def test_la_pista_de_una_curva_dice_lo_que_mide():
+    """Por omisión «nombre, x =, y =»; con `pista`, en palabras de la pestaña."""
+    curva = Curva("ingenua", np.array([64.0, 128.0]), np.array([0.1, 0.4]))
+    por_omision = a_plotly(Curvas((curva,)))["data"][0]["hovertemplate"]
+    assert por_omision == "ingenua<br>x = %{x}<br>y = %{y:.3g}<extra></extra>"
+    propia = Curvas((curva,), formato=".2f", pista="{n}, L = {x}: {y} ms")
+    assert a_plotly(propia)["data"][0]["hovertemplate"] == "ingenua, L = %{x}: %{y:.2f} ms<extra></extra>"

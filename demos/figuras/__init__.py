@@ -228,6 +228,7 @@ class Curvas:
     notas: tuple[Nota, ...] = ()
     formato: str = ".3g"  # del valor al pasar el ratón
     mensaje: str = ""  # si no hay curvas: por qué (p. ej. «en la CPU no se mide la memoria»)
+    pista: str = "{n}<br>x = {x}<br>y = {y}"  # al pasar el ratón: {n} la curva, {x}, {y} el punto (y con `formato`)
 
 
 @dataclass(frozen=True)

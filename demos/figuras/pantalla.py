@@ -317,7 +317,7 @@ def _curvas(f: Curvas, lienzo: _Lienzo, k: int, dom_x, dom_y) -> None:
                 "name": c.nombre,
                 "line": {"color": c.color, "width": 2.2, "dash": "dot" if c.estilo == "punteada" else "solid"},
                 "marker": {"color": c.color, "size": 7},
-                "hovertemplate": f"{c.nombre}<br>x = %{{x}}<br>y = %{{y:{f.formato}}}<extra></extra>",
+                "hovertemplate": _plantilla(f.pista, n=c.nombre, x="%{x}", y=f"%{{y:{f.formato}}}"),
             }
         )
     x_ext = [float(np.nanmin(xs)), float(np.nanmax(xs))] if xs.size else [0, 1]
