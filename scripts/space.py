@@ -218,9 +218,8 @@ def validar_front_matter(carpeta: Path) -> list[str]:
 
 def validar_carpeta(carpeta: Path) -> list[str]:
     """El front matter y que no haya nada que el Space no deba recibir."""
-    sobran = [p.relative_to(carpeta).as_posix() for p in carpeta.rglob("*") if p.is_file()]
     carpetas = carpetas_del_space(carpeta)
-    sobran = [r for r in sobran if not _va_al_space(r, carpetas) or r.split("/")[0] in NO_VAN]
+    sobran = [r for r in _archivos_en(carpeta) if not _va_al_space(r, carpetas) or r.split("/")[0] in NO_VAN]
     return validar_front_matter(carpeta) + [f"Sobra en la carpeta: {r}" for r in sobran[:20]]
 
 
@@ -303,6 +302,22 @@ def arrancar_y_llamar(carpeta: Path, plazo: float = 240.0) -> str:
     return f"{url} contestó /{ENDPOINT} ({partes} salidas) y cargó los checkpoints desde la carpeta"
 
 
+def quitar_lo_nuevo(carpeta: Path, archivos: list[str]) -> list[str]:
+    """Borra de `carpeta` lo que no estaba en `archivos` (Gradio escribe stubs .pyi junto a los módulos que
+    definen componentes, al importarlos); devuelve qué borró."""
+    nuevos = sorted(set(_archivos_en(carpeta)) - set(archivos))
+    for ruta in nuevos:
+        (carpeta / ruta).unlink()
+    for d in sorted((d for d in carpeta.rglob("*") if d.is_dir()), key=lambda d: len(d.parts), reverse=True):
+        if not any(d.iterdir()):
+            d.rmdir()
+    return nuevos
+
+
+def _archivos_en(carpeta: Path) -> list[str]:
+    return [p.relative_to(carpeta).as_posix() for p in carpeta.rglob("*") if p.is_file()]
+
+
 def _terminar(app: subprocess.Popen) -> None:
     """SIGTERM al grupo de la app (uvicorn y sus hilos); SIGKILL si no sale en 15 s."""
     for senal, espera in ((signal.SIGTERM, 15), (signal.SIGKILL, None)):
@@ -365,6 +380,8 @@ def main(argv: list[str] | None = None) -> int:
         print("Front matter y requirements.txt: bien.")
         if not args.sin_arrancar:
             print(arrancar_y_llamar(carpeta))
+            if escritos := quitar_lo_nuevo(carpeta, archivos):
+                print(f"La app escribió {', '.join(escritos)}; se quitó de lo que se sube.")
         if args.ensayo:
             print("Ensayo bien: no se subió nada.")
             return 0

@@ -13,6 +13,7 @@ Y lo que usan `create_repo` y `upload_folder` para escribir (siempre con `Author
     GET  /api/{tipo}s/{org}/{nombre}/tree/{revision}        lista los archivos (recursivo, una página)
     POST /api/{tipo}s/{org}/{nombre}/preupload/{revision}   responde «regular» para todo (sin LFS ni Xet)
     POST /api/{tipo}s/{org}/{nombre}/commit/{revision}      NDJSON: archivos en base64 y borrados
+    POST /api/validate-yaml                                 el front matter de un README.md que se sube
 
     with HubFalso() as hub:
         hub.publicar("org/modelo", carpeta)          # -> commit (40 hex)
@@ -41,6 +42,7 @@ class HubFalso:
         self.creados: dict[str, dict] = {}  # repo -> lo pedido al crearlo (tipo, sdk, visibilidad…)
         self.autorizaciones: list[str] = []  # la cabecera Authorization de cada escritura
         self.mensajes: dict[str, str] = {}  # commit -> mensaje
+        self.validados: list[str] = []  # tipo de repo de cada README.md validado
         self._cerrojo = threading.Lock()
         self._servidor = ThreadingHTTPServer(("127.0.0.1", 0), _manejador(self))
         self._servidor.daemon_threads = True
@@ -112,6 +114,8 @@ def _manejador(hub: HubFalso) -> type[BaseHTTPRequestHandler]:
             hub.autorizaciones.append(autorizacion)
             if ruta == "/api/repos/create":
                 return self._crear(json.loads(cuerpo))
+            if ruta == "/api/validate-yaml":
+                return self._validar_yaml(json.loads(cuerpo))
             partes = ruta.strip("/").split("/")
             if len(partes) < 6 or partes[0] != "api" or partes[4] not in ("preupload", "commit"):
                 return self._error(404, None, "Ruta desconocida", True)
@@ -172,6 +176,19 @@ def _manejador(hub: HubFalso) -> type[BaseHTTPRequestHandler]:
             hub.creados[repo] = pedido
             hub.publicar(repo, {".gitattributes": b"*.safetensors filter=lfs diff=lfs merge=lfs -text\n"})
             self._json(200, {"url": url, "name": f"{pedido['organization']}/{pedido['name']}"})
+
+        def _validar_yaml(self, pedido: dict) -> None:
+            """Como el Hub: 400 con la lista de errores si el front matter no es un diccionario de YAML."""
+            import yaml
+
+            hub.validados.append(pedido.get("repoType", "model"))
+            texto = pedido["content"]
+            try:
+                datos = yaml.safe_load(texto.split("---\n")[1]) if texto.startswith("---\n") else {}
+                assert isinstance(datos, dict)
+            except (yaml.YAMLError, IndexError, AssertionError):
+                return self._json(400, {"errors": [{"message": "El front matter no es YAML válido"}]})
+            self._json(200, {"errors": [], "warnings": []})
 
         def _preupload(self, pedido: dict, actuales: dict[str, bytes]) -> None:
             archivos = [

@@ -47,3 +47,24 @@ def test_requirements_fija_todo_con_version_exacta():
 
 def test_models_del_space_son_los_del_registro():
     assert sorted(front_matter()["models"]) == sorted(c.repo for c in REGISTRO.values())
+
+
+def test_hardware_sugerido_cpu_basic_basta_para_la_clase():
+    # ZeroGPU no es un valor de suggested_hardware en la referencia de Spaces; se elige en los ajustes del Space
+    assert front_matter()["suggested_hardware"] == "cpu-basic"
+
+
+def test_spaces_fijado_para_zerogpu():
+    assert requisitos()["spaces"] == "0.51.3"
+
+
+def test_preload_solo_para_checkpoints_publicados_con_revision():
+    fijados = {c.repo for c in REGISTRO.values() if c.revision_fijada() is not None}
+    precargados = {e.split()[0] for e in front_matter().get("preload_from_hub", [])}
+    assert precargados == fijados  # hoy ninguno está publicado: ni una línea de preload_from_hub
+
+
+def test_el_front_matter_pasa_la_validacion_del_ensayo():
+    from scripts import space
+
+    assert space.validar_front_matter(RAIZ) == []
