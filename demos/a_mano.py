@@ -9,9 +9,9 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos import _graficos as G
 from demos._seguridad import escapar_md
-from demos._ui import Deslizador, TablaEditable, Vista, explicacion, imagen
+from demos._ui import Deslizador, TablaEditable, Vista, explicacion, grafico
+from demos.figuras import Mapa, Paneles, numero
 
 PALABRAS = "Ana, sacó, plata"
 Q0 = [[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]  # una fila por palabra, como en la lección
@@ -223,46 +223,84 @@ def detalle(i: int, palabras, Q, K, V, puntajes, pesos, salida) -> str:
 
 def _formato(m: np.ndarray) -> str:
     """Dos decimales, salvo números grandes, que no cabrían en la casilla."""
-    return "{:.2f}" if np.abs(m).max() < 100 else "{:.3g}"
+    return ".2f" if np.abs(m).max() < 100 else ".3g"
 
 
-def _caben(m: np.ndarray, formato: str, ancho_panel: float) -> bool:
-    """¿Caben los números en las casillas? (≈ 0.07 pulgadas por carácter a 9–11 pt)."""
-    largo = max(len(formato.format(x)) for x in m.flat)
-    return ancho_panel / m.shape[1] >= 0.07 * largo + 0.05
+def _caben(m: np.ndarray, formato: str, ancho_px: float) -> bool:
+    """¿Caben los números en las casillas? (≈ 9 px por carácter a la letra de los mapas, y un margen)."""
+    largo = max(len(numero(x, formato)) for x in m.flat)
+    return ancho_px / m.shape[1] >= 9 * largo + 8
 
 
-def _figura(palabras, puntajes, pesos, salida):
+ANCHO_UTIL = 860  # px que quedan para las casillas en una figura a lo ancho de la página (sin etiquetas ni huecos)
+GRIS_SUMA = 16  # la columna de sumas en grises de 0 a 16: una suma de 1 queda gris muy claro, no parece un peso
+
+
+def _figura(palabras, puntajes, pesos, salida) -> Paneles:
+    """Los tres pasos lado a lado, y entre los pesos y la salida la suma de cada fila de pesos."""
     L, dv = salida.shape
-    ancho = 10.5 if max(L, dv) <= 5 else 12.5
-    proporciones = [L, L, max(dv, 1.6)]
-    util = ancho - 3.4  # lo que dejan las etiquetas, las sumas y los márgenes
-    paneles = [util * p / sum(proporciones) for p in proporciones]
-    fig, (a, b, c) = G.figura(ancho, 3.9 if L <= 4 else 4.8, 1, 3, width_ratios=proporciones)
+    etiquetas = tuple(palabras)
+    sin_etiquetas = ("",) * L  # las filas se nombran una vez, a la izquierda; la pista sí dice la palabra
+    proporciones = (L, L, max(1, L / 4), max(dv, 1.6))  # la columna de sumas, con lugar para «1.00»
+    anchos = [ANCHO_UTIL * p / sum(proporciones) for p in proporciones]
     lo_p, hi_p = min(float(puntajes.min()), 0.0), max(float(puntajes.max()), 0.0)
     lo_s, hi_s = min(float(salida.min()), 0.0), max(float(salida.max()), 0.0)
-    for eje, m, x, vmin, vmax, panel in (
-        (a, puntajes, palabras, lo_p, hi_p, paneles[0]),
-        (b, pesos, palabras, 0.0, 1.0, paneles[1]),
-        (c, salida, [f"v{j + 1}" for j in range(dv)], lo_s, hi_s, paneles[2]),
-    ):
+
+    def mapa(m, vmin, vmax, ancho_px, **kw) -> Mapa:
         formato = _formato(m)
-        numeros = _caben(m, formato, panel)
-        G.mapa_calor(eje, m, x, palabras, vmin=vmin, vmax=vmax, formato=formato, numeros=numeros)
-        for t in eje.texts:  # los números de las casillas no mueven el diseño (y se dibuja más rápido)
-            t.set_in_layout(False)
-    sumas = b.secondary_yaxis("right")  # la suma de cada fila, a la derecha de los pesos
-    sumas.set_yticks(range(L), [f"Σ {x:.2f}" for x in pesos.sum(axis=1)])
-    sumas.tick_params(length=0, labelsize=10, labelcolor="0.35")
-    sumas.spines["right"].set_visible(False)
-    a.set_title("1) Puntajes Q·Kᵀ / √d")
-    b.set_title("2) Pesos: softmax por fila")
-    c.set_title("3) Salida = pesos · V")
-    for eje in (a, b):
-        eje.set_xlabel("Palabra que se mira (clave)")
-    a.set_ylabel("Palabra que mira (consulta)")
-    c.set_xlabel("Columna del valor")
-    return fig
+        return Mapa(m, formato=formato, numeros=_caben(m, formato, ancho_px), vmin=vmin, vmax=vmax, barra=None, **kw)
+
+    paneles = (
+        mapa(
+            puntajes,
+            lo_p,
+            hi_p,
+            anchos[0],
+            x=etiquetas,
+            y=etiquetas,
+            titulo="1) Puntajes Q·Kᵀ / √d",
+            eje_x="Palabra que se mira (clave)",
+            eje_y="Palabra que mira (consulta)",
+            pista="«{y}» con «{x}»: puntaje {v}",
+        ),
+        mapa(
+            pesos,
+            0.0,
+            1.0,
+            anchos[1],
+            x=etiquetas,
+            y=sin_etiquetas,
+            nombres_y=etiquetas,
+            titulo="2) Pesos: softmax por fila",
+            eje_x="Palabra que se mira (clave)",
+            pista="«{y}» mira a «{x}»: peso {v}",
+        ),
+        Mapa(
+            pesos.sum(axis=1, keepdims=True),  # (L, 1)
+            x=("Σ fila",),
+            y=sin_etiquetas,
+            nombres_y=etiquetas,
+            numeros=True,
+            vmin=0,
+            vmax=GRIS_SUMA,
+            colores="grises",
+            barra=None,
+            pista="la fila de «{y}» suma {v}",
+        ),
+        mapa(
+            salida,
+            lo_s,
+            hi_s,
+            anchos[3],
+            x=tuple(f"v{j + 1}" for j in range(dv)),
+            y=sin_etiquetas,
+            nombres_y=etiquetas,
+            titulo="3) Salida = pesos · V",
+            eje_x="Columna del valor",
+            pista="salida de «{y}», {x}: {v}",
+        ),
+    )
+    return Paneles(paneles, columnas=4, anchos=proporciones, alto_fila=300 if L <= 4 else 380)
 
 
 def calcular(palabras: str = PALABRAS, Q=Q0, K=K0, V=V0, fila: float = 1):
@@ -313,7 +351,7 @@ def construir() -> Vista:
         q = _editable(Q0, "q", "Q: consultas")
         k = _editable(K0, "k", "K: claves")
         v = _editable(V0, "v", "V: valores")
-    figura = imagen("Puntajes, pesos y salida")
+    figura = grafico("Puntajes, pesos y salida")
     detalle_ = gr.Markdown()
     with gr.Row():
         puntajes = gr.Dataframe(label="1) Puntajes Q·Kᵀ/√d (fila: quien mira)", interactive=False)

@@ -6,6 +6,8 @@ import torch
 import torch.nn.functional as F
 
 from demos.a_mano import K0, Q0, V0, atender, calcular, leer_tabla
+from demos.figuras import Paneles
+from demos.figuras.pantalla import a_plotly
 from modelos import atencion
 from tests.conftest import espera_error
 
@@ -27,6 +29,41 @@ def test_vista_inicial_da_los_puntajes_pesos_y_salida_de_la_leccion():
     assert _numeros(salida) == SALIDA_LECCION
     assert [f[0] for f in puntajes["data"]] == ["Ana", "sacó", "plata"]
     assert pesos["metadata"]["display_value"][0][-1] == "1.00"
+
+
+def test_la_figura_muestra_los_tres_pasos_de_la_leccion_y_la_suma_de_cada_fila():
+    figura, *_ = calcular()
+    assert isinstance(figura, Paneles)
+    puntajes, pesos, sumas, salida = figura.paneles
+    assert puntajes.textos() == [[f"{x:.2f}" for x in fila] for fila in PUNTAJES_LECCION]
+    assert pesos.textos() == [[f"{x:.2f}" for x in fila] for fila in PESOS_LECCION]
+    assert sumas.textos() == [["1.00"]] * 3 and sumas.x == ("Σ fila",)
+    assert salida.textos() == [[f"{x:.2f}" for x in fila] for fila in SALIDA_LECCION]
+    assert [p.titulo for p in figura.paneles] == [
+        "1) Puntajes Q·Kᵀ / √d",
+        "2) Pesos: softmax por fila",
+        "",
+        "3) Salida = pesos · V",
+    ]
+    assert puntajes.x == puntajes.y == pesos.x == ("Ana", "sacó", "plata") and salida.x == ("v1", "v2")
+    assert pesos.nombres_y == sumas.nombres_y == salida.nombres_y == ("Ana", "sacó", "plata")
+    assert (puntajes.eje_x, puntajes.eje_y) == ("Palabra que se mira (clave)", "Palabra que mira (consulta)")
+    # Escalas: los pesos de 0 a 1; puntajes y salida desde 0 (o su mínimo, si es negativo) hasta su máximo.
+    assert (pesos.vmin, pesos.vmax) == (0.0, 1.0)
+    assert puntajes.vmin == 0.0 and puntajes.vmax == pytest.approx(4 / 2**0.5)  # plata·plata = 4, / √2
+    assert a_plotly(figura)["data"][1]["customdata"][0][0] == ["Ana", "Ana", "0.576"]  # la pista dice la palabra
+
+
+def test_numeros_grandes_con_tres_cifras_y_sin_numeros_si_no_caben():
+    Q = [[1000, 1000], [-1000, 1000], [0, 0]]
+    figura, *_ = calcular(Q=Q, K=Q)
+    assert figura.paneles[0].textos()[0] == ["1.41e+06", "0", "0"]
+    ocho = [[float(i), float(j)] for i, j in zip(range(8), range(8, 0, -1), strict=True)]
+    figura, *_ = calcular("a b c d e f g h", ocho, ocho, ocho)
+    puntajes, pesos, sumas, salida = figura.paneles
+    assert not puntajes.con_numeros  # «45.25» no cabe en una de 8 casillas: el valor sale al pasar el ratón
+    assert sumas.con_numeros and sumas.textos() == [["1.00"]] * 8
+    assert puntajes.matriz.shape == pesos.matriz.shape == (8, 8) and salida.matriz.shape == (8, 2)
 
 
 def test_pesos_de_ana_058_014_028_y_salida_de_plata_081_095():
