@@ -20,6 +20,7 @@ las rutas que se la saltan (`/gradio_api/run/...`).
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import weakref
 from collections import Counter
@@ -48,6 +49,13 @@ PESADOS: dict[str, Pesado] = {
     "medir": Pesado("una medición", "mediciones"),
     "descargas": Pesado("una descarga", "descargas"),
 }
+
+# Tras cada evento, Gradio rehace con pandas el resumen de sus últimos 10 000 eventos (para su
+# panel de monitoreo, que aquí no se usa): ≈ 55 ms de CPU por evento con la cola llena de historia,
+# lo que a 30 eventos/s se come un núcleo. Se rehace cada 100 eventos, sobre los últimos 2000.
+# Gradio lee estas variables al crear cada cola: este módulo se importa antes de armar la app.
+os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100")
+os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "2000")
 
 _colas: weakref.WeakSet = weakref.WeakSet()  # las colas configuradas del proceso
 _reservas: Counter = Counter()  # pesados aceptados que aún no entraron a su cola
@@ -79,6 +87,12 @@ def _eventos(cola):
         yield from list(fila.queue)
     for trabajo in list(cola.active_jobs):
         yield from trabajo or ()
+
+
+def pendientes(concurrency_id: str) -> int:
+    """Eventos con ese `concurrency_id` esperando o corriendo, en todas las colas del proceso."""
+    with _cerrojo:
+        return sum(ev.fn.concurrency_id == concurrency_id for c in list(_colas) for ev in _eventos(c))
 
 
 def _de(cola, evento) -> str:

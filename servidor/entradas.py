@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import weakref
 from typing import Any
 
 import gradio as gr
@@ -35,8 +36,17 @@ def montar(app, blocks: gr.Blocks, path: str, **opciones):
     return app
 
 
+_BLINDADOS: weakref.WeakSet = weakref.WeakSet()
+
+
+def blindados() -> list[gr.Blocks]:
+    """Los Blocks montados en este proceso (la suite y cada /demo/<id>/ ya pedido)."""
+    return list(_BLINDADOS)
+
+
 def blindar(blocks: gr.Blocks) -> gr.Blocks:
     """Activa la comprobación de archivos de Gradio en `blocks` y pone `revisar` delante de cada evento."""
+    _BLINDADOS.add(blocks)
     blocks.has_launched = True  # lo que `launch()` marca: con esto `_check_allowed` deja de saltarse
     comprobar_candado(blocks)
     if not getattr(blocks, "_revisado", False):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 import struct
 import tracemalloc
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -197,16 +199,50 @@ def test_dibujo_como_arreglo():
 # --- los componentes no abren el archivo: la función de cálculo lo valida y responde en español ------
 
 
+def test_eps_no_llega_al_decodificador_de_pillow(tmp_path, monkeypatch):
+    """Un EPS (que Pillow abriría con Ghostscript) se rechaza por su formato: solo se prueban los anunciados."""
+    from PIL import EpsImagePlugin
+
+    abiertos = []
+    monkeypatch.setattr(EpsImagePlugin.EpsImageFile, "_open", lambda self: abiertos.append(self))
+    eps = tmp_path / "dibujo.eps"
+    eps.write_bytes(b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\nshowpage\n%%EOF\n")
+    with pytest.raises(ValueError, match="no es una imagen que se pueda leer"):
+        abrir_imagen(str(eps))
+    assert abiertos == []
+
+
+def _como_subida(ruta: Path) -> str:
+    """Una copia de `ruta` en la carpeta de subidas de Gradio, como la deja /gradio_api/upload."""
+    from gradio.utils import get_upload_folder
+
+    destino = Path(get_upload_folder()) / "prueba-imagenes" / ruta.name
+    destino.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ruta, destino)
+    return str(destino)
+
+
 def test_subida_entrega_la_ruta_sin_abrirla(carpeta):
-    ruta = str(carpeta / "texto.png")
+    ruta = _como_subida(carpeta / "texto.png")
     assert Subida(type="filepath").preprocess(ImageData(path=ruta)) == ruta
     assert Subida(type="filepath").preprocess(None) is None
 
 
 def test_dibujo_entrega_rutas_sin_abrirlas(carpeta):
-    ruta = str(carpeta / "bomba.png")
+    ruta = _como_subida(carpeta / "bomba.png")
     valor = Dibujo().preprocess(Dibujo.data_model(composite=FileData(path=ruta), layers=[FileData(path=ruta)]))
     assert valor == {"background": None, "layers": [ruta], "composite": ruta}
+
+
+def test_los_componentes_no_entregan_un_archivo_que_nadie_subio(carpeta):
+    """Aunque Gradio lo dejara pasar: una ruta del servidor no llega a la pestaña."""
+    import gradio as gr
+
+    for ruta in (str(carpeta / "texto.png"), "/etc/hostname", "/dev/zero"):
+        with pytest.raises(gr.Error, match="no se subió"):
+            Subida(type="filepath").preprocess(ImageData(path=ruta))
+        with pytest.raises(gr.Error, match="no se subió"):
+            Dibujo().preprocess(Dibujo.data_model(composite=FileData(path=ruta)))
 
 
 # --- por el API -----------------------------------------------------------------------------------

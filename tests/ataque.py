@@ -1,0 +1,89 @@
+"""Llamadas crudas, como las haría un atacante (o la página): sin gradio_client, que completa y valida.
+
+`llamar` une un evento a la cola por `fn_index` (también los privados) y lee el resultado por
+`/gradio_api/queue/data`; `Sondeo` mide, mientras dura un ataque, cuánto tarda `/config`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+
+import httpx
+
+ARCHIVO = {"_type": "gradio.FileData"}
+
+
+def file_data(ruta: str) -> dict:
+    return {"path": ruta, "meta": dict(ARCHIVO)}
+
+
+def unir(base: str, fn_index: int, datos: list, sesion: str | None = None, timeout: float = 10) -> httpx.Response:
+    """POST …/queue/join: la respuesta tal cual (200 con event_id, o la negativa)."""
+    cuerpo = {"data": datos, "fn_index": fn_index, "session_hash": sesion or uuid.uuid4().hex, "trigger_id": None}
+    return httpx.post(f"{base}gradio_api/queue/join", json=cuerpo, timeout=timeout)
+
+
+def llamar(base: str, fn_index: int, datos: list, sesion: str | None = None, timeout: float = 20) -> dict:
+    """Une el evento y espera su final. {"estado": código, "detalle": …} si la cola lo rechazó;
+    si no, el mensaje `process_completed` ({"success": …, "output": {"error": …} o {"data": …}})."""
+    sesion = sesion or uuid.uuid4().hex
+    r = unir(base, fn_index, datos, sesion, timeout)
+    if r.status_code != 200:
+        return {"estado": r.status_code, "detalle": r.json().get("detail")}
+    evento = r.json()["event_id"]
+    limite = time.monotonic() + timeout
+    with httpx.stream("GET", f"{base}gradio_api/queue/data", params={"session_hash": sesion}, timeout=timeout) as s:
+        for linea in s.iter_lines():
+            if time.monotonic() > limite:
+                break
+            if not linea.startswith("data:"):
+                continue
+            mensaje = json.loads(linea[5:])
+            if mensaje.get("event_id") == evento and mensaje.get("msg") == "process_completed":
+                return mensaje
+    raise TimeoutError(f"sin respuesta de fn_index={fn_index} en {timeout} s")
+
+
+def error_de(respuesta: dict) -> str:
+    """El texto del error de una llamada (de la cola o del evento); '' si salió bien."""
+    if "estado" in respuesta:
+        return str(respuesta["detalle"])
+    if respuesta.get("success"):
+        return ""
+    return str((respuesta.get("output") or {}).get("error"))
+
+
+class Sondeo:
+    """Pide `/config` cada `cada_s` en un hilo mientras dura el bloque; `peor_s` es la respuesta más lenta."""
+
+    def __init__(self, base: str, cada_s: float = 0.1):
+        self.base, self.cada_s = base, cada_s
+        self.tiempos: list[float] = []
+        self._fin = threading.Event()
+
+    def __enter__(self):
+        self._hilo = threading.Thread(target=self._sondear, daemon=True)
+        self._hilo.start()
+        return self
+
+    def _sondear(self):
+        with httpx.Client(timeout=30) as c:
+            while not self._fin.is_set():
+                inicio = time.monotonic()
+                try:
+                    c.get(f"{self.base}config").raise_for_status()
+                    self.tiempos.append(time.monotonic() - inicio)
+                except httpx.HTTPError:
+                    self.tiempos.append(float("inf"))
+                self._fin.wait(self.cada_s)
+
+    def __exit__(self, *exc):
+        self._fin.set()
+        self._hilo.join(timeout=35)
+
+    @property
+    def peor_s(self) -> float:
+        return max(self.tiempos, default=float("inf"))
