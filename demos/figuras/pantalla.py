@@ -471,8 +471,8 @@ def _imagen(f: Imagen, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -
     oculto = {"visible": False, "showgrid": False, "zeroline": False}
     lienzo.ejes[kx] = oculto | {"domain": dom_x, "range": [-0.5, ancho - 0.5], "constrain": "domain"}
     lienzo.ejes[ky] = oculto | {"domain": dom_y, "range": [alto - 0.5, -0.5]}
-    if not f.estirar:  # píxeles cuadrados
-        lienzo.ejes[ky] |= {"scaleanchor": xa, "constrain": "domain"}
+    # Píxeles cuadrados, salvo `estirar`: entonces hay que decirlo (una traza de imagen los cuadra sola).
+    lienzo.ejes[ky] |= {"scaleanchor": False} if f.estirar else {"scaleanchor": xa, "constrain": "domain"}
 
 
 def _segmento(xa, ya, x0, y0, x1, y1, color, ancho) -> dict:
