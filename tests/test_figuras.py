@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import replace
 
@@ -337,3 +338,12 @@ def test_la_pista_de_una_curva_dice_lo_que_mide():
     assert por_omision == "ingenua<br>x = %{x}<br>y = %{y:.3g}<extra></extra>"
     propia = Curvas((curva,), formato=".2f", pista="{n}, L = {x}: {y} ms")
     assert a_plotly(propia)["data"][0]["hovertemplate"] == "ingenua, L = %{x}: %{y:.2f} ms<extra></extra>"
+
+
+def test_un_titulo_de_panel_de_dos_lineas_no_se_corta_arriba():
+    """«Tiempo (mediana)\\npendiente: …» sobre el panel: el margen de arriba crece una línea."""
+    curva = Curvas((Curva("a", np.array([1.0, 2.0]), np.array([1.0, 4.0])),), titulo="Tiempo")
+    una = a_plotly(Paneles((curva, curva)))["layout"]["margin"]["t"]
+    dos = a_plotly(Paneles((dataclasses.replace(curva, titulo="Tiempo\npendiente: a 2.0"), curva)))
+    assert dos["layout"]["margin"]["t"] == una + 22
+    assert "Tiempo<br>pendiente: a 2.0" in [n["text"] for n in dos["layout"]["annotations"]]

@@ -643,6 +643,13 @@ def _dominios(p: Paneles, hueco_x: float, hueco_y: float) -> list[tuple[list[flo
     return dominios
 
 
+def _lineas_de_mas_arriba(figura) -> int:
+    """Cuántas líneas de más tiene el título más alto de los paneles de arriba (van sobre su panel)."""
+    if not isinstance(figura, Paneles):
+        return 0
+    return max(getattr(f, "titulo", "").count("\n") for f in figura.paneles[: figura.columnas])
+
+
 def a_plotly(figura) -> dict:
     """La descripción `figura` -> {"data", "layout", "config"} de Plotly."""
     lienzo = _Lienzo()
@@ -690,7 +697,7 @@ def a_plotly(figura) -> dict:
         "margin": {
             "l": 70,
             "r": 40,
-            "t": 70 + 22 * titulo.count("\n") if titulo else 40,
+            "t": (70 + 22 * titulo.count("\n") if titulo else 40) + 22 * _lineas_de_mas_arriba(figura),
             "b": 100 if lienzo.leyenda else 70,
         },
         "separators": ".\u202f",
