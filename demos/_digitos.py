@@ -60,7 +60,10 @@ def imagen_digito(digito, titulo: str = "", mapa=None, *, opacidad: float = 0.6,
 
 
 def barras_probabilidades(p: np.ndarray, verdadera: int | None = None, titulo: str = "Predicción") -> Barras:
-    """Barras de probabilidad por clase (0–9): la predicha en C0 con su porcentaje, las demás en C0 claro."""
+    """Barras de probabilidad por clase (0–9): la predicha en C0 con su porcentaje, las demás en C0 claro.
+
+    El título repite la predicha y su probabilidad: sobre una barra angosta, Plotly achica el rótulo.
+    """
     prediccion = int(np.argmax(p))
     clases = range(len(p))
     return Barras(
@@ -73,7 +76,7 @@ def barras_probabilidades(p: np.ndarray, verdadera: int | None = None, titulo: s
                 numeros=tuple(f"{p[k]:.0%}" if k == prediccion else "" for k in clases),
             ),
         ),
-        titulo=titulo,
+        titulo=f"{titulo}: {prediccion} ({p[prediccion]:.0%})",
         eje_x="Dígito" + ("" if verdadera is None else f" (el verdadero: {verdadera})"),
         eje_y="Probabilidad",
         rango=(0, 1.12),

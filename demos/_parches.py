@@ -191,4 +191,5 @@ def figura_parche(imagen: torch.Tensor, P: int, k: int, columnas: int) -> Panele
                 pista=f"{nombre}: {{v}}",
             )
         )
-    return Paneles(tuple(paneles), columnas=2, titulo=f"El parche {k} (fila {f}, columna {c}) y sus tres canales")
+    titulo = f"El parche {k} (fila {f}, columna {c}) y sus tres canales"
+    return Paneles(tuple(paneles), columnas=2, titulo=titulo, alto_fila=200)

@@ -90,7 +90,7 @@ def _figura_prediccion(digito: np.ndarray, mapa: np.ndarray, p: np.ndarray, verd
             barras_probabilidades(p, verdadera),
         ),
         columnas=3,
-        anchos=(1, 1, 1.5),
+        anchos=(1, 1, 2),  # barras anchas: el «100%» de la predicha cabe sobre la suya
         alto_fila=300,
     )
 

@@ -86,7 +86,8 @@ def _figura_mapas(digito: np.ndarray, mapa: np.ndarray, opacidad: float, espacia
             imagen_digito(digito, "m sobre la entrada", mapa, opacidad=opacidad, pista="m = {v}"),
         ),
         columnas=3,
-        alto_fila=300,
+        anchos=(1, 1.5, 1),  # el mapa lleva un número en cada casilla: más ancho
+        alto_fila=340,
     )
 
 

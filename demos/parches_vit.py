@@ -96,6 +96,8 @@ def construir() -> Vista:
         entradas=entradas,
         salidas=salidas,
         url={"imagen": imagen_, "P": P, "parche": parche},
+        # Otro P cambia los datos de la rejilla (la capa de números); otro parche solo mueve el recuadro.
+        ejemplo={"P": "8"},
         disparadores=[imagen_.input, P.input, parche.input],
     )
 

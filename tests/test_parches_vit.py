@@ -249,7 +249,10 @@ def test_las_figuras_del_vit_son_su_rollout_y_sus_pesos():
     assert isinstance(barras, Barras) and np.allclose(barras.series[0].valores, p)
     clase = int(p.argmax())
     assert barras.series[0].colores[clase] == C0 and barras.textos(barras.series[0])[clase] == f"{p[clase]:.0%}"
-    assert barras.eje_x == f"Dígito (el verdadero: {verdadera})"
+    assert (
+        barras.eje_x == f"Dígito (el verdadero: {verdadera})"
+        and barras.titulo == f"Predicción: {clase} ({p[clase]:.0%})"
+    )
     bloques, cabezas_ = len(pesos), pesos[0].shape[0]
     assert (len(cabezas.paneles), cabezas.columnas) == (bloques * cabezas_, cabezas_)
     for b in range(bloques):
