@@ -347,3 +347,22 @@ def test_un_titulo_de_panel_de_dos_lineas_no_se_corta_arriba():
     dos = a_plotly(Paneles((dataclasses.replace(curva, titulo="Tiempo\npendiente: a 2.0"), curva)))
     assert dos["layout"]["margin"]["t"] == una + 22
     assert "Tiempo<br>pendiente: a 2.0" in [n["text"] for n in dos["layout"]["annotations"]]
+
+
+def test_imagen_chica_de_pocos_colores_va_en_png_con_paleta_y_los_mismos_pixeles():
+    """Un mapa pintado (32 × 32, blanco→azul en 256 tonos): un byte por píxel en lugar de tres."""
+    import base64
+    import io
+
+    from PIL import Image as PILImage
+
+    rng = np.random.default_rng(0)
+    t = rng.integers(0, 256, (32, 32, 1)) / 255
+    rgb = np.round(255 + t * (np.array([31, 119, 180]) - 255)).astype(np.uint8)  # (32, 32, 3)
+    fuente = a_plotly(Imagen(rgb))["data"][0]["source"]
+    png = base64.b64decode(fuente.removeprefix("data:image/png;base64,"))
+    imagen = PILImage.open(io.BytesIO(png))
+    assert imagen.mode == "P" and (np.asarray(imagen.convert("RGB")) == rgb).all()
+    sin_paleta = io.BytesIO()
+    PILImage.fromarray(rgb).save(sin_paleta, format="png")
+    assert len(png) < 0.6 * len(sin_paleta.getvalue())

@@ -386,7 +386,13 @@ def _uri(rgb: np.ndarray) -> str:
 
     buffer = io.BytesIO()
     foto = rgb.shape[0] * rgb.shape[1] > MAX_PIXELES_MAPA
-    PILImage.fromarray(rgb).save(buffer, format="jpeg" if foto else "png", quality=90)
+    imagen = PILImage.fromarray(rgb)
+    if not foto:  # con ≤ 256 colores, PNG con paleta: un byte por píxel, los mismos colores (un tercio del PNG)
+        colores, indices = np.unique(rgb.reshape(-1, 3), axis=0, return_inverse=True)
+        if len(colores) <= 256:
+            imagen = PILImage.fromarray(indices.reshape(rgb.shape[:2]).astype(np.uint8), "P")
+            imagen.putpalette(colores.astype(np.uint8).ravel().tolist())
+    imagen.save(buffer, format="jpeg" if foto else "png", quality=90)
     tipo = "jpeg" if foto else "png"
     return f"data:image/{tipo};base64," + base64.b64encode(buffer.getvalue()).decode()
 
