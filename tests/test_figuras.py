@@ -366,3 +366,12 @@ def test_imagen_chica_de_pocos_colores_va_en_png_con_paleta_y_los_mismos_pixeles
     sin_paleta = io.BytesIO()
     PILImage.fromarray(rgb).save(sin_paleta, format="png")
     assert len(png) < 0.6 * len(sin_paleta.getvalue())
+
+
+def test_un_mapa_sin_ejes_se_ve_como_una_imagen():
+    """Un valor por píxel de una foto (80 × 54): sin marcas ni números en los ejes, en pantalla y en la descarga."""
+    f = Mapa(np.zeros((54, 80)), numeros=False, ejes=False)
+    layout = a_plotly(f)["layout"]
+    assert layout["xaxis"]["visible"] is False and layout["yaxis"]["visible"] is False
+    assert not a_matplotlib(f).axes[0].axison
+    assert a_plotly(Mapa(np.eye(2)))["layout"]["xaxis"].get("visible", True)

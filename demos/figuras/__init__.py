@@ -87,6 +87,7 @@ class Mapa:
     nombres_x: tuple[str, ...] | None = None
     nombres_y: tuple[str, ...] | None = None
     umbral: float | None = None
+    ejes: bool = True  # False: sin ejes ni marcas, como una imagen (un mapa con un valor por píxel de una foto)
 
     def __post_init__(self):
         m = _arreglo(self.matriz, "Mapa", (2,))

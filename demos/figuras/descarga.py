@@ -96,6 +96,8 @@ def _mapa(f: Mapa, fig: Figure, eje, con_barra: bool) -> None:
         lado.set_visible(False)
     eje.set_xlabel(f.eje_x)
     eje.set_ylabel(f.eje_y)
+    if not f.ejes:
+        eje.axis("off")
     if f.cuadrado:
         eje.set_aspect("equal")
     if con_barra and f.barra:

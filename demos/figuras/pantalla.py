@@ -233,6 +233,8 @@ def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> No
             eje["type"] = "category"
             if "tickvals" in eje:
                 eje["tickvals"] = [nombres[i] for i in eje["tickvals"]]
+    if not f.ejes:
+        lienzo.ejes[kx]["visible"] = lienzo.ejes[ky]["visible"] = False
     if f.cuadrado:
         lienzo.ejes[ky] |= {"scaleanchor": xa, "constrain": "domain"}
         lienzo.ejes[kx]["constrain"] = "domain"
