@@ -15,11 +15,10 @@ from functools import partial
 import numpy as np
 import torch
 import torch.nn.functional as F
-from matplotlib.ticker import NullLocator
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from demos import _graficos as G
 from demos._gpu import gpu
+from demos.figuras import C0, C1, GRIS, Curva, Curvas, Paneles
 from modelos import atencion, dispositivo
 
 TIPOS = {"float32": (torch.float32, 4), "bfloat16": (torch.bfloat16, 2)}  # nombre -> (dtype, bytes)
@@ -143,29 +142,40 @@ def _pendiente(largos: list[int], valores: list) -> float:
     return float(np.polyfit(np.log(largos[-3:]), np.log(np.asarray(valores[-3:], dtype=float)), 1)[0])
 
 
-def _figura_medida(largos: list[int], res: dict, tipo: str, disp: torch.device):
-    fig, ejes = G.figura(8.8, 3.8, 1, 2)
-    for eje, clave, escala, unidad in zip(ejes, ("tiempo", "memoria"), (1e3, 1e-6), ("ms", "MB"), strict=True):
-        for metodo, color in zip(METODOS, (G.C1, G.C0), strict=True):
-            if None in res[metodo][clave]:
-                continue
-            p = _pendiente(largos, res[metodo][clave])
-            etiqueta = metodo + (f" (pendiente {p:.1f})" if math.isfinite(p) else "")
-            eje.loglog(largos, np.asarray(res[metodo][clave]) * escala, "o-", color=color, label=etiqueta)
-        if not eje.lines:
-            G.sin_datos(eje, f"En {disp.type} no se mide la memoria")
+def _panel_medido(largos: list[int], res: dict, clave: str, tipo: str, disp: torch.device) -> Curvas:
+    """Un panel log-log: tiempo (ms) o memoria (MB) de cada método; las pendientes van en el título."""
+    escala, unidad = {"tiempo": (1e3, "ms"), "memoria": (1e-6, "MB")}[clave]
+    curvas, pendientes = [], []
+    for metodo, color in zip(METODOS, (C1, C0), strict=True):
+        if None in res[metodo][clave]:
             continue
-        if clave == "memoria":
-            una = np.asarray(largos, dtype=float) ** 2 * TIPOS[tipo][1] * escala
-            eje.loglog(largos, una, ":", color="0.5", label=f"una matriz L × L ({TIPOS[tipo][1]} bytes)")
-        eje.set_xticks(largos, [str(L) for L in largos])
-        eje.xaxis.set_minor_locator(NullLocator())
-        eje.set_xlabel("Largo L (palabras, escala log)")
-        eje.set_ylabel(f"{clave.capitalize()} ({unidad}, escala log)")
-        eje.legend(fontsize=9, frameon=False, loc="best")
-    ejes[0].set_title(f"Tiempo (mediana), {tipo}")
-    ejes[1].set_title("Memoria pico")
-    return fig
+        curvas.append(Curva(metodo, largos, np.asarray(res[metodo][clave], dtype=float) * escala, color=color))
+        p = _pendiente(largos, res[metodo][clave])
+        if math.isfinite(p):
+            pendientes.append(f"{metodo} {p:.1f}")
+    if curvas and clave == "memoria":
+        b = TIPOS[tipo][1]
+        una = np.asarray(largos, dtype=float) ** 2 * b * escala
+        curvas.append(Curva(f"una matriz L × L ({b} bytes)", largos, una, color=GRIS, estilo="punteada"))
+    titulo = f"Tiempo (mediana), {tipo}" if clave == "tiempo" else f"Memoria pico, {tipo}"
+    return Curvas(
+        tuple(curvas),
+        titulo=titulo + (f"\npendiente: {', '.join(pendientes)}" if pendientes else ""),
+        eje_x="Largo L (palabras, escala log)",
+        eje_y=f"{clave.capitalize()} ({unidad}, escala log)",
+        log_x=True,
+        log_y=True,
+        marcas_x=tuple(largos),
+        formato=",.3~r",
+        pista=f"{{n}}, L = {{x}}: {{y}} {unidad}",
+        mensaje="" if curvas else f"En {disp.type} no se mide la memoria",
+    )
+
+
+def _figura_medida(largos: list[int], res: dict, tipo: str, disp: torch.device) -> Paneles:
+    """Tiempo y memoria de la atención ingenua y de SDPA, lado a lado, en log-log."""
+    paneles = tuple(_panel_medido(largos, res, clave, tipo, disp) for clave in ("tiempo", "memoria"))
+    return Paneles(paneles, columnas=2, alto_fila=380)
 
 
 def _medir_todo(largos: list[int], dtype: torch.dtype, disp: torch.device) -> tuple[dict, dict]:

@@ -7,10 +7,10 @@ import math
 import gradio as gr
 import numpy as np
 
-from demos import _graficos as G
 from demos._memoria_medida import TIPOS, _mb, _tipo, largos_permitidos, medir
-from demos._ui import Deslizador, Desplegable, Opcion, Vista, envolver, explicacion, imagen
+from demos._ui import Deslizador, Desplegable, Opcion, Vista, envolver, explicacion, grafico
 from demos._validar import entero as _entero
+from demos.figuras import C0, C1, GRIS, Curva, Curvas, Nota, Referencia, numero
 from modelos.hub import dispositivo_pesado
 
 LARGOS_TABLA = (100, 1_000, 10_000, 100_000)
@@ -42,26 +42,30 @@ def tabla_memoria(tipo: str = "float32", factor: int = 1) -> list[list[str]]:
     return [[f"{L:,}", f"{L * L:,}", _mb(L * L * b), _mb(L * L * b * factor)] for L in LARGOS_TABLA]
 
 
-def _figura_teorica(tipo: str, factor: int):
+def _figura_teorica(tipo: str, factor: int) -> Curvas:
+    """Memoria de los pesos contra el largo, en log-log: una recta de pendiente 2, con la tabla y dos GPU."""
     b = TIPOS[tipo][1]
-    L = np.logspace(1, 6, 200)
-    fig, eje = G.figura(6.4, 4.0)
-    eje.loglog(L, L**2 * b / 1e6, color=G.C0, label="por cabeza")
+    L = np.round(np.logspace(1, 6, 51))  # de 10 a 10⁶ palabras, 10 puntos por década
+    curvas = [Curva("por cabeza", L, L**2 * b / 1e6, color=C0, estilo="lineas")]
     if factor > 1:
-        eje.loglog(L, L**2 * b * factor / 1e6, color=G.C1, label=f"total (× {factor:,})")
-    for Lt in LARGOS_TABLA:
-        mb = Lt**2 * b / 1e6
-        eje.plot(Lt, mb, "o", color=G.C0)
-        eje.annotate(f"{mb:,.2f} MB", (Lt, mb), (8, -4), textcoords="offset points", ha="left", va="top", fontsize=10)
-    for gb in GPUS_GB:
-        eje.axhline(gb * 1e3, color="0.55", linestyle="--", linewidth=1)
-        eje.text(12, gb * 1e3, f"GPU de {gb} GB", va="bottom", fontsize=10, color="0.4")
-    eje.set_xlim(10, 1e6)
-    eje.set_xlabel("Largo de la frase L (palabras, escala log)")
-    eje.set_ylabel("Memoria de los pesos (MB, escala log)")
-    eje.set_title(f"Pesos de atención en {tipo}: pendiente 2 en log-log")
-    eje.legend(loc="lower right", fontsize=10, frameon=False)
-    return fig
+        curvas.append(
+            Curva(f"total (× {numero(factor, ',.0f')})", L, L**2 * b * factor / 1e6, color=C1, estilo="lineas")
+        )
+    tabla = [Nota(Lt, Lt**2 * b / 1e6, f"{numero(Lt**2 * b / 1e6, ',.2f')} MB", color=C0) for Lt in LARGOS_TABLA]
+    gpus = [Nota(12, gb * 1e3 * 1.8, f"GPU de {gb} GB", marca=False, color=GRIS) for gb in GPUS_GB]  # sobre su línea
+    return Curvas(
+        tuple(curvas),
+        titulo=f"Pesos de atención en {tipo}: pendiente 2 en log-log",
+        eje_x="Largo de la frase L (palabras, escala log)",
+        eje_y="Memoria de los pesos (MB, escala log)",
+        log_x=True,
+        log_y=True,
+        marcas_x=(10, 100, 1_000, 10_000, 100_000, 1_000_000),
+        horizontales=tuple(Referencia(gb * 1e3, f"GPU de {gb} GB") for gb in GPUS_GB),
+        notas=(*tabla, *gpus),
+        formato=",.3~r",  # 3 cifras sin notación científica: 4 000 000 MB, 0.0004 MB
+        pista="{n}: L = {x} palabras, {y} MB",
+    )
 
 
 def calcular(tipo: str = "float32", cabezas: float = 1, capas: float = 1, lote: float = 1):
@@ -92,7 +96,7 @@ def construir() -> Vista:
         capas = Deslizador(1, CAPAS_MAX, value=1, step=1, label="Capas")
         lote = Deslizador(1, LOTE_MAX, value=1, step=1, label="Lote (frases a la vez)")
     with gr.Row():
-        figura = imagen("Memoria de los pesos según el largo", scale=3)
+        figura = grafico("Memoria de los pesos según el largo", scale=3)
         with gr.Column(scale=2):
             tabla = gr.Dataframe(
                 headers=["Largo L", "Pesos (L²)", "Por cabeza", "Total"],
@@ -105,7 +109,7 @@ def construir() -> Vista:
     with gr.Row():
         largo_max = Desplegable(permitidos, value=min(2048, permitidos[-1]), label="Largo máximo (palabras)")
         boton = gr.Button("Medir en este dispositivo", variant="primary")
-    figura_medida = imagen("Tiempo y memoria medidos")
+    figura_medida = grafico("Tiempo y memoria medidos")
     with gr.Row():
         tabla_medida = gr.Dataframe(
             headers=["Largo", "Ingenua (ms)", "SDPA (ms)", "Ingenua (MB)", "SDPA (MB)", "Backend de SDPA"],

@@ -1,7 +1,10 @@
 """La pestaña «Memoria O(n²)»: la tabla de la lección y la medición en vivo."""
 
 import pytest
+import torch
 
+from demos._memoria_medida import _figura_medida
+from demos.figuras.pantalla import a_json
 from demos.memoria import calcular, medir, tabla_memoria
 from tests.conftest import espera_error
 
@@ -20,7 +23,19 @@ def test_vista_inicial_es_la_tabla_de_la_leccion():
     assert [f[2] for f in tabla] == MB_LECCION
     assert [f[3] for f in tabla] == MB_LECCION  # una frase, una capa, una cabeza
     assert "40.0 GB" in texto
-    assert figura.axes[0].get_xscale() == figura.axes[0].get_yscale() == "log"
+    assert figura.log_x and figura.log_y
+    (por_cabeza,) = figura.curvas  # un factor de 1: sin curva del total
+    assert por_cabeza.y == pytest.approx(por_cabeza.x**2 * 4 / 1e6)  # L² · 4 bytes, en MB
+    assert [n.texto for n in figura.notas if n.marca] == [m.replace(",", "\u202f") for m in MB_LECCION]
+    assert [(r.valor, r.texto) for r in figura.horizontales] == [(16_000, "GPU de 16 GB"), (80_000, "GPU de 80 GB")]
+    assert len(a_json(figura)) < 10_000
+
+
+def test_con_varias_cabezas_la_figura_suma_la_curva_del_total():
+    figura, tabla, _ = calcular("bfloat16", cabezas=12, capas=6, lote=8)
+    por_cabeza, total = figura.curvas
+    assert total.nombre == "total (× 576)" and total.y == pytest.approx(por_cabeza.y * 576)
+    assert "bfloat16" in figura.titulo
 
 
 def test_bfloat16_ocupa_la_mitad_y_la_tabla_multiplica():
@@ -63,7 +78,15 @@ def test_medicion_en_vivo_con_largos_pequenos():
         assert sdpa < ingenua or L == 64
         assert "flash" in fila[5] or "math" in fila[5]
     assert "pendiente" in texto and "perfilador" in texto
-    assert len(figura.axes) == 2
+    tiempo, memoria = figura.paneles
+    assert tiempo.log_x and tiempo.log_y and memoria.log_x and memoria.log_y
+    ingenua, sdpa, una_matriz = memoria.curvas  # en la CPU se mide la memoria: las dos, y L² · 4 bytes de guía
+    assert list(ingenua.x) == [64, 128, 256] and tiempo.marcas_x == (64, 128, 256)
+    assert [f"{v:,.2f}" for v in ingenua.y] == [f[3] for f in tabla]  # los MB de la tabla
+    assert [f"{v:,.2f}" for v in sdpa.y] == [f[4] for f in tabla]
+    assert [f"{v:.2f}" for v in tiempo.curvas[0].y] == [f[1] for f in tabla]  # los ms de la tabla
+    assert una_matriz.y == pytest.approx([L * L * 4 / 1e6 for L in (64, 128, 256)])
+    assert "pendiente: ingenua" in memoria.titulo
 
 
 @pytest.mark.parametrize(
@@ -100,3 +123,12 @@ def test_api_de_la_medicion(cliente):
     figura, tabla, texto = cliente.predict(largo_maximo=256, tipo="bfloat16", api_name="/memoria_medir")
     assert figura and len(tabla["data"]) == 3
     assert "bfloat16" in texto
+
+
+def test_donde_no_se_mide_la_memoria_el_panel_lo_dice():
+    """En MPS (u otro dispositivo) no hay contador de memoria: el panel avisa en lugar de quedar vacío."""
+    res = {m: {"tiempo": [1e-3, 4e-3], "memoria": [None, None]} for m in ("ingenua", "SDPA")}
+    tiempo, memoria = _figura_medida([64, 128], res, "float32", torch.device("mps")).paneles
+    assert [c.nombre for c in tiempo.curvas] == ["ingenua", "SDPA"] and tiempo.curvas[0].y == pytest.approx([1, 4])
+    assert memoria.curvas == () and memoria.mensaje == "En mps no se mide la memoria"
+    assert "En mps no se mide la memoria" in a_json(memoria)
