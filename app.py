@@ -322,7 +322,7 @@ def limitar_arenas_malloc(arenas: int = 2) -> bool:
 
 limitar_arenas_malloc()
 configurar_hilos()
-demo = construir_suite()
+demo = configurar_cola(construir_suite())  # también para `gradio app.py`, que lanza este `demo`
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import gradio as gr
+import httpx
 import pytest
 
 from demos import PESTANAS
@@ -115,7 +116,7 @@ def test_exclusivo_no_deja_dos_llamadas_a_la_vez_en_el_proceso():
 
 
 def test_cola_llena_contesta_en_vez_de_colgarse():
-    """Con `max_size` lleno, Gradio responde «cola llena» al instante."""
+    """Con `max_size` lleno, la app responde al instante: 429 y «La cola está llena…» (no el 503 en inglés)."""
     from gradio_client import Client
 
     import app
@@ -135,7 +136,12 @@ def test_cola_llena_contesta_en_vez_de_colgarse():
             llenas = [t for t in trabajos if t.done() and t.exception(timeout=0) is not None]
             time.sleep(0.05)
         assert len(llenas) == 3, "la cola llena no respondió a tiempo"
-        assert all("queue is full" in repr(t.exception(timeout=0)).lower() for t in llenas)
+        assert all("429" in repr(t.exception(timeout=0)) for t in llenas)
+        join = httpx.post(
+            f"http://127.0.0.1:{puerto}/gradio_api/queue/join",
+            json={"data": [1], "fn_index": 0, "session_hash": "otra"},
+        )
+        assert join.status_code == 429 and join.json()["detail"].startswith("La cola está llena")
         liberar.set()
         servidas = [t.result(timeout=20) for t in trabajos if t not in llenas]
         assert servidas == [1, 1, 1]
