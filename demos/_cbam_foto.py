@@ -33,7 +33,7 @@ PESOS_APRENDIDOS = "pesos aprendidos de cbam-digitos"
 PESOS = (PESOS_FIJOS, PESOS_APRENDIDOS)
 KERNEL, SIGMA = 7, 1.5
 LADO = 160  # la escala de la lección ([::4, ::4]): así un kernel de 7 × 7 píxeles se nota
-REDUCCION = 2  # los mapas de la foto van a la pantalla promediados de a 2 × 2 píxeles (80 × 54 en vez de 160 × 107)
+MAX_CASILLAS_MAPA = 2500  # cada mapa de la foto, promediado de a k × k píxeles hasta no pasar de aquí (≈ 12 kB)
 
 EXPLICACION = r"""
 ### La mecánica en una foto
@@ -105,33 +105,28 @@ def pasos(rgb: np.ndarray, modulo: AtencionEspacial) -> dict[str, np.ndarray]:
     }
 
 
+def reduccion(H: int, W: int) -> int:
+    """De a cuántos píxeles (k × k) se promedia un mapa de H × W para no pasar de MAX_CASILLAS_MAPA casillas."""
+    k = 1
+    while -(-H // k) * -(-W // k) > MAX_CASILLAS_MAPA:
+        k += 1
+    return k
+
+
 def _reducir(mapa: np.ndarray) -> np.ndarray:
-    """(H, W) -> promedio de bloques de REDUCCION × REDUCCION, con 2 decimales (así la respuesta pesa poco)."""
+    """(H, W) -> promedio de bloques de k × k (`reduccion`), con 2 decimales: así la respuesta pesa poco."""
     H, W = mapa.shape
-    k = REDUCCION
+    k = reduccion(H, W)
     relleno = np.pad(mapa, ((0, -H % k), (0, -W % k)), mode="edge")  # (H', W'), múltiplos de k
     return relleno.reshape(relleno.shape[0] // k, k, relleno.shape[1] // k, k).mean(axis=(1, 3)).round(2)
 
 
 def _mapa(mapa: np.ndarray, titulo: str, pista: str, tope: float | None = None) -> Mapa:
     """Un paso de la rama espacial: divergente alrededor de 0 (±`tope`) o, sin `tope`, de 0 a 1 (la sigmoide)."""
-    reducido = _reducir(mapa)
-    filas, columnas = reducido.shape
-    sin_marcas = {"x": ("",) * columnas, "y": ("",) * filas}  # un píxel no necesita número en el eje
+    comunes = {"titulo": titulo, "pista": pista, "cuadrado": True, "numeros": False, "ejes": False}
     if tope is None:
-        return Mapa(reducido, titulo=titulo, barra="m", pista=pista, cuadrado=True, numeros=False, **sin_marcas)
-    return Mapa(
-        reducido,
-        titulo=titulo,
-        vmin=-tope,
-        vmax=tope,
-        colores="divergente",
-        barra="valor",
-        pista=pista,
-        cuadrado=True,
-        numeros=False,
-        **sin_marcas,
-    )
+        return Mapa(_reducir(mapa), barra="m", **comunes)
+    return Mapa(_reducir(mapa), vmin=-tope, vmax=tope, colores="divergente", barra="valor", **comunes)
 
 
 def _tope(*mapas: np.ndarray) -> float:
@@ -141,6 +136,7 @@ def _tope(*mapas: np.ndarray) -> float:
 def _figura_pasos(rgb: np.ndarray, p: dict, etiqueta: str) -> Paneles:
     a_uint8 = lambda x: (np.clip(x, 0, 1) * 255).round().astype(np.uint8)  # noqa: E731
     tope = _tope(p["media"], p["maximo"])  # media y máximo en la misma escala: se comparan
+    k = reduccion(*rgb.shape[:2])
     paneles = (
         Imagen(a_uint8(rgb), titulo="Foto (entrada)"),
         _mapa(p["media"], "1. Media sobre los canales", "media de los 3 canales: {v}", tope),
@@ -152,7 +148,7 @@ def _figura_pasos(rgb: np.ndarray, p: dict, etiqueta: str) -> Paneles:
     return Paneles(
         paneles,
         columnas=3,
-        titulo=f"Rama espacial con {etiqueta} (mapas promediados de a {REDUCCION} × {REDUCCION} píxeles)",
+        titulo=f"Rama espacial con {etiqueta} (mapas promediados de a {k} × {k} píxeles)",
         alto_fila=300,
     )
 

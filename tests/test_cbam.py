@@ -14,12 +14,12 @@ import modelos
 from demos._cbam_foto import (
     PESOS_APRENDIDOS,
     PESOS_FIJOS,
-    REDUCCION,
     _kernel_gaussiano,
     calcular_foto,
     foto,
     pasos,
     rama_espacial,
+    reduccion,
 )
 from demos._digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
 from demos.cbam import calcular, mirar
@@ -69,8 +69,8 @@ def test_los_pasos_son_los_de_atencion_espacial():
     assert p["mapa"].shape == (107, 160) and 0 < p["mapa"].min() < p["mapa"].max() < 1
 
 
-def _promedio(mapa: np.ndarray, k: int = REDUCCION) -> np.ndarray:
-    """El mapa promediado de a k × k píxeles (el borde impar, repetido), como va a la pantalla."""
+def _promedio(mapa: np.ndarray, k: int) -> np.ndarray:
+    """El mapa promediado de a k × k píxeles (el borde que sobra, repetido), como va a la pantalla."""
     t = torch.tensor(mapa)[None, None]
     t = F.pad(t, (0, -t.shape[-1] % k, 0, -t.shape[-2] % k), mode="replicate")
     return F.avg_pool2d(t, k)[0, 0].numpy()
@@ -84,13 +84,15 @@ def test_la_figura_de_los_pasos_muestra_cada_paso_con_su_escala():
     foto_, media, maximo, z, m, ponderada = figura.paneles
     assert np.array_equal(foto_.pixeles, (rgb * 255).round().astype(np.uint8))
     assert np.allclose(ponderada.pixeles, p["ponderada"] * 255, atol=0.51)
+    assert reduccion(107, 160) == 3 and reduccion(96, 160) == 3 and reduccion(40, 60) == 1  # ≤ 2500 casillas
     for panel, clave in ((media, "media"), (maximo, "maximo"), (z, "z"), (m, "mapa")):
-        assert isinstance(panel, Mapa) and panel.matriz.shape == (54, 80)
-        assert np.allclose(panel.matriz, _promedio(p[clave]), atol=0.005)
+        assert isinstance(panel, Mapa) and panel.matriz.shape == (36, 54) and not panel.ejes
+        assert np.allclose(panel.matriz, _promedio(p[clave], 3), atol=0.005)
     tope = max(np.abs(p["media"]).max(), np.abs(p["maximo"]).max())
     assert media.rango() == maximo.rango() == pytest.approx((-tope, tope))  # se comparan en la misma escala
     assert z.rango() == pytest.approx((-np.abs(p["z"]).max(), np.abs(p["z"]).max())) and z.colores == "divergente"
     assert m.rango() == (0, 1) and m.colores == "azul"
+    assert figura.titulo.endswith("(mapas promediados de a 3 × 3 píxeles)")
     assert [panel.titulo for panel in figura.paneles] == [
         "Foto (entrada)",
         "1. Media sobre los canales",
