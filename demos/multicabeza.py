@@ -9,9 +9,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from demos import _graficos as G
-from demos._ui import Deslizador, Numero, Vista, explicacion, imagen
+from demos._ui import Deslizador, Numero, Vista, explicacion, grafico
 from demos._validar import entero as _entero
+from demos.figuras import C0, Imagen, Mapa, Paneles
 from modelos import AtencionMulticabeza
 
 D_MAX, CABEZAS_MAX, LARGO_MAX, SEMILLA_MAX = 512, 16, 32, 2**31 - 1
@@ -110,49 +110,51 @@ def comparar(d_modelo: int = 16, cabezas: int = 4, largo: int = 5, semilla: int 
 # --- la vista ---------------------------------------------------------------------------------
 
 
-def _marcas(L: int) -> tuple[list[int], list[str]]:
-    """Posiciones y nombres de las marcas: todas hasta 8 palabras; si no, 4 o 5 repartidas."""
-    paso = 1 if L <= 8 else math.ceil(L / 4)
-    posiciones = list(range(0, L, paso))
-    return posiciones, [str(i + 1) for i in posiciones]
+ANCHO_UTIL = 1050  # px de pantalla para los paneles de una fila (la figura va a lo ancho de la página)
+CASILLAS_MAPA = 2048  # con más casillas en las cabezas, van como imágenes: la respuesta queda en ≲ 40 kB
 
 
-def _figura(pesos: np.ndarray):
-    """Un mapa por cabeza y uno del promedio, en filas de COLUMNAS_FIGURA paneles."""
+def _pixeles(matriz: np.ndarray, vmax: float) -> np.ndarray:
+    """Pesos (L, L) -> imagen RGB (L, L, 3) en blanco→C0, la escala de los mapas, de 0 a `vmax`."""
+    blanco, tinta = np.array([255.0, 255.0, 255.0]), np.array([int(C0[k : k + 2], 16) for k in (1, 3, 5)], float)
+    t = np.round(np.clip(matriz / vmax, 0, 1) * 255)[..., None] / 255  # (L, L, 1), en 256 tonos: PNG con paleta
+    return np.round(blanco + t * (tinta - blanco)).astype(np.uint8)  # (L, L, 3)
+
+
+def _figura(pesos: np.ndarray) -> Paneles:
+    """Un mapa por cabeza y uno del promedio, en filas de COLUMNAS_FIGURA paneles, con una sola barra de color."""
     h, L, _ = pesos.shape
     paneles = h + 1 if h > 1 else 1  # con una cabeza, el promedio es ella misma
-    columnas = min(paneles, COLUMNAS_FIGURA)
-    filas = math.ceil(paneles / columnas)
-    lado = 3.4 if columnas <= 2 else (2.3 if filas <= 2 else 2.0)
-    fig, ejes = G.figura(lado * columnas + 1.3, lado * filas + 0.6, filas, columnas)  # + barra de color
-    ejes = np.asarray(ejes, dtype=object).reshape(filas, columnas)
-    posiciones, nombres = _marcas(L)
-    # Números solo si caben (≈ 0.42 pulgadas por casilla a 10 pt) y, en las cabezas, si son
-    # pocos: cada número escrito cuesta tiempo de dibujo.
-    caben = L * 0.42 <= lado - 0.1
-    numeros_cabezas = caben and h * L * L <= 64
+    columnas = min(paneles, 3 if paneles <= 9 else COLUMNAS_FIGURA)  # hasta 8 cabezas, paneles grandes
+    alto_fila = int(np.clip(ANCHO_UTIL / columnas + 40, 200, 420))  # los mapas son cuadrados
+    lado = min(ANCHO_UTIL * (1 - 0.1 * (columnas - 1)) / columnas, alto_fila - 60)  # px de un mapa, sin los huecos
+    caben = lado / L >= (40 if L <= 6 else 32)  # «0.23» en la letra de las casillas (más grande hasta 6)
     # Una escala común a todos los paneles, de 0 al peso más alto: con una capa sin entrenar
     # los pesos son casi parejos (≈ 1/L) y en una escala de 0 a 1 todo se vería blanco.
     vmax = max(float(pesos.max()), 1e-6)
-    for k, eje in enumerate(ejes.flat):
-        if k >= paneles:
-            eje.axis("off")
-            continue
-        promedio = k == h
+    como_imagen = h > 1 and h * L * L > CASILLAS_MAPA
+    figuras = []
+    for k in range(paneles):
+        promedio = k == h or h == 1
+        titulo = "Promedio de las cabezas" if promedio and h > 1 else f"Cabeza {k + 1}"
         matriz = pesos.mean(axis=0) if promedio else pesos[k]
-        numeros = caben if promedio or h == 1 else numeros_cabezas
-        imagen_ = G.mapa_calor(eje, matriz, numeros=numeros, vmax=vmax, tam_numeros=10)
-        for t in eje.texts:  # dentro de las casillas: no cuentan para el diseño (y dibuja más rápido)
-            t.set_in_layout(False)
-        eje.set_xticks(posiciones, nombres if k + columnas >= paneles else [])
-        eje.set_yticks(posiciones, nombres if k % columnas == 0 else [])
-        titulo = "Promedio" if promedio else f"Cabeza {k + 1}"
-        eje.set_title(titulo, fontsize=11, fontweight="bold" if promedio else "normal")
-        eje.set_aspect("equal")
-    fig.colorbar(imagen_, ax=ejes.ravel().tolist(), shrink=0.8 if filas > 1 else 1.0, pad=0.01, label="Peso")
-    fig.supxlabel("Palabra que se mira (n.º)", fontsize=11)
-    fig.supylabel("Palabra que mira (n.º)", fontsize=11)
-    return fig
+        if como_imagen and not promedio:
+            figuras.append(Imagen(_pixeles(matriz, vmax), titulo=titulo))
+            continue
+        figuras.append(
+            Mapa(
+                matriz,
+                titulo=titulo,
+                eje_x="Posición que se mira" if k + columnas >= paneles else "",
+                eje_y="Posición que mira" if k % columnas == 0 else "",
+                numeros=caben,
+                vmax=vmax,
+                barra="Peso",
+                pista=f"{titulo}: la posición {{y}} mira a la {{x}}: peso {{v}}",
+                cuadrado=True,
+            )
+        )
+    return Paneles(tuple(figuras), columnas=columnas, alto_fila=alto_fila)
 
 
 def _miles(n: int) -> str:
@@ -187,6 +189,11 @@ def calcular(d_modelo: float = 16, cabezas: float = 4, largo: float = 5, semilla
         f"parejos serían 1/{L} = {1 / L:.2f}), así que la escala de color va de 0 al peso más alto. "
         "Al entrenar, cada cabeza aprende a fijarse en algo distinto."
     )
+    if h > 1 and h * L * L > CASILLAS_MAPA:
+        texto += (
+            f"\n\nCon {h} cabezas de {L} × {L} pesos, cada cabeza va como una imagen con la misma escala de color, "
+            "sin su valor al pasar el ratón (serían demasiados números que mandar); el promedio sí lo dice."
+        )
     return _figura(r["pesos"]), comprobacion, tabla, texto
 
 
@@ -197,7 +204,7 @@ def construir() -> Vista:
         cabezas = Deslizador(1, CABEZAS_MAX, value=4, step=1, label="Cabezas")
         largo = Deslizador(2, LARGO_MAX, value=5, step=1, label="Largo de la frase (palabras)")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")
-    figura = imagen("Pesos de cada cabeza y su promedio")
+    figura = grafico("Pesos de cada cabeza y su promedio")
     with gr.Row():
         comprobacion = gr.Dataframe(
             headers=["Comparación con nn.MultiheadAttention", "¿iguales?", "Diferencia máxima"],

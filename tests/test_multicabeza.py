@@ -2,10 +2,13 @@
 
 import threading
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
 
+from demos.figuras import Imagen, Mapa, Paneles
+from demos.figuras.pantalla import a_json, a_plotly
 from demos.multicabeza import calcular, comparar, copia_oficial, crear_capa
 from tests.conftest import espera_error
 
@@ -64,6 +67,46 @@ def test_vista_inicial_d16_4_cabezas_como_la_leccion():
     assert [fila[1] for fila in comprobacion] == ["sí", "sí"]
     assert [fila[2] for fila in tabla] == [816, 272, 1088, 1088]
     assert "16 / 4 = 4 columnas" in texto
+
+
+def test_figura_un_mapa_por_cabeza_y_el_promedio_con_una_sola_escala():
+    figura, *_ = calcular()
+    pesos = comparar(16, 4, 5, 0)["pesos"]  # (cabezas, L, L)
+    assert isinstance(figura, Paneles) and figura.columnas == 3
+    assert [p.titulo for p in figura.paneles] == [*(f"Cabeza {k}" for k in range(1, 5)), "Promedio de las cabezas"]
+    for k, mapa in enumerate(figura.paneles[:4]):
+        np.testing.assert_array_equal(mapa.matriz, pesos[k])
+    np.testing.assert_allclose(figura.paneles[4].matriz, pesos.mean(axis=0))
+    np.testing.assert_allclose(figura.paneles[4].matriz.sum(axis=1), 1.0, atol=1e-6)
+    # La escala va de 0 al peso más alto de todas las cabezas, igual en los cinco, con una sola barra.
+    assert {(p.vmin, p.vmax) for p in figura.paneles} == {(0.0, float(pesos.max()))}
+    barras = [t.get("showscale") for t in a_plotly(figura)["data"]]
+    assert barras == [False, False, False, False, True]
+    assert figura.paneles[0].textos()[0][4] == f"{pesos[0, 0, 4]:.2f}"  # con 5 palabras caben los números
+    assert figura.paneles[4].pista == "Promedio de las cabezas: la posición {y} mira a la {x}: peso {v}"
+
+
+def test_una_cabeza_es_su_propio_promedio():
+    figura, *_ = calcular(16, 1, 5, 1)
+    (mapa,) = figura.paneles
+    assert mapa.titulo == "Cabeza 1" and mapa.barra == "Peso"
+    np.testing.assert_array_equal(mapa.matriz, comparar(16, 1, 5, 1)["pesos"][0])
+
+
+def test_16_cabezas_de_32_palabras_van_como_imagenes_y_la_respuesta_es_chica():
+    figura, _, _, texto = calcular(512, 16, 32, 5)
+    pesos = comparar(512, 16, 32, 5)["pesos"]
+    *cabezas, promedio = figura.paneles
+    assert len(cabezas) == 16 and all(isinstance(c, Imagen) for c in cabezas) and isinstance(promedio, Mapa)
+    assert figura.columnas == 5 and cabezas[0].pixeles.shape == (32, 32, 3)
+    # Los píxeles llevan la escala del promedio: blanco en 0 y el azul C0 en el peso más alto.
+    k = int(pesos.reshape(16, -1).max(axis=1).argmax())  # la cabeza con el peso más alto
+    i, j = np.unravel_index(pesos[k].argmax(), (32, 32))
+    assert cabezas[k].pixeles[i, j].tolist() == [0x1F, 0x77, 0xB4]
+    rojo = cabezas[0].pixeles[..., 0].ravel().astype(int)  # de 255 (peso 0) a 31 (el más alto)
+    assert (np.diff(rojo[np.argsort(pesos[0].ravel())]) <= 0).all()  # más peso, más azul
+    assert promedio.vmax == float(pesos.max()) and "imagen" in texto
+    assert len(a_json(figura)) < 60_000
 
 
 def test_parametros_no_dependen_de_las_cabezas():
