@@ -129,5 +129,5 @@ def _acotar(n: int) -> int | float:
     try:
         float(n)
     except OverflowError:
-        return math.copysign(math.inf, n)
+        return math.inf if n > 0 else -math.inf
     return n
