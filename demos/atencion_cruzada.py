@@ -11,9 +11,9 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos import _graficos as G
 from demos._seguridad import escapar_md
-from demos._ui import Numero, Opcion, Vista, envolver, explicacion, imagen
+from demos._ui import Numero, Opcion, Vista, envolver, explicacion, grafico
+from demos.figuras import Mapa, Paneles
 from modelos import AtencionCruzada
 
 D_MODELO, CABEZAS = 64, 4
@@ -147,43 +147,64 @@ def _vmax(pesos: np.ndarray) -> float:
     return max(float(pesos.max()), 1e-6)
 
 
-def _marcas(eje, objetivo, fuente, maximo_x: int, maximo_y: int) -> None:
-    """Con muchas palabras, solo una de cada tantas lleva su nombre (para que se lean)."""
-    for palabras, fijar, maximo in ((fuente, eje.set_xticks, maximo_x), (objetivo, eje.set_yticks, maximo_y)):
-        paso = math.ceil(len(palabras) / maximo)
-        if paso > 1:
-            fijar(range(0, len(palabras), paso), palabras[::paso])
+def _mapa(pesos: np.ndarray, objetivo, fuente, vmax: float, x=None, y=None, **kw) -> Mapa:
+    """Filas: las palabras del objetivo (Q); columnas: las de la fuente (K, V).
 
-
-def _figura_promedio(pesos: np.ndarray, objetivo, fuente):
-    Lo, Lf = len(objetivo), len(fuente)
-    fig, eje = G.figura(max(min(2.6 + 0.62 * Lf, 11.0), 4.6), max(min(1.9 + 0.42 * Lo, 9.0), 3.0))
-    numeros = max(Lo, Lf) <= G.MAX_NUMEROS
-    imagen_ = G.mapa_calor(
-        eje, pesos.mean(axis=0), fuente, objetivo, numeros=numeros, vmax=_vmax(pesos), tam_numeros=10
+    x, y: lo que se escribe en cada eje, si no son todas las palabras; la pista de cada casilla
+    dice siempre sus dos palabras.
+    """
+    return Mapa(
+        pesos,
+        x=x or tuple(fuente),
+        y=y or tuple(objetivo),
+        nombres_x=tuple(fuente),
+        nombres_y=tuple(objetivo),
+        vmin=0.0,
+        vmax=vmax,
+        pista="«{y}» mira a «{x}»: {v}",
+        **kw,
     )
-    for t in eje.texts:  # los números van dentro de las casillas: fuera del cálculo del diseño
-        t.set_in_layout(False)
-    eje.tick_params(labelsize=11 if max(Lo, Lf) <= 16 else 9)
-    eje.set_title(f"Promedio de las {CABEZAS} cabezas: {Lo} × {Lf}")
-    eje.set_xlabel("Fuente: palabra que se mira (K, V)")
-    eje.set_ylabel("Objetivo: palabra que pregunta (Q)")
-    fig.colorbar(imagen_, ax=eje, shrink=0.9, label="Peso")
-    return fig
 
 
-def _figura_cabezas(pesos: np.ndarray, objetivo, fuente):
+def _figura_promedio(pesos: np.ndarray, objetivo, fuente) -> Mapa:
     Lo, Lf = len(objetivo), len(fuente)
-    fig, ejes = G.figura(11.0, min(2.4 + 0.3 * Lo, 7.0), 1, CABEZAS)
-    for k, eje in enumerate(ejes):
-        imagen_ = G.mapa_calor(eje, pesos[k], fuente, objetivo, numeros=False, vmax=_vmax(pesos))
-        _marcas(eje, objetivo, fuente, maximo_x=8, maximo_y=16)
-        eje.tick_params(labelsize=10 if max(Lo, Lf) <= 8 else 9, labelleft=k == 0)
-        eje.set_title(f"Cabeza {k + 1}", fontsize=11)
-    ejes[0].set_ylabel("Objetivo (Q)")
-    fig.supxlabel("Fuente (K, V)", fontsize=11)
-    fig.colorbar(imagen_, ax=list(ejes), shrink=0.9, pad=0.01, label="Peso")
-    return fig
+    return _mapa(
+        pesos.mean(axis=0),
+        objetivo,
+        fuente,
+        _vmax(pesos),
+        titulo=f"Promedio de las {CABEZAS} cabezas: {Lo} × {Lf}",
+        eje_x="Fuente: palabra que se mira (K, V)",
+        eje_y="Objetivo: palabra que pregunta (Q)",
+    )
+
+
+def _una_de_cada(palabras, maximo: int) -> tuple[str, ...]:
+    """Con muchas palabras, solo una de cada tantas se escribe en el eje (para que se lean)."""
+    paso = math.ceil(len(palabras) / maximo)
+    return tuple(p if i % paso == 0 else "" for i, p in enumerate(palabras))
+
+
+def _figura_cabezas(pesos: np.ndarray, objetivo, fuente) -> Paneles:
+    """Una cabeza por panel, con la misma escala de color (una sola barra); las filas, rotuladas en el primero."""
+    vmax = _vmax(pesos)
+    x, y = _una_de_cada(fuente, 8), _una_de_cada(objetivo, 16)
+    cabezas = tuple(
+        _mapa(
+            np.round(pesos[k], 3),  # sin números en las casillas: 3 cifras, las de la pista, y la respuesta pesa menos
+            objetivo,
+            fuente,
+            vmax,
+            x=x,
+            y=y if k == 0 else ("",) * len(objetivo),
+            titulo=f"Cabeza {k + 1}",
+            eje_x="Fuente (K, V)",
+            eje_y="Objetivo (Q)" if k == 0 else "",
+            numeros=False,
+        )
+        for k in range(CABEZAS)
+    )
+    return Paneles(cabezas, columnas=CABEZAS, alto_fila=int(np.clip(160 + 14 * len(objetivo), 300, 600)))
 
 
 def _resumen(pesos: np.ndarray, objetivo, fuente, proyecciones: str) -> str:
@@ -237,9 +258,9 @@ def construir() -> Vista:
         )
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla (vectores y capa)", scale=1)
     ejemplos = gr.Examples(EJEMPLOS, inputs=[objetivo, fuente], label="Pares de ejemplo", api_visibility="private")
-    promedio = imagen("Pesos objetivo × fuente, promedio de las cabezas")
+    promedio = grafico("Pesos objetivo × fuente, promedio de las cabezas")
     texto = gr.Markdown()
-    cabezas = imagen("Pesos de cada cabeza")
+    cabezas = grafico("Pesos de cada cabeza")
     entradas, salidas = [objetivo, fuente, proyecciones, semilla], [promedio, cabezas, texto]
     # Un ejemplo solo llena las frases; esto recalcula la vista con ellas.
     ejemplos.load_input_event.then(

@@ -17,6 +17,7 @@ from demos.atencion_cruzada import (
     vector_palabra,
     vectores,
 )
+from demos.figuras.pantalla import a_json
 from modelos import atencion
 from tests.conftest import espera_error
 
@@ -62,20 +63,40 @@ def test_con_identidad_una_palabra_igual_se_lleva_el_mayor_peso():
 
 def test_vista_inicial_etiqueta_filas_y_columnas():
     promedio, cabezas, texto = calcular()
-    eje = promedio.axes[0]
-    assert [t.get_text() for t in eje.get_xticklabels()] == FUENTE.split()
-    assert [t.get_text() for t in eje.get_yticklabels()] == OBJETIVO.split()
-    assert "Objetivo" in eje.get_ylabel() and "Fuente" in eje.get_xlabel()
-    assert eje.get_images()[0].get_array().shape == (6, 5)
-    assert len([e for e in cabezas.axes if e.get_images()]) == CABEZAS
+    assert promedio.x == tuple(FUENTE.split()) and promedio.y == tuple(OBJETIVO.split())
+    assert "Objetivo" in promedio.eje_y and "Fuente" in promedio.eje_x
+    pesos = pesos_cruzados(OBJETIVO.split(), FUENTE.split())
+    assert promedio.matriz.shape == (6, 5) and np.allclose(promedio.matriz, pesos.mean(axis=0))
+    assert promedio.textos()[0][0] == "0.86"  # «Ana» mira a «Ana»: el número en la casilla
+    assert promedio.rango() == (0.0, pytest.approx(pesos.max()))  # de 0 al peso más alto
+    assert len(cabezas.paneles) == CABEZAS
+    for k, cabeza in enumerate(cabezas.paneles):
+        assert cabeza.titulo == f"Cabeza {k + 1}" and np.allclose(cabeza.matriz, pesos[k], atol=5e-4)
+        assert cabeza.nombres_x == tuple(FUENTE.split()) and cabeza.nombres_y == tuple(OBJETIVO.split())
+        assert cabeza.y == (tuple(OBJETIVO.split()) if k == 0 else ("",) * 6)  # filas rotuladas en la primera
+    assert len(a_json(promedio)) + len(a_json(cabezas)) < 20_000
     assert "**6 filas**" in texto and "**5 columnas**" in texto
     assert "no es un traductor entrenado" in texto.lower()
 
 
 def test_frases_de_32_palabras_de_30_letras_caben():
     frase = " ".join(["x" * 29 + str(i % 10) for i in range(32)])
-    promedio, _, texto = calcular(frase, "una fuente corta")
-    assert promedio.axes[0].get_images()[0].get_array().shape == (32, 3)
+    promedio, cabezas, texto = calcular(frase, "una fuente corta")
+    assert promedio.matriz.shape == (32, 3) and promedio.y == tuple(frase.split())
+    assert sum(bool(r) for r in cabezas.paneles[0].y) == 16  # una palabra de cada dos en el eje; todas en la pista
+    assert cabezas.paneles[0].nombres_y == tuple(frase.split())
+    assert len(a_json(promedio)) + len(a_json(cabezas)) < 70_000
+
+
+def test_una_palabra_con_html_no_da_un_enlace_en_la_figura():
+    """Un enlace de diapositiva puede traer las frases: en la figura se leen tal cual, sin etiquetas de HTML.
+
+    Python no separa palabras en U+FEFF y el lector de Plotly sí lo toma por espacio: «<a\ufeffhref=…>».
+    """
+    promedio, cabezas, _ = calcular('<a\ufeffhref="https://x.io"> <b>Ana</b>', FUENTE)
+    for figura in (promedio, cabezas):
+        texto = a_json(figura)
+        assert "<a" not in texto and "<b>" not in texto and "&lt;b&gt;Ana&lt;/b&gt;" in texto
 
 
 @pytest.mark.parametrize(
