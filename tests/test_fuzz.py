@@ -68,7 +68,7 @@ def revisar_figura(fig) -> None:
 
 def revisar_descripcion(fig) -> None:
     """Lo que el navegador recibe: ni «nan» ni «inf» escritos, ni un NaN en el JSON (null es «sin casilla»)."""
-    texto = a_json(fig)
+    texto = re.sub(r"data:image/\w+;base64,[A-Za-z0-9+/=]+", "", a_json(fig))  # el base64 puede decir «NaN»
     assert "NaN" not in texto and "Infinity" not in texto, "el JSON de la figura lleva NaN o infinitos"
     for trazo in json.loads(texto)["data"]:
         for t in np.ravel(np.asarray(trazo.get("text", []), dtype=object)):
