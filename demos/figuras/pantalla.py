@@ -273,6 +273,7 @@ def _barras(f: Barras, lienzo: _Lienzo, k: int, dom_x, dom_y) -> None:
                 "text": f.textos(s),
                 "textposition": "outside",
                 "cliponaxis": False,
+                "constraintext": "none",  # el número sobre una barra angosta no se achica hasta no leerse
                 "textfont": {"size": 14 if n <= 12 else 11},
                 "customdata": [
                     [_plano(c), numero(v, ".3f"), t]
