@@ -1,0 +1,112 @@
+"""Lo que viene de la URL o escribe un visitante se muestra como texto, en un Chromium real (SECURITY.md).
+
+El ataque: un enlace de diapositiva con `?tab=<img src=//otro/x>` hacía que el navegador del
+alumno pidiera una baliza a un tercero (por el aviso), `<a href=…>Inicia sesión aquí</a>` daba
+un enlace de verdad, y las palabras que se repiten en Markdown (`![](//otro/x)`) también.
+Aquí el «tercero» es una baliza en loopback que cuenta cada petición: debe quedar en 0, no debe
+aparecer ningún elemento ni enlace hacia ella, y el texto del ataque se ve tal cual.
+"""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from tests.conftest import puerto_libre
+
+pytestmark = pytest.mark.navegador
+
+CHROMIUM = "/usr/bin/chromium"
+ESPERA_MS = 30_000
+
+
+@pytest.fixture(scope="module")
+def baliza():
+    """Un servidor «de un tercero» en loopback que cuenta las peticiones que recibe."""
+    pedidas: list[str] = []
+
+    class Contador(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            pedidas.append(self.path)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    servidor = http.server.ThreadingHTTPServer(("127.0.0.1", puerto_libre()), Contador)
+    threading.Thread(target=servidor.serve_forever, daemon=True).start()
+    yield servidor.server_address[1], pedidas
+    servidor.shutdown()
+
+
+@pytest.fixture(scope="module")
+def navegador():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Falta {CHROMIUM}: `make test` lo instala con apt-get (paquete chromium).")
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
+        )
+        yield b
+        b.close()
+
+
+# (ruta con {B} = host:puerto de la baliza, pestaña que se abre, el texto del ataque que se debe ver, ¿aviso?)
+# 127.1 es 127.0.0.1 escrito corto: cabe en las 20 letras por palabra de «a mano».
+ATAQUES = [
+    ("?tab=<img src=//{B}/x>", "a-mano", "<img src=//{B}/x>", True),
+    ("?tab=<a href=//{B}>Inicia sesión aquí</a>", "a-mano", "<a href=//{B}>", True),
+    ("demo/temperatura/?T=<img src=//{B}/x>", "temperatura", "<img src=//{B}/x>", True),
+    ("demo/temperatura/?palabras=![](//{B}/x),sacó,Ana,del", "temperatura", "«![](//{B}/x)»", False),
+    ("demo/temperatura/?palabras=[aquí](//{B}/),sacó,Ana,del", "temperatura", "«[aquí](//{B}/)»", False),
+    ("demo/a-mano/?palabras=![](//{B}),sacó,plata", "a-mano", "«![](//{B})»", False),
+    ("demo/atencion-cruzada/?objetivo=![](//{B}/x) took money", "atencion-cruzada", "«![](//{B}/x)»", False),
+    ("demo/mascara-causal/?frase=![](//{B}/x) sacó plata del banco", "mascara-causal", "«![](//{B}/x)»", False),
+]
+
+FIGURA_LISTA = """(sel) => {
+  const g = document.querySelector(sel + " .js-plotly-plot");
+  if (g && g.data && g.data.length) return true;
+  const i = document.querySelector(sel + " img");
+  return !!(i && i.src);
+}"""
+
+
+@pytest.mark.parametrize("ruta, pestana, se_ve, aviso", ATAQUES, ids=[a[0].split("=")[0] for a in ATAQUES])
+def test_lo_que_escribe_un_visitante_no_es_html(navegador, url_app, baliza, ruta, pestana, se_ve, aviso):
+    puerto, pedidas = baliza
+    host = f"127.1:{puerto}"
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
+    pagina = contexto.new_page()
+    hacia_la_baliza = []
+    pagina.on("request", lambda r: f":{puerto}" in r.url and hacia_la_baliza.append(r.url))
+    antes = len(pedidas)
+    try:
+        destino = ruta.format(B=host)
+        camino, _, consulta = destino.partition("?")
+        pagina.goto(url_app + camino + "?" + "&".join(quote(p, safe="=") for p in consulta.split("&")))
+        pagina.wait_for_function(FIGURA_LISTA, arg=f"#{pestana}-figura1", timeout=ESPERA_MS)
+        if aviso:
+            pagina.locator("[data-testid='toast-body']").first.wait_for(timeout=ESPERA_MS)
+        pagina.wait_for_timeout(1500)  # lo que se fuera a pedir tarde, se pediría ya
+        inyectados = pagina.evaluate(
+            "(p) => [...document.querySelectorAll('[src], [href], [srcset], image, use')]"
+            ".filter(e => ['src', 'href', 'srcset', 'xlink:href'].some(a => (e.getAttribute(a) || '').includes(p)))"
+            ".map(e => e.outerHTML)",
+            f":{puerto}",
+        )
+        texto = pagina.locator("body").inner_text()
+    finally:
+        contexto.close()
+    assert hacia_la_baliza == [] and len(pedidas) == antes, (hacia_la_baliza, pedidas[antes:])
+    assert inyectados == []
+    assert se_ve.format(B=host) in texto  # el ataque se lee como texto, escapado
