@@ -84,9 +84,11 @@ def escribir(pg, id_: str, ajustes: dict[str, str]) -> None:
 
 
 # Lo que dibuja la primera figura de la pestaña: los datos de sus trazos de Plotly (o el src de una imagen).
+# customdata lleva los nombres que dice la pista: otras palabras con los mismos números cambian la figura.
 FIRMA = """(sel) => {
   const g = document.querySelector(sel + " .js-plotly-plot");
-  if (g && g.data && g.data.length) return JSON.stringify(g.data.map(t => [t.z, t.y, t.x, t.text, t.source]));
+  if (g && g.data && g.data.length)
+    return JSON.stringify(g.data.map(t => [t.z, t.y, t.x, t.text, t.source, t.customdata]));
   const i = document.querySelector(sel + " img");
   return i && i.src ? i.src : null;
 }"""
