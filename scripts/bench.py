@@ -353,6 +353,7 @@ def carga(clientes: int, segundos: float) -> str:
             for f in futuros:
                 f.result()
         rss = app.rss_pico_mb()
+        disco = disco_del_servidor(app)
     finally:
         app.cerrar()
     filas = [
@@ -364,10 +365,19 @@ def carga(clientes: int, segundos: float) -> str:
     filas.append(["**total**", total, sum(errores.values()), "", ""])
     return tabla(
         f"Carga: {clientes} clientes durante {segundos:.0f} s, mitad vista inicial y mitad un valor al azar "
-        f"(RSS pico del servidor: {rss:,.0f} MB)",
+        f"(RSS pico del servidor: {rss:,.0f} MB; su carpeta al terminar: {disco})",
         ["pestaña", "servidas", "errores", "p50", "p95"],
         filas,
     )
+
+
+def disco_del_servidor(servidor: Servidor) -> str:
+    """Lo que ocupa la carpeta del proceso servidor (servidor/disco.py): subidas, caché de Gradio, descargas."""
+    from servidor import disco
+
+    carpeta = disco.raiz() / f"{disco.PREFIJO}{servidor.proceso.pid}"
+    archivos = sum(1 for p in carpeta.rglob("*") if p.is_file())
+    return f"{disco.tamano(carpeta) / 2**20:,.1f} MB en {archivos} archivos"
 
 
 def entrenamiento() -> str:
