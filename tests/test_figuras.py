@@ -375,3 +375,16 @@ def test_un_mapa_sin_ejes_se_ve_como_una_imagen():
     assert layout["xaxis"]["visible"] is False and layout["yaxis"]["visible"] is False
     assert not a_matplotlib(f).axes[0].axison
     assert a_plotly(Mapa(np.eye(2)))["layout"]["xaxis"].get("visible", True)
+
+
+def test_descarga_leyenda_de_tapadas_al_pie_una_vez_y_32_etiquetas_de_pie():
+    """Junto al eje, la leyenda pisaba el título del eje x; 32 palabras giradas 45° se encimaban."""
+    tapada = np.triu(np.ones((32, 32), bool), 1)
+    palabras = tuple(f"palabra{i}" for i in range(32))
+    mapa = Mapa(np.full((32, 32), 0.5), x=palabras, y=palabras, tapada=tapada, eje_x="Palabra que se mira")
+    fig = a_matplotlib(Paneles((mapa, mapa)))
+    assert [[t.get_text() for t in leyenda.get_texts()] for leyenda in fig.legends] == [[mapa.leyenda_tapada]]
+    assert all(eje.get_legend() is None for eje in fig.axes)
+    marcas = fig.axes[0].get_xticklabels()
+    assert len(marcas) == 32 and {m.get_rotation() for m in marcas} == {90}
+    assert {m.get_rotation() for m in a_matplotlib(EJEMPLOS["mapa"]).axes[0].get_xticklabels()} == {0}

@@ -71,8 +71,10 @@ def _mapa(f: Mapa, fig: Figure, eje, con_barra: bool) -> None:
     im = eje.imshow(np.ma.masked_where(f.tapada, f.matriz), cmap=MAPAS[f.colores], vmin=lo, vmax=hi, aspect="auto")
     _rayado(eje, f.tapada)
     if f.tapada.any():
-        eje.add_patch(Rectangle((0, 0), 0, 0, hatch="///", fill=False, edgecolor="0.6", label=f.leyenda_tapada))
-        eje.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False, fontsize=10)
+        muestra = Rectangle((0, 0), 0, 0, hatch="///", fill=False, edgecolor="0.6", label=f.leyenda_tapada)
+        # Al pie de la figura (junto al eje pisaba su título), y una sola vez si varios paneles la comparten.
+        if f.leyenda_tapada not in {t.get_text() for leyenda in fig.legends for t in leyenda.get_texts()}:
+            fig.legend(handles=[muestra], loc="outside lower center", frameon=False, fontsize=10)
     tam = 11 if max(filas, columnas) <= 6 else 9
     medio = lo + 0.5 * (hi - lo)
     for i, fila in enumerate(f.textos()):
@@ -86,11 +88,14 @@ def _mapa(f: Mapa, fig: Figure, eje, con_barra: bool) -> None:
     paso_x, paso_y = max(1, -(-columnas // 40)), max(1, -(-filas // 40))
     girar = columnas > 4 and max(map(len, etiquetas_x)) > 3
     rotacion = {"rotation": 45, "ha": "right"} if girar else {}
+    if columnas > MAX_NUMEROS:  # 32 palabras: de pie y en letra chica, como en pantalla, para que no se encimen
+        rotacion = {"rotation": 90, "ha": "center", "fontsize": 7}
     # Sin etiquetas propias y con muchas casillas, las marcas redondas de matplotlib (0, 10, 20…), como en pantalla.
     if f.x is not None or columnas <= MAX_NUMEROS:
         eje.set_xticks(range(0, columnas, paso_x), etiquetas_x[::paso_x], **rotacion)
     if f.y is not None or filas <= MAX_NUMEROS:
-        eje.set_yticks(range(0, filas, paso_y), etiquetas_y[::paso_y])
+        letra = {"fontsize": 7} if filas > MAX_NUMEROS else {}
+        eje.set_yticks(range(0, filas, paso_y), etiquetas_y[::paso_y], **letra)
     eje.tick_params(length=0)
     for lado in eje.spines.values():
         lado.set_visible(False)
