@@ -103,16 +103,16 @@ def _figura_curva(claves: int, semilla: int, d: int, m: dict) -> Curvas:
     x = np.array(DIMENSIONES_CURVA, dtype=float)
     return Curvas(
         (
-            Curva("sin escala: softmax(q·k)", x, sin, color=C1),
-            Curva("con escala: softmax(q·k / √d)", x, con, color=C0),
+            Curva("sin escala", x, sin, color=C1),
+            Curva("con escala (÷ √d)", x, con, color=C0),
         ),
-        titulo="Peso máximo medio según d",
+        titulo="Peso máximo medio del softmax según d",
         eje_x="Dimensión d (escala log)",
         eje_y="Peso máximo medio",
         log_x=True,
         rango_y=(0, 1.16),
         marcas_x=DIMENSIONES_CURVA[::2],
-        horizontales=(Referencia(1 / claves, f"pesos parejos (1/{claves})"),),
+        horizontales=(Referencia(1 / claves, f"parejos (1/{claves})"),),  # leyenda corta: cabe en una línea
         verticales=(Referencia(d, f"d = {d}", color="#4d4d4d", punteada=False),),
         notas=(
             Nota(d, m["max_sin"], f"{m['max_sin']:.2f}", color=C1),
