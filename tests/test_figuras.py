@@ -388,3 +388,14 @@ def test_descarga_leyenda_de_tapadas_al_pie_una_vez_y_32_etiquetas_de_pie():
     marcas = fig.axes[0].get_xticklabels()
     assert len(marcas) == 32 and {m.get_rotation() for m in marcas} == {90}
     assert {m.get_rotation() for m in a_matplotlib(EJEMPLOS["mapa"]).axes[0].get_xticklabels()} == {0}
+
+
+def test_paneles_con_la_misma_escala_llevan_una_barra_tambien_en_la_descarga():
+    """Cinco mapas blanco→azul (las cabezas y su promedio): una barra, la del último, en las dos salidas."""
+    mapas = tuple(Mapa(np.full((3, 3), k / 5), vmax=1, titulo=f"Cabeza {k}") for k in range(5))
+    f = Paneles(mapas, columnas=3)
+    assert f.con_barra() == (False, False, False, False, True)
+    assert [t["showscale"] for t in a_plotly(f)["data"]] == [False, False, False, False, True]
+    assert len(a_matplotlib(f).axes) == 6 + 1  # 2 × 3 paneles (uno vacío) y una barra
+    distintos = Paneles((mapas[0], dataclasses.replace(mapas[1], colores="divergente", vmin=-1)))
+    assert distintos.con_barra() == (True, True) and len(a_matplotlib(distintos).axes) == 2 + 2

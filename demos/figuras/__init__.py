@@ -386,6 +386,13 @@ class Paneles:
     def filas(self) -> int:
         return -(-len(self.paneles) // self.columnas)
 
+    def con_barra(self) -> tuple[bool, ...]:
+        """Qué paneles dibujan su barra de color: cada uno si sus mapas usan colores distintos; si todos usan
+        los mismos, una sola, la del último (en pantalla y en la descarga)."""
+        con = [k for k, f in enumerate(self.paneles) if getattr(f, "barra", None) and isinstance(f, Mapa | Imagen)]
+        propias = len({getattr(self.paneles[k], "colores", "") for k in con}) > 1
+        return tuple(propias or k == (con[-1] if con else -1) for k in range(len(self.paneles)))
+
 
 TIPOS = (Mapa, Barras, Curvas, Histograma, Imagen, Diagrama, Aviso, Paneles)
 

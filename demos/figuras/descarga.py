@@ -286,9 +286,10 @@ def a_matplotlib(figura) -> Figure:
                 sharey=figura.compartir_y,
                 width_ratios=figura.anchos,
             ).ravel()
+            barras = figura.con_barra()
             for k, eje in enumerate(ejes):
                 if k < len(figura.paneles):
-                    _panel(figura.paneles[k], fig, eje)
+                    _panel(figura.paneles[k], fig, eje, con_barra=barras[k])
                 else:
                     eje.axis("off")
             if figura.titulo:

@@ -670,7 +670,7 @@ def a_plotly(figura) -> dict:
         dominios = _dominios(figura, hueco_x, min(0.3, 60 / alto * figura.filas / max(1, figura.filas - 1) * 0.9))
         for k, (f, (dx, dy)) in enumerate(zip(figura.paneles, dominios, strict=True), start=1):
             # Una sola barra de color si todos los mapas comparten escala: la del último.
-            _panel(f, lienzo, k, dx, dy, con_barra=propias or (k - 1) == (barras[-1] if barras else -1))
+            _panel(f, lienzo, k, dx, dy, con_barra=figura.con_barra()[k - 1])
             if getattr(f, "titulo", ""):
                 lienzo.notas.append(
                     {
