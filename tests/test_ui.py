@@ -1,9 +1,11 @@
 """El mecanismo común de las pestañas: descargas para diapositivas y ajustes de la URL."""
 
+import json
 from pathlib import Path
 
 import gradio as gr
 import pytest
+from gradio.components.plot import PlotData
 from PIL import Image
 
 from demos._ui import Deslizador, Numero, Opcion, a_gradio, exportar_figuras, valor_desde_url
@@ -23,10 +25,13 @@ def test_descargas_dan_png_a_mas_de_200_ppp_y_svg():
         assert "<text" in texto  # el texto queda como texto, editable en el SVG
 
 
-def test_las_figuras_van_al_navegador_como_png_con_nombre_unico():
-    a, b = a_gradio(calcular())[:2], a_gradio(calcular())[:2]
-    assert all(Path(r).suffix == ".png" and Path(r).is_file() for r in (*a, *b))
-    assert set(a).isdisjoint(b)  # dos visitantes nunca comparten (ni pisan) un archivo
+def test_las_figuras_van_al_navegador_como_plotly_sin_archivos():
+    """Escalado describe sus figuras: van como JSON de Plotly (las dibuja el navegador), no como PNG."""
+    histogramas, curva = a_gradio(calcular())[:2]
+    assert isinstance(histogramas, PlotData) and isinstance(curva, PlotData)
+    assert histogramas.type == curva.type == "plotly"
+    assert json.loads(histogramas.plot)["layout"]["xaxis2"]["matches"] == "x"  # los dos histogramas, mismo eje x
+    assert [t["name"] for t in json.loads(curva.plot)["data"][:2]] == ["sin escala", "con escala (÷ √d)"]
 
 
 @pytest.mark.parametrize(
