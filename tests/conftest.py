@@ -17,6 +17,12 @@ os.environ.setdefault("ATENCION_DISPOSITIVO", "cpu")
 RAIZ = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(RAIZ))
 
+# Como hace `app` al importarse: todo lo que el proceso escriba va a su carpeta (servidor/disco.py),
+# y tiene que ser antes de importar cualquier pestaña (las figuras fijan su carpeta al importarse).
+from servidor import disco  # noqa: E402
+
+disco.preparar()
+
 import pytest  # noqa: E402
 
 
