@@ -111,6 +111,31 @@ def test_un_host_ajeno_no_se_refleja(url_app, cabecera):
     assert urlparse(propio).hostname == "127.0.0.1"  # una IP (una máquina de la red local) sí se respeta
 
 
+def test_un_503_de_la_cola_sale_en_espanol():
+    """Con un 503 en queue/join la página de Gradio diría «This application is currently busy», en inglés."""
+    import asyncio
+
+    from servidor.protecciones import Protecciones
+
+    async def cola_detenida(scope, receive, send):
+        await send({"type": "http.response.start", "status": 503, "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": b'{"detail": "Queue is stopped."}'})
+
+    enviados = []
+
+    async def enviar(mensaje):
+        enviados.append(mensaje)
+
+    async def recibir():
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    scope = {"type": "http", "method": "POST", "path": "/demo/temperatura/gradio_api/queue/join", "headers": []}
+    asyncio.run(Protecciones(cola_detenida)(scope, recibir, enviar))
+    assert enviados[0]["status"] == 429
+    cuerpo = b"".join(m.get("body", b"") for m in enviados[1:]).decode()
+    assert "prueba en un momento" in cuerpo and "Queue" not in cuerpo
+
+
 # --- entradas raras, log -------------------------------------------------------------------------
 
 
