@@ -39,9 +39,9 @@ test: $(VENV)/.instalado-dev chromium lint
 bench: $(VENV)/.instalado-dev
 	$(PY) scripts/bench.py --markdown BENCHMARKS.md
 
-# Reentrena los cuatro checkpoints incluidos (deterministas).
+# Reentrena los cinco checkpoints incluidos (deterministas).
 checkpoints: $(VENV)/.instalado-run
-	for n in inversion-digitos inversion-digitos-sin-posicion vit-digitos cbam-digitos; do \
+	for n in inversion-digitos inversion-digitos-sin-posicion vit-digitos cbam-digitos clasificador-opiniones; do \
 	  $(PY) -m modelos.entrenar $$n || exit 1; done
 
 clean:

@@ -5,6 +5,7 @@ lo usan, y también las pruebas y el entrenamiento.
 """
 
 from .atencion import AtencionCruzada, AtencionMulticabeza, atencion, mascara_causal
+from .clasificador import AgrupacionAtencion, ClasificadorAtencion
 from .hub import REGISTRO, cargar, cargar_archivo, dispositivo
 from .transformer import BloqueTransformer, TransformerJuguete, posicion_sinusoidal
 from .visual import CBAM, AtencionCanal, AtencionEspacial, RedCBAM
@@ -13,11 +14,13 @@ from .vit import ViTDiminuto, parches, parches_lote
 __all__ = [
     "CBAM",
     "REGISTRO",
+    "AgrupacionAtencion",
     "AtencionCanal",
     "AtencionCruzada",
     "AtencionEspacial",
     "AtencionMulticabeza",
     "BloqueTransformer",
+    "ClasificadorAtencion",
     "RedCBAM",
     "TransformerJuguete",
     "ViTDiminuto",

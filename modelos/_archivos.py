@@ -18,6 +18,7 @@ from torch import nn
 # posible pesa unos 130 MiB: se puede construir antes de comparar sus formas con los pesos.
 TOPES_CONFIG = {"d_modelo": 512, "cabezas": 16, "bloques": 8, "largo": 256, "digitos": 100, "lado": 64}
 TOPES_CONFIG |= {"canales": 256, "P": 8, "clases": 100, "reduccion": 256, "kernel": 15}
+TOPES_CONFIG |= {"vocabulario": 4096, "d_mlp": 2048}
 
 
 class ErrorCheckpoint(RuntimeError):

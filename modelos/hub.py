@@ -143,6 +143,7 @@ REGISTRO: dict[str, Checkpoint] = {
         Checkpoint("inversion-digitos-sin-posicion", "TransformerJuguete", None),
         Checkpoint("vit-digitos", "ViTDiminuto", None),
         Checkpoint("cbam-digitos", "RedCBAM", None),
+        Checkpoint("clasificador-opiniones", "ClasificadorAtencion", None),
     )
 }
 

@@ -1,6 +1,6 @@
 """Publica en el Hub las copias incluidas en `checkpoints/NOMBRE/` e imprime las revisiones a fijar.
 
-    python -m modelos.publicar                      # los cuatro, en ATENCION_HUB_ORG
+    python -m modelos.publicar                      # todos, en ATENCION_HUB_ORG
     python -m modelos.publicar --org mi-org vit-digitos
     python -m modelos.publicar --ensayo             # valida y lista, sin subir nada
 

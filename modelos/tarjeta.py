@@ -16,6 +16,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from . import tarjeta_opiniones
 from .datos import secuencias_digitos
 from .entrenar import entrenar_inversion, exactitud, validacion_inversion
 from .recetas import RECETAS, construir, entrenar
@@ -25,6 +26,7 @@ TITULOS = {
     "inversion-digitos-sin-posicion": "El mismo transformer, sin posición: el contraste",
     "cbam-digitos": "Red convolucional pequeña con CBAM para los dígitos de sklearn",
     "vit-digitos": "ViT diminuto para los dígitos de sklearn",
+    "clasificador-opiniones": tarjeta_opiniones.TITULO,
 }
 
 DESCRIPCIONES = {
@@ -51,6 +53,7 @@ DESCRIPCIONES = {
         "bloques transformer de 4 cabezas y una capa lineal desde el [CLS]. Devuelve también los pesos de "
         "atención de cada bloque."
     ),
+    "clasificador-opiniones": tarjeta_opiniones.DESCRIPCION,
 }
 
 ELECCION = {
@@ -165,6 +168,8 @@ def comparar_con_leccion(repeticiones: int = 3, epocas_leccion: int = 1) -> dict
 
 
 def _front_matter(nombre: str, metrica: str, valor: float) -> str:
+    if nombre.startswith("clasificador"):
+        return _front_matter_texto(nombre, metrica, valor)
     imagen = not nombre.startswith("inversion")
     etiquetas = ["pytorch_model_hub_mixin", "model_hub_mixin", "educational", "attention"]
     etiquetas += ["cbam", "image-classification"] if nombre.startswith("cbam") else []
@@ -181,6 +186,18 @@ def _front_matter(nombre: str, metrica: str, valor: float) -> str:
     )
 
 
+def _front_matter_texto(nombre: str, metrica: str, valor: float) -> str:
+    conjunto = "opiniones sintéticas en español (gramática de modelos/opiniones.py, partición de prueba)"
+    etiquetas = ["pytorch_model_hub_mixin", "model_hub_mixin", "educational", "attention", "attention-pooling"]
+    etiquetas += ["transformer", "text-classification", "sentiment-analysis", "synthetic-data"]
+    lineas = ["---", "license: mit", "language:", "- es", "library_name: pytorch", "tags:"]
+    lineas += [f"- {e}" for e in etiquetas]
+    lineas += ["pipeline_tag: text-classification", "metrics:", "- accuracy", "model-index:", f"- name: {nombre}"]
+    lineas += ["  results:", "  - task:", "      type: text-classification", "    dataset:", f"      name: {conjunto}"]
+    lineas += ["      type: opiniones-sinteticas", "    metrics:", "    - type: accuracy", f"      name: {metrica}"]
+    return "\n".join([*lineas, f"      value: {valor:.4f}", "---", ""])
+
+
 def _coincidencias_validacion(n: int) -> int:
     """Cuántas de las 2,000 secuencias de validación aparecen, por azar, entre las n de entrenamiento."""
     potencias = 10 ** torch.arange(7, -1, -1)  # cada secuencia de 8 dígitos como un número
@@ -189,6 +206,8 @@ def _coincidencias_validacion(n: int) -> int:
 
 
 def _seccion_datos(nombre: str, receta) -> str:
+    if nombre.startswith("clasificador"):
+        return tarjeta_opiniones.datos()
     if not nombre.startswith("inversion"):
         return DATOS_IMAGENES
     n = receta.secuencias_por_epoca
@@ -202,6 +221,8 @@ def _seccion_datos(nombre: str, receta) -> str:
 
 
 def _seccion_receta(nombre: str, receta) -> str:
+    if nombre.startswith("clasificador"):
+        return tarjeta_opiniones.receta(receta)
     if nombre.startswith("inversion"):
         pasos = receta.epocas * -(-receta.secuencias_por_epoca // 64)
         return (
@@ -219,6 +240,8 @@ def _seccion_receta(nombre: str, receta) -> str:
 
 def _seccion_resultados(nombre: str, resultado, receta) -> tuple[str, str, float]:
     m = resultado.metricas
+    if nombre.startswith("clasificador"):
+        return tarjeta_opiniones.tabla(m, receta), "exactitud en prueba", m["prueba"]
     if nombre.startswith("inversion"):
         meta = f"≥ {receta.meta:.1%}" if receta.meta else "ninguna: es el contraste"
         tabla = (

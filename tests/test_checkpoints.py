@@ -1,7 +1,8 @@
-"""Los cuatro checkpoints incluidos, sus instantáneas y el entrenamiento determinista.
+"""Los checkpoints incluidos, sus instantáneas y el entrenamiento determinista.
 
 Las metas se miden en datos que el entrenamiento no vio: secuencias nuevas al azar y la
-partición de prueba de los dígitos de sklearn.
+partición de prueba de los dígitos de sklearn (las del clasificador de opiniones, en
+tests/test_clasificador.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import math
 import pytest
 import torch
 
-from modelos import RedCBAM, TransformerJuguete, ViTDiminuto, cargar
+from modelos import ClasificadorAtencion, RedCBAM, TransformerJuguete, ViTDiminuto, cargar
 from modelos.datos import digitos_sklearn, secuencias_digitos
 from modelos.entrenar import entrenar_inversion, exactitud, instantaneas, validacion_inversion
 from modelos.hub import CARPETA
@@ -23,6 +24,7 @@ CLASES = {
     "inversion-digitos-sin-posicion": TransformerJuguete,
     "vit-digitos": ViTDiminuto,
     "cbam-digitos": RedCBAM,
+    "clasificador-opiniones": ClasificadorAtencion,
 }
 
 
