@@ -86,7 +86,9 @@ def comparar(d_modelo: int = 16, cabezas: int = 4, largo: int = 5, semilla: int 
     """Nuestra capa y la de PyTorch sobre la misma frase al azar x: (1, largo, d_modelo).
 
     Devuelve los pesos (cabezas, largo, largo), las diferencias máximas de salidas y
-    pesos, y los parámetros de cada parte.
+    pesos, y los parámetros de cada parte. "pesos_figura" son los mismos pesos calculados
+    en float64: en float32 su último dígito cambia de una petición a otra (MKL suma en otro
+    orden según la alineación de la memoria), y la figura no debe cambiar si la entrada no cambia.
     """
     g = torch.Generator().manual_seed(semilla)
     x = torch.randn(1, largo, d_modelo, generator=g)  # una frase de `largo` palabras
@@ -96,8 +98,10 @@ def comparar(d_modelo: int = 16, cabezas: int = 4, largo: int = 5, semilla: int 
         nuestra, pesos = capa(x)  # (1, L, d), (1, cabezas, L, L)
         # Autoatención: la misma x hace de consultas, claves y valores
         suya, pesos_suyos = oficial(x, x, x, average_attn_weights=False)
+        _, pesos_figura = capa.double()(x.double())  # (1, cabezas, L, L); la capa ya no se usa en float32
     return {
         "pesos": pesos[0].numpy(),
+        "pesos_figura": pesos_figura[0].numpy(),
         "dif_salidas": (nuestra - suya).abs().max().item(),
         "dif_pesos": (pesos - pesos_suyos).abs().max().item(),
         "qkv": parametros(capa.qkv),
@@ -131,7 +135,7 @@ def _figura(pesos: np.ndarray) -> Paneles:
     caben = lado / L >= (40 if L <= 6 else 32)  # «0.23» en la letra de las casillas (más grande hasta 6)
     # Una escala común a todos los paneles, de 0 al peso más alto: con una capa sin entrenar
     # los pesos son casi parejos (≈ 1/L) y en una escala de 0 a 1 todo se vería blanco.
-    vmax = max(float(pesos.max()), 1e-6)
+    vmax = max(round(float(pesos.max()), 6), 1e-6)  # redondeado: el ruido de la 16.ª cifra no cambia la figura
     como_imagen = h > 1 and h * L * L > CASILLAS_MAPA
     figuras = []
     for k in range(paneles):
@@ -185,7 +189,7 @@ def calcular(d_modelo: float = 16, cabezas: float = 4, largo: float = 5, semilla
         f"puntajes por √{d // h}. Los parámetros no dependen del número de cabezas: son {_miles(r['total'])} "
         f"con cualquier número de cabezas, {iguales} de `nn.MultiheadAttention` ({_miles(r['total_oficial'])}). "
         f"«¿Iguales?» usa la tolerancia de la lección: diferencia máxima ≤ {TOLERANCIA:g}.\n\n"
-        f"La capa no está entrenada: sus pesos salen de números al azar (el más alto es {r['pesos'].max():.2f}; "
+        f"La capa no está entrenada: sus pesos salen de números al azar (el más alto es {r['pesos_figura'].max():.2f}; "
         f"parejos serían 1/{L} = {1 / L:.2f}), así que la escala de color va de 0 al peso más alto. "
         "Al entrenar, cada cabeza aprende a fijarse en algo distinto."
     )
@@ -194,7 +198,7 @@ def calcular(d_modelo: float = 16, cabezas: float = 4, largo: float = 5, semilla
             f"\n\nCon {h} cabezas de {L} × {L} pesos, cada cabeza va como una imagen con la misma escala de color, "
             "sin su valor al pasar el ratón (serían demasiados números que mandar); el promedio sí lo dice."
         )
-    return _figura(r["pesos"]), comprobacion, tabla, texto
+    return _figura(r["pesos_figura"]), comprobacion, tabla, texto
 
 
 def construir() -> Vista:
