@@ -30,6 +30,7 @@ MAXIMO_NOMBRADAS = 5  # palabras desconocidas que se nombran en los avisos
 class Lectura:
     """Lo que el modelo hace con una frase. Tensores en la CPU."""
 
+    texto: str  # el texto leído, en NFC y acotado: fichas[i].inicio y .fin son posiciones en él
     fichas: tuple[Ficha, ...]  # las que lee el modelo, en orden (L)
     probabilidades: tuple[float, ...]  # una por clase de CLASES
     pesos: Tensor  # (L,) pesos de la agrupación: suman 1
@@ -122,7 +123,9 @@ def predecir(texto: str, modelo: ClasificadorAtencion | None = None, voc: Vocabu
         logits, pesos, atenciones = modelo(x)
         probabilidades = torch.softmax(logits[0], dim=-1).cpu()  # (clases,)
         atencion = torch.stack([a[0] for a in atenciones]).cpu()  # (bloques, cabezas, L, L)
-    return Lectura(tuple(leidas), tuple(probabilidades.tolist()), pesos[0].cpu(), atencion, tuple(avisos), recortada)
+    leido = unicodedata.normalize("NFC", texto[:MAXIMO_CARACTERES])
+    probabilidades = tuple(probabilidades.tolist())
+    return Lectura(leido, tuple(leidas), probabilidades, pesos[0].cpu(), atencion, tuple(avisos), recortada)
 
 
 def sin_ficha(texto: str, indice: int) -> str:

@@ -229,6 +229,7 @@ def test_predecir_frases_de_ejemplo(frase, clase):
 def test_predecir_da_pesos_de_agrupacion_y_atencion_por_bloque_y_cabeza():
     lectura = pred.predecir("Me encantó la novela, la leí en dos días.")
     L = len(lectura.fichas)
+    assert [lectura.texto[f.inicio : f.fin] for f in lectura.fichas][:4] == ["Me", "encantó", "la", "novela"]
     assert L == 11 and not lectura.avisos and not lectura.recortada
     assert lectura.pesos.shape == (L,) and torch.allclose(lectura.pesos.sum(), torch.tensor(1.0))
     assert lectura.fichas[int(lectura.pesos.argmax())].forma == "encantó"
