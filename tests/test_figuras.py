@@ -314,6 +314,7 @@ def test_un_mapa_grande_con_nombres_los_dice_por_fila_y_columna_no_en_cada_casil
     assert tapadas["x"] == calor["x"] and tapadas["y"] == calor["y"]
     eje = f["layout"]["xaxis"]
     assert eje["type"] == "category" and eje["tickvals"] == calor["x"] and eje["ticktext"][:3] == ["el", "1", "el"]
+    assert "text" not in tapadas  # sin números, ni «−∞» ni 1024 textos vacíos
     go.Figure(f)
     pequeno = a_plotly(Mapa(np.full((4, 4), 0.5), x=palabras[:4], y=palabras[:4]))
     assert "customdata" in pequeno["data"][0] and "type" not in pequeno["layout"]["xaxis"]

@@ -173,12 +173,18 @@ def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> No
                 "xgap": 1,
                 "ygap": 1,
                 "hoverongaps": False,
-                "text": [[f.texto_tapada if t and f.con_numeros else "" for t in fila] for fila in f.tapada],
-                "texttemplate": "%{text}",
-                "textfont": {"size": tam, "color": "#737373"},
                 "hovertemplate": f.leyenda_tapada + "<extra></extra>",
             }
             | ({"x": trazo["x"], "y": trazo["y"]} if categorias else {})
+            | (  # «−∞» en cada tapada si el mapa lleva números (sin ellos, 32 × 32 textos vacíos pesaban 4 kB)
+                {
+                    "text": [[f.texto_tapada if t else "" for t in fila] for fila in f.tapada],
+                    "texttemplate": "%{text}",
+                    "textfont": {"size": tam, "color": "#737373"},
+                }
+                if f.con_numeros and f.texto_tapada
+                else {}
+            )
         )
         lienzo.datos.append(
             {
