@@ -108,12 +108,16 @@ ALTO_FILA, ALTO_FILA_LARGA = 400, 680  # píxeles de pantalla; con más de MAX_N
 GRIS_SUMA = 16  # la columna de sumas va en grises de 0 a 16: una suma de 1 queda gris muy claro, no parece un peso
 
 
-def _etiquetas(palabras: list[str], relleno: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Lo que dicen los ejes y lo que dice la pista: las palabras de relleno van entre corchetes, como [PAD]."""
+def _etiquetas(palabras: list[str], relleno: int) -> tuple[str, ...]:
+    """Las palabras de los ejes y de la pista: las de relleno van entre corchetes, como [PAD]."""
     reales = len(palabras) - relleno
-    ejes = tuple(p if i < reales else f"[{p}]" for i, p in enumerate(palabras))
-    nombres = tuple(f"«{p}»" if i < reales else f"«{p}» (relleno)" for i, p in enumerate(palabras))
-    return ejes, nombres
+    return tuple(p if i < reales else f"[{p}]" for i, p in enumerate(palabras))
+
+
+def _a_la_vista(m: np.ndarray) -> np.ndarray:
+    """Con más de MAX_NUMEROS palabras no hay números en las casillas y la pista da 3 decimales: mandar
+    más no se ve y pesa (32 × 32 casillas en 3 mapas: ≈ 9 kB menos)."""
+    return m if max(m.shape) <= MAX_NUMEROS else np.round(m, 3)
 
 
 def _leyenda(relleno: int, que: str) -> str:
@@ -124,22 +128,23 @@ def _leyenda(relleno: int, que: str) -> str:
 def _figura_tuberia(pasos, palabras, tapada: np.ndarray, relleno: int) -> Paneles:
     """Los puntajes y los mismos con −∞ en las tapadas, con una sola escala de color."""
     L = len(palabras)
-    ejes, nombres = _etiquetas(palabras, relleno)
+    ejes = _etiquetas(palabras, relleno)
     comun = {
         "x": ejes,
-        "nombres_x": nombres,
-        "nombres_y": nombres,
         "eje_x": "Palabra que se mira",
         "vmin": float(pasos["puntajes"].min()),
         "vmax": float(pasos["puntajes"].max()),
         "formato": ".2f" if L <= 8 else ".1f",
         "barra": "Puntaje",
-        "pista": "{y} mira a {x}: puntaje {v}",
+        "pista": "«{y}» mira a «{x}»: puntaje {v}",
     }
-    puntajes = Mapa(pasos["puntajes"], y=ejes, titulo="1) Puntajes Q·Kᵀ/√d", eje_y="Palabra que mira", **comun)
+    puntajes = Mapa(
+        _a_la_vista(pasos["puntajes"]), y=ejes, titulo="1) Puntajes Q·Kᵀ/√d", eje_y="Palabra que mira", **comun
+    )
     tapados = Mapa(
-        pasos["tapados"],
+        _a_la_vista(pasos["tapados"]),
         y=("",) * L,  # las filas ya tienen nombre a la izquierda; la pista sí dice la palabra
+        nombres_y=ejes,
         titulo="2) Con la máscara: tapadas = −∞",
         tapada=tapada,
         texto_tapada="−∞",
@@ -152,31 +157,29 @@ def _figura_tuberia(pasos, palabras, tapada: np.ndarray, relleno: int) -> Panele
 def _figura_pesos(pesos, palabras, tapada: np.ndarray, relleno: int, titulo: str) -> Paneles:
     """Los pesos y, en una columna gris aparte, la suma de cada fila (1: el softmax reparte todo el peso)."""
     L = len(palabras)
-    ejes, nombres = _etiquetas(palabras, relleno)
+    ejes = _etiquetas(palabras, relleno)
     mapa = Mapa(
-        pesos,
+        _a_la_vista(pesos),
         x=ejes,
         y=ejes,
-        nombres_x=nombres,
-        nombres_y=nombres,
         eje_x="Palabra que se mira",
         eje_y="Palabra que mira",
         tapada=tapada,
         leyenda_tapada=_leyenda(relleno, "tapada: peso 0 exacto"),
         barra="Peso" if L > MAX_NUMEROS else None,  # sin números en las casillas, hace falta la escala
-        pista="{y} mira a {x}: peso {v}",
+        pista="«{y}» mira a «{x}»: peso {v}",
     )
     sumas = Mapa(
         pesos.sum(axis=1, keepdims=True),  # (L, 1)
         x=("Σ fila",),
         y=("",) * L,
-        nombres_y=nombres,
+        nombres_y=ejes,
         numeros=True,  # también con 32 filas: es lo que la columna quiere decir
         vmin=0,
         vmax=GRIS_SUMA,
         colores="grises",
         barra=None,
-        pista="la fila de {y} suma {v}",
+        pista="la fila de «{y}» suma {v}",
     )
     return Paneles(
         (mapa, sumas),

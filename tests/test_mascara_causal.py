@@ -134,7 +134,7 @@ def test_vista_inicial_y_texto():
     assert pesos.titulo == "3) Pesos = softmax de cada fila, máscara causal"
     # Al lado, la suma de cada fila, en gris: 1.00 las cinco.
     assert sumas.x == ("Σ fila",) and sumas.textos() == [["1.00"]] * 5 and sumas.colores == "grises"
-    assert sumas.nombres_y == ("«Ana»", "«sacó»", "«plata»", "«del»", "«banco»")
+    assert sumas.nombres_y == ("Ana", "sacó", "plata", "del", "banco") and sumas.pista == "la fila de «{y}» suma {v}"
 
 
 def test_tuberia_puntajes_y_los_mismos_con_menos_infinito():
@@ -152,14 +152,14 @@ def test_tuberia_puntajes_y_los_mismos_con_menos_infinito():
     plotly = a_plotly(tuberia_)
     assert [t.get("showscale") for t in plotly["data"] if t["type"] == "heatmap"] == [False, True, False]
     assert "tapada antes del softmax (−∞)" in [t.get("name") for t in plotly["data"]]
-    assert tapados.pista == "{y} mira a {x}: puntaje {v}" and tapados.nombres_y[1] == "«sacó»"
+    assert tapados.pista == "«{y}» mira a «{x}»: puntaje {v}" and tapados.nombres_y[1] == "sacó"
+    assert a_plotly(tuberia_)["data"][1]["customdata"][1][0] == ["sacó", "Ana", "0.874"]  # la pista dice la palabra
 
 
 def test_relleno_va_entre_corchetes_en_los_ejes_y_la_pista_lo_dice():
     _, pesos, _ = calcular(tipo="relleno", k=2)
     mapa, _ = pesos.paneles
-    assert mapa.x == ("Ana", "sacó", "plata", "[del]", "[banco]")
-    assert mapa.nombres_x[3:] == ("«del» (relleno)", "«banco» (relleno)")
+    assert mapa.x == mapa.y == ("Ana", "sacó", "plata", "[del]", "[banco]")  # la pista dice «[del]» mira a «Ana»
     assert mapa.tapada[:, 3:].all() and not mapa.tapada[:, :3].any()
     assert "relleno va entre [ ]" in mapa.leyenda_tapada
 
