@@ -68,9 +68,11 @@ def _montaje(url_app: str, id_: str | None) -> tuple[str, gr.Blocks]:
     """(URL base, Blocks) de la suite (id_ None) o de /demo/<id_>/, montándola si hace falta."""
     base = url_app if id_ is None else f"{url_app}demo/{id_}/"
     httpx.get(f"{base}config", timeout=60).raise_for_status()
-    camino = "/" if id_ is None else f"/demo/{id_}"
-    blocks = next(b for b in entradas.blindados() if b.custom_mount_path == camino)
-    return base, blocks
+    if id_ is None:
+        import app
+
+        return base, app.demo
+    return base, next(b for b in entradas.blindados() if b.custom_mount_path == f"/demo/{id_}")
 
 
 def _eventos_con_archivo(blocks: gr.Blocks, id_: str | None) -> list[tuple[int, object, bool]]:
