@@ -59,9 +59,12 @@ def _valor(azar: random.Random, lo: float, hi: float, paso: float) -> float:
     return round(lo + azar.randint(0, pasos) * paso, 9)
 
 
-def _llamar(http, url: str, api: str, datos: list) -> int:
-    """Una llamada por el protocolo de la cola, como el navegador; devuelve los bytes recibidos."""
-    r = http.post(f"{url}gradio_api/call/{api}", json={"data": datos})
+def _llamar(http, url: str, api: str, datos: list, sesion: str) -> int:
+    """Una llamada por el protocolo de la cola, como el navegador; devuelve los bytes recibidos.
+
+    Cada estudiante lleva su sesión, como una pestaña del navegador: la cola reparte por sesión.
+    """
+    r = http.post(f"{url}gradio_api/call/{api}", json={"data": datos, "session_hash": sesion})
     r.raise_for_status()
     evento = r.json()["event_id"]
     cuerpo = http.get(f"{url}gradio_api/call/{api}/{evento}").text
@@ -92,12 +95,13 @@ def _sala(url: str, tareas: list[tuple[str, callable]], segundos: float) -> dict
 
     def estudiante(k: int, api: str, hacer_datos) -> None:
         azar = random.Random(k)
+        sesion = f"estudiante{k:02d}{azar.getrandbits(32):08x}"
         with httpx.Client(timeout=120) as http:
             time.sleep(azar.uniform(0, 0.6))  # no todos a la vez al empezar
             while time.perf_counter() < fin:
                 t = time.perf_counter()
                 try:
-                    b = _llamar(http, url, api, hacer_datos(azar))
+                    b = _llamar(http, url, api, hacer_datos(azar), sesion)
                     with cerrojo:
                         res[api]["t"].append(time.perf_counter() - t)
                         res[api]["b"].append(b)

@@ -400,3 +400,18 @@ def test_paneles_con_la_misma_escala_llevan_una_barra_tambien_en_la_descarga():
     assert len(a_matplotlib(f).axes) == 6 + 1  # 2 × 3 paneles (uno vacío) y una barra
     distintos = Paneles((mapas[0], dataclasses.replace(mapas[1], colores="divergente", vmin=-1)))
     assert distintos.con_barra() == (True, True) and len(a_matplotlib(distintos).axes) == 2 + 2
+
+
+def test_un_mapa_enorme_sin_nombres_va_promediado_en_bloques_y_la_descarga_completa():
+    """512 × 512 valores son 3 MB de JSON: en pantalla va el promedio de bloques k × k, y una nota lo dice."""
+    m = np.sin(np.arange(512)[:, None] / 7.0) * np.cos(np.arange(512)[None, :] / 11.0)
+    f = Mapa(m, vmin=-1, vmax=1, colores="divergente", numeros=False)
+    pantalla = a_plotly(f)
+    calor = pantalla["data"][0]
+    k = calor["dx"]
+    assert k > 1 and len(calor["z"]) * len(calor["z"][0]) <= 5000
+    assert calor["z"][0][0] == pytest.approx(m[:k, :k].mean(), abs=1e-3)  # el promedio del primer bloque
+    assert any("promedio de" in n["text"] for n in pantalla["layout"]["annotations"])
+    assert len(a_json(f)) < 40_000
+    descargada = a_matplotlib(f)
+    assert descargada.axes[0].get_images()[0].get_array().shape == (512, 512)

@@ -11,6 +11,8 @@ import base64
 import io
 import itertools
 import json
+import math
+import warnings
 
 import numpy as np
 
@@ -37,6 +39,7 @@ ESCALAS = {
     "divergente": [[0, "#d62728"], [0.5, "#ffffff"], [1, C0]],
     "grises": [[0, "#ffffff"], [1, "#000000"]],
 }
+MAX_CASILLAS_PANTALLA = 5000  # un mapa sin nombres con más casillas va promediado en bloques (≈ 30 kB)
 MAX_PIXELES_MAPA = 64 * 64  # una imagen en gris hasta este tamaño va como mapa (valor al pasar el ratón)
 MAX_CASILLAS_NOMBRADAS = 16 * 16  # más allá, un mapa con nombres nombra cada fila y columna una vez, no cada casilla
 CONFIG = {"displayModeBar": False, "responsive": True, "scrollZoom": False}
@@ -117,6 +120,39 @@ def _barra_color(titulo: str, dom_x, dom_y) -> dict:
     }
 
 
+def _en_bloques(trazo: dict, visibles: np.ndarray, f: Mapa, lienzo: _Lienzo, dom_x, dom_y) -> None:
+    """Un mapa enorme sin nombres (512 × 512 son 3 MB de JSON) va promediado en bloques de k × k.
+
+    En pantalla no caben más casillas que píxeles: el promedio es lo que se vería. La descarga
+    dibuja la matriz completa. Una nota bajo el mapa lo dice.
+    """
+    filas, columnas = visibles.shape
+    k = math.ceil(math.sqrt(filas * columnas / MAX_CASILLAS_PANTALLA))
+    relleno = np.full((-(-filas // k) * k, -(-columnas // k) * k), np.nan)
+    relleno[:filas, :columnas] = visibles
+    h, w = relleno.shape[0] // k, relleno.shape[1] // k
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # un bloque todo NaN (el relleno del borde)
+        bloques = np.nanmean(relleno.reshape(h, k, w, k), axis=(1, 3))  # (h, w)
+    trazo |= {"z": _lista(np.round(bloques, 3)), "x0": (k - 1) / 2, "dx": k, "y0": (k - 1) / 2, "dy": k}
+    trazo["hovertemplate"] = _plantilla(f.pista, y="≈ %{y}", x="≈ %{x}", v="%{z:.3f}").replace(
+        "<extra></extra>", f" (promedio de {k} × {k})<extra></extra>"
+    )
+    lienzo.notas.append(
+        {
+            "x": (dom_x[0] + dom_x[1]) / 2,
+            "y": dom_y[0],
+            "xref": "paper",
+            "yref": "paper",
+            "yanchor": "top",
+            "yshift": -42,
+            "text": f"En pantalla, cada casilla es el promedio de {k} × {k}; la descarga va completa.",
+            "showarrow": False,
+            "font": {"size": 12, "color": "#666666"},
+        }
+    )
+
+
 def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None:
     xa, ya, kx, ky = _nombres(k)
     etiquetas_x, etiquetas_y = f.etiquetas()
@@ -157,6 +193,8 @@ def _mapa(f: Mapa, lienzo: _Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> No
         trazo["hovertemplate"] = _plantilla(f.pista, y="%{customdata[0]}", x="%{customdata[1]}", v="%{customdata[2]}")
     else:
         trazo["hovertemplate"] = _plantilla(f.pista, y="%{y}", x="%{x}", v="%{z:.3f}")
+        if not f.tapada.any() and not f.con_numeros and filas * columnas > MAX_CASILLAS_PANTALLA:
+            _en_bloques(trazo, visibles, f, lienzo, dom_x, dom_y)
     if trazo["showscale"]:
         trazo["colorbar"] = _barra_color(f.barra, dom_x, dom_y)
     lienzo.datos.append(trazo)
