@@ -45,6 +45,7 @@ PESTANAS: tuple[Pestana, ...] = (
     Pestana("inversion-digitos", "Inversión de dígitos", "demos.inversion_digitos"),
     Pestana("parches-vit", "Parches ViT", "demos.parches_vit"),
     Pestana("cbam", "CBAM en imagen", "demos.cbam"),
+    Pestana("clasificador-atencion", "Clasificador con atención", "demos.clasificador_atencion"),
 )
 
 POR_ID: dict[str, Pestana] = {p.id: p for p in PESTANAS}
