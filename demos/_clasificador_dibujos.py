@@ -113,7 +113,8 @@ def figura_cabezas(lectura: Lectura, bloque: int) -> Paneles:
             )
         )
     alto = int(np.clip(140 + 14 * L, 300, 520))
-    return Paneles(tuple(paneles), columnas=COLUMNAS, titulo=f"Bloque {bloque}: a quién mira cada palabra", alto_fila=alto)
+    titulo = f"Bloque {bloque}: a quién mira cada palabra"
+    return Paneles(tuple(paneles), columnas=COLUMNAS, titulo=titulo, alto_fila=alto)
 
 
 def _pixeles(matriz: np.ndarray) -> np.ndarray:

@@ -1,0 +1,199 @@
+"""La pestaña «Clasificador con atención»: el clasificador de opiniones (§6) leído palabra por palabra.
+
+Los números de la vista se comparan con los de `modelos.prediccion.predecir` sobre el checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from demos.clasificador_atencion import EJEMPLOS, VACIA, calcular, modelo, opciones_quitar
+from demos.figuras import Imagen, Mapa
+from demos.figuras.pantalla import a_json
+from modelos.prediccion import predecir
+from tests.conftest import espera_error
+
+NEGADA = "La película no fue aburrida."  # fichas: La película no fue aburrida .
+
+
+def mapa_pesos(vista) -> Mapa:
+    (mapa,) = vista[1].paneles
+    return mapa
+
+
+def test_frase_positiva_pesa_mas_la_palabra_de_sentimiento():
+    probabilidades, figura, texto, _ = calcular("La cena estuvo deliciosa.")
+    assert probabilidades["positiva"] > 0.99
+    mapa = mapa_pesos((None, figura))
+    assert mapa.x == ("La", "cena", "estuvo", "deliciosa", ".")
+    assert mapa.x[int(mapa.matriz[0].argmax())] == "deliciosa"
+    assert "**positiva**" in texto and "«deliciosa»" in texto
+
+
+def test_la_negacion_da_la_vuelta_y_se_lleva_el_peso():
+    afirmada, _, _, _ = calcular("Me gustó la cena.")
+    negada, figura, texto, _ = calcular("No me gustó la cena.")
+    assert afirmada["positiva"] > 0.99 and negada["negativa"] > 0.99
+    mapa = figura.paneles[0]
+    # Como dice la ficha del modelo: en una frase negada, la agrupación pesa más la negación.
+    assert mapa.x[int(mapa.matriz[0].argmax())] == "No"
+
+
+@pytest.mark.parametrize("frase", [f for _, f in EJEMPLOS])
+def test_los_pesos_de_la_figura_son_los_del_modelo_y_suman_1(frase):
+    lectura = predecir(frase)  # el checkpoint compartido, en float32
+    mapa = calcular(frase)[1].paneles[0]
+    assert mapa.matriz.shape == (1, len(lectura.fichas))
+    assert np.allclose(mapa.matriz[0], lectura.pesos.numpy(), atol=1e-3)  # la figura lleva 3 decimales
+    assert float(lectura.pesos.sum()) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_la_vista_usa_el_checkpoint_en_float64_sin_tocar_el_compartido():
+    from modelos import cargar
+
+    compartido = cargar("clasificador-opiniones")
+    copia = modelo()
+    assert next(compartido.parameters()).dtype == torch.float32
+    assert next(copia.parameters()).dtype == torch.float64
+    for (nombre, a), (_, b) in zip(compartido.state_dict().items(), copia.state_dict().items(), strict=True):
+        assert torch.equal(a.double().cpu(), b.cpu()), nombre
+
+
+def test_quitar_la_negacion_cambia_la_clase_y_el_peso_pasa_al_adjetivo():
+    antes, figura, texto, _ = calcular(NEGADA, quitar=3)  # la n.º 3 es «no»
+    assert antes["positiva"] > 0.99  # la predicción de arriba es la de la frase entera
+    mapa = figura.paneles[0]
+    assert mapa.matriz.shape == (2, 6)
+    assert mapa.tapada[1].tolist() == [False, False, True, False, False, False]
+    sin_no = predecir("La película fue aburrida.")
+    assert sin_no.clase == "negativa"
+    esperados = np.insert(sin_no.pesos.numpy(), 2, 0.0)
+    assert np.allclose(mapa.matriz[1], esperados, atol=1e-3)
+    assert mapa.x[int(mapa.matriz[1].argmax())] == "aburrida"
+    assert texto.startswith("**Sin «no»** (la n.º 3), la opinión pasa a **negativa**")
+    assert "negativa" in figura.paneles[0].titulo
+
+
+def test_quitar_una_palabra_neutra_no_cambia_la_clase():
+    _, _, texto, _ = calcular("La cena estuvo deliciosa.", quitar=1)
+    assert "sigue siendo **positiva**" in texto
+
+
+def test_las_opciones_de_quitar_son_las_fichas_de_la_frase():
+    assert opciones_quitar(NEGADA) == [
+        ("ninguna", 0),
+        ("1 · La", 1),
+        ("2 · película", 2),
+        ("3 · no", 3),
+        ("4 · fue", 4),
+        ("5 · aburrida", 5),
+        ("6 · .", 6),
+    ]
+    assert opciones_quitar("Una peli")[2] == ("2 · peli (no la conoce)", 2)
+    assert opciones_quitar("") == opciones_quitar("Genial") == [("ninguna", 0)]  # nada que quitar
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "mensaje"),
+    [
+        ({"quitar": 7}, "debe ser de 0 \\(ninguna\\) a 6; llegó 7"),
+        ({"quitar": -1}, "entre 0 y"),
+        ({"quitar": 2.5}, "número entero"),
+        ({"frase": "Genial", "quitar": 1}, "una sola palabra"),
+        ({"bloque": 3}, "El bloque debe ser un número entero entre 1 y 2"),
+        ({"bloque": 0}, "entre 1 y 2"),
+        ({"frase": ""}, re.escape(VACIA)),
+        ({"frase": "   \n "}, re.escape(VACIA)),
+        ({"frase": None}, re.escape(VACIA)),
+        ({"frase": 12}, "La frase debe ser texto"),
+    ],
+)
+def test_entrada_mala_da_valueerror_en_espanol(kwargs, mensaje):
+    with pytest.raises(ValueError, match=mensaje):
+        calcular(**({"frase": NEGADA} | kwargs))
+
+
+def test_palabras_desconocidas_se_marcan_y_se_explican_sin_error():
+    _, figura, texto, _ = calcular("Una peli chulísima, me flipó.")
+    mapa = figura.paneles[0]
+    desconocidas = [mapa.x[j] for _, j in mapa.marcas]
+    assert desconocidas == ["peli", "chulísima", "flipó"]
+    assert mapa.nombres_x[1] == "«peli» (no la conoce: la lee como <desconocida>)"
+    assert "recuadradas en naranja" in texto
+    assert "no las conoce&#59; las trata como &#60;desconocida&#62;" in texto  # escapado: se lee tal cual
+
+
+def test_solo_palabras_desconocidas_o_emoji_dan_una_lectura_con_aviso():
+    for frase in ("xyzzy qwerty", "🙂👍🏽"):
+        probabilidades, _, texto, _ = calcular(frase)
+        assert sum(probabilidades.values()) == pytest.approx(1.0)
+        assert "no conoce ninguna palabra de la frase" in texto
+
+
+def test_diez_mil_caracteres_se_recortan_con_aviso():
+    probabilidades, figura, texto, cabezas = calcular("La cena estuvo deliciosa. " * 400)  # 10,400 caracteres
+    assert "solo se leen los primeros" in texto and "el modelo lee solo los primeros 64" in texto
+    assert figura.paneles[0].matriz.shape == (1, 64)
+    assert isinstance(cabezas.paneles[0], Imagen)  # 64 × 64 por cabeza: imágenes; el promedio, un mapa
+    assert isinstance(cabezas.paneles[-1], Mapa)
+    assert len(a_json(figura)) + len(a_json(cabezas)) < 120_000
+
+
+def test_lo_que_escribe_el_visitante_no_llega_a_los_titulos_ni_como_markdown():
+    frase = "<img src=//x.example/a> ![](//x.example/b) [aquí](//x.example/c)"
+    _, figura, texto, cabezas = calcular(frase)
+    for fig in (figura, cabezas):
+        titulos = [fig.titulo] + [p.titulo for p in fig.paneles]
+        assert not any("x.example" in t or "img" in t for t in titulos)
+        assert "<img" not in a_json(fig)  # en las marcas y las pistas va escapado
+    assert "<" not in texto and "](" not in texto and "«&#60;»" in texto  # el signo «<» es una ficha: escapada
+
+
+@pytest.mark.parametrize("bloque", [1, 2])
+def test_cada_cabeza_del_bloque_es_la_del_modelo(bloque):
+    lectura = predecir(NEGADA, modelo())
+    cabezas = calcular(NEGADA, bloque=bloque)[3]
+    pesos = lectura.atencion[bloque - 1].numpy()  # (8, L, L)
+    assert len(cabezas.paneles) == 9 and cabezas.paneles[-1].titulo == "Promedio de las cabezas"
+    for k, panel in enumerate(cabezas.paneles[:8]):
+        assert panel.titulo == f"Cabeza {k + 1}"
+        assert np.allclose(panel.matriz, pesos[k], atol=5e-4)
+        assert np.allclose(panel.matriz.sum(axis=1), 1.0, atol=5e-3)  # cada palabra reparte 1 entre las demás
+    assert np.allclose(cabezas.paneles[-1].matriz, pesos.mean(axis=0), atol=5e-4)
+    assert f"Bloque {bloque}" in cabezas.titulo
+
+
+def test_la_misma_frase_da_la_misma_respuesta():
+    una, otra = calcular(EJEMPLOS[4][1], 2, 5), calcular(EJEMPLOS[4][1], 2, 5)
+    assert [a_json(una[1]), a_json(una[3]), una[2]] == [a_json(otra[1]), a_json(otra[3]), otra[2]]
+
+
+def test_respuestas_pequenas():
+    for _, frase in EJEMPLOS:
+        _, figura, _, cabezas = calcular(frase)
+        assert len(a_json(figura)) < 5_000 and len(a_json(cabezas)) < 60_000
+
+
+def test_api_sin_argumentos_da_la_vista_inicial(cliente):
+    prediccion, figura, texto, cabezas = cliente.predict(api_name="/clasificador_atencion")
+    assert prediccion["label"] == "positiva"
+    assert "«deliciosa»" in texto
+    assert json.loads(figura["plot"])["data"][0]["type"] == "heatmap"
+
+
+def test_api_con_negacion_y_palabra_quitada(cliente):
+    prediccion, _, texto, _ = cliente.predict(NEGADA, 2, 3, api_name="/clasificador_atencion")
+    assert prediccion["label"] == "positiva"
+    assert "pasa a **negativa**" in texto
+
+
+def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
+    assert "debe ser de 0 (ninguna) a 6" in espera_error(cliente, "/clasificador_atencion", frase=NEGADA, quitar=99)
+    assert "al menos una palabra" in espera_error(cliente, "/clasificador_atencion", frase="")
+    prediccion, *_ = cliente.predict("No me gustó la cena.", api_name="/clasificador_atencion")
+    assert prediccion["label"] == "negativa"
