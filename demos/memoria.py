@@ -10,12 +10,13 @@ import numpy as np
 from demos._memoria_medida import TIPOS, _mb, _tipo, largos_permitidos, medir
 from demos._ui import Deslizador, Desplegable, Opcion, Vista, envolver, explicacion, grafico
 from demos._validar import entero as _entero
-from demos.figuras import C0, C1, GRIS, Curva, Curvas, Nota, Referencia, numero
+from demos.figuras import C0, C1, C2, C3, GRIS, Curva, Curvas, Nota, Referencia, numero
 from modelos.hub import dispositivo_pesado
 
 LARGOS_TABLA = (100, 1_000, 10_000, 100_000)
 CABEZAS_MAX, CAPAS_MAX, LOTE_MAX = 128, 128, 1024
 GPUS_GB = (16, 80)  # memorias de referencia en la figura
+VENTANA, VENTANA_MAX = 512, 65_536  # w: cada palabra mira a las w anteriores y a sí misma (0: sin ventana)
 
 EXPLICACION = r"""
 Cada cabeza calcula un peso por cada par de palabras: una matriz de $L \times L$. Si la frase es
@@ -26,6 +27,12 @@ $$\text{memoria} = B \cdot N \cdot h \cdot L^2 \cdot b$$
 
 Por eso PyTorch trae `scaled_dot_product_attention` (SDPA): calcula lo mismo por bloques, con
 núcleos como FlashAttention, sin guardar nunca la matriz entera. Abajo puedes medirlo.
+
+Otra salida es **no mirar tan lejos**: con una **ventana** de $w$ palabras (cada una mira a las $w$
+anteriores y a sí misma, como la máscara de ventana de la pestaña *Máscara causal*), cada fila tiene a lo
+sumo $w + 1$ pesos, y la memoria crece como $O(L \cdot w)$ en vez de $O(L^2)$:
+
+$$\text{memoria con ventana} = B \cdot N \cdot h \cdot L \cdot \min(L,\, w + 1) \cdot b$$
 """
 
 
@@ -36,14 +43,26 @@ def _legible(b: float) -> str:
     return f"{b / 1e3:,.2f} kB"
 
 
-def tabla_memoria(tipo: str = "float32", factor: int = 1) -> list[list[str]]:
-    """Por largo de LARGOS_TABLA: pesos por cabeza (L²), su memoria, y la memoria por `factor` cabezas."""
+def con_ventana(L, w: int):
+    """Pesos por cabeza con una ventana de w palabras (w anteriores y ella misma): L · min(L, w + 1); sin ventana
+    (w = 0), L². Es lo que guarda un núcleo que solo calcula la banda; una máscara sobre la matriz entera no ahorra."""
+    return L * L if w == 0 else L * np.minimum(L, w + 1)
+
+
+def tabla_memoria(tipo: str = "float32", factor: int = 1, ventana: int = 0) -> list[list[str]]:
+    """Por largo de LARGOS_TABLA: pesos por cabeza (L²), su memoria, la memoria por `factor` cabezas y, con
+    ventana, la memoria total con ella (L · (w + 1) por cabeza)."""
     b = TIPOS[tipo][1]
-    return [[f"{L:,}", f"{L * L:,}", _mb(L * L * b), _mb(L * L * b * factor)] for L in LARGOS_TABLA]
+    return [
+        [f"{L:,}", f"{L * L:,}", _mb(L * L * b), _mb(L * L * b * factor)]
+        + ([_mb(int(con_ventana(L, ventana)) * b * factor)] if ventana else ["—"])
+        for L in LARGOS_TABLA
+    ]
 
 
-def _figura_teorica(tipo: str, factor: int) -> Curvas:
-    """Memoria de los pesos contra el largo, en log-log: una recta de pendiente 2, con la tabla y dos GPU."""
+def _figura_teorica(tipo: str, factor: int, ventana: int = 0) -> Curvas:
+    """Memoria de los pesos contra el largo, en log-log: una recta de pendiente 2, con la tabla y dos GPU; con
+    ventana, la curva L · min(L, w + 1), que se dobla a pendiente 1 desde L = w + 1."""
     b = TIPOS[tipo][1]
     L = np.round(np.logspace(1, 6, 51))  # de 10 a 10⁶ palabras, 10 puntos por década
     curvas = [Curva("por cabeza", L, L**2 * b / 1e6, color=C0, estilo="lineas")]
@@ -51,11 +70,19 @@ def _figura_teorica(tipo: str, factor: int) -> Curvas:
         curvas.append(
             Curva(f"total (× {numero(factor, ',.0f')})", L, L**2 * b * factor / 1e6, color=C1, estilo="lineas")
         )
+    if ventana:
+        w = numero(ventana, ",.0f")
+        y = con_ventana(L, ventana) * b / 1e6
+        curvas.append(Curva(f"ventana w = {w}, por cabeza", L, y, color=C2, estilo="punteada"))
+        if factor > 1:
+            y = con_ventana(L, ventana) * b * factor / 1e6
+            curvas.append(Curva(f"ventana w = {w}, total", L, y, color=C3, estilo="punteada"))
     tabla = [Nota(Lt, Lt**2 * b / 1e6, f"{numero(Lt**2 * b / 1e6, ',.2f')} MB", color=C0) for Lt in LARGOS_TABLA]
     gpus = [Nota(12, gb * 1e3 * 1.8, f"GPU de {gb} GB", marca=False, color=GRIS) for gb in GPUS_GB]  # sobre su línea
     return Curvas(
         tuple(curvas),
-        titulo=f"Pesos de atención en {tipo}: pendiente 2 en log-log",
+        titulo=f"Pesos de atención en {tipo}: pendiente 2 en log-log"
+        + (f"; con ventana, pendiente 1 desde L = {numero(ventana + 1, ',.0f')}" if ventana else ""),
         eje_x="Largo de la frase L (palabras, escala log)",
         eje_y="Memoria de los pesos (MB, escala log)",
         log_x=True,
@@ -68,12 +95,36 @@ def _figura_teorica(tipo: str, factor: int) -> Curvas:
     )
 
 
-def calcular(tipo: str = "float32", cabezas: float = 1, capas: float = 1, lote: float = 1):
-    """La vista: (figura log-log, tabla de memoria, texto)."""
+def _alcance(gb: float, b: int, factor: int, ventana: int) -> int:
+    """El largo L más grande cuyos pesos caben en `gb` GB (con ventana, L · min(L, w + 1) por matriz)."""
+    numeros = int(gb * 1e9 / (b * factor))  # pesos que caben
+    sin_ventana = math.isqrt(numeros)
+    return sin_ventana if not ventana or sin_ventana <= ventana + 1 else numeros // (ventana + 1)
+
+
+def _texto_ventana(ventana: int, b: int, factor: int) -> str:
+    L = LARGOS_TABLA[-1]
+    if not ventana:
+        return "Sin ventana (w = 0), cada palabra mira a todas: L² pesos por matriz."
+    return (
+        f"Con una **ventana de w = {ventana:,}** (cada palabra mira a las {ventana:,} anteriores y a sí misma), "
+        f"cada fila guarda a lo sumo {ventana + 1:,} pesos, **O(L·w)** en vez de O(L²): a {L:,} palabras, "
+        f"**{_legible(con_ventana(L, ventana) * b * factor)}** en vez de {_legible(L * L * b * factor)} "
+        f"({L * L / con_ventana(L, ventana):,.0f} veces menos), y una GPU de 16 GB llega a "
+        f"L ≈ {_alcance(16, b, factor, ventana):,}. Eso solo se ahorra si se calculan únicamente las casillas de la "
+        "banda, como Longformer o la ventana de FlashAttention 2 (Mistral); la máscara de ventana de la pestaña "
+        "*Máscara causal* tapa casillas de la matriz entera, que sigue ocupando L²."
+    )
+
+
+def calcular(tipo: str = "float32", cabezas: float = 1, capas: float = 1, lote: float = 1, ventana: float = VENTANA):
+    """La vista: (figura log-log, tabla de memoria, texto). `ventana` = w (0: sin ventana) solo añade la curva,
+    la columna y el párrafo de la atención con ventana; lo demás no depende de ella."""
     tipo = _tipo(tipo)
     cabezas = _entero(cabezas, "El número de cabezas", 1, CABEZAS_MAX)
     capas = _entero(capas, "El número de capas", 1, CAPAS_MAX)
     lote = _entero(lote, "El lote", 1, LOTE_MAX)
+    ventana = _entero(ventana, "La ventana w", 0, VENTANA_MAX)
     factor, b = cabezas * capas * lote, TIPOS[tipo][1]
     cabe = {gb: math.isqrt(int(gb * 1e9 / (b * factor))) for gb in GPUS_GB}
     texto = (
@@ -83,9 +134,10 @@ def calcular(tipo: str = "float32", cabezas: float = 1, capas: float = 1, lote: 
         f"**{_legible(100_000**2 * b * factor)}**. Solo con los pesos, una GPU de 16 GB llega a "
         f"L ≈ {cabe[16]:,} y una de 80 GB a L ≈ {cabe[80]:,}.\n\n"
         "(El total cuenta todas las capas a la vez, como en el entrenamiento, que guarda los pesos para "
-        "el paso hacia atrás; al solo predecir, cada capa puede soltar los suyos.)"
+        "el paso hacia atrás; al solo predecir, cada capa puede soltar los suyos.)\n\n"
+        + _texto_ventana(ventana, b, factor)
     )
-    return _figura_teorica(tipo, factor), tabla_memoria(tipo, factor), texto
+    return _figura_teorica(tipo, factor, ventana), tabla_memoria(tipo, factor, ventana), texto
 
 
 def construir() -> Vista:
@@ -95,11 +147,14 @@ def construir() -> Vista:
         cabezas = Deslizador(1, CABEZAS_MAX, value=1, step=1, label="Cabezas")
         capas = Deslizador(1, CAPAS_MAX, value=1, step=1, label="Capas")
         lote = Deslizador(1, LOTE_MAX, value=1, step=1, label="Lote (frases a la vez)")
+        ventana = Deslizador(
+            0, VENTANA_MAX, value=VENTANA, step=1, label="Ventana w (palabras anteriores; 0: sin ventana)"
+        )
     with gr.Row():
         figura = grafico("Memoria de los pesos según el largo", scale=3)
         with gr.Column(scale=2):
             tabla = gr.Dataframe(
-                headers=["Largo L", "Pesos (L²)", "Por cabeza", "Total"],
+                headers=["Largo L", "Pesos (L²)", "Por cabeza", "Total", "Total con ventana"],
                 label="Memoria de los pesos de atención",
                 interactive=False,
             )
@@ -127,9 +182,9 @@ def construir() -> Vista:
     )
     return Vista(
         fn=calcular,
-        entradas=[tipo, cabezas, capas, lote],
+        entradas=[tipo, cabezas, capas, lote, ventana],
         salidas=[figura, tabla, texto],
-        url={"tipo": tipo, "cabezas": cabezas, "capas": capas, "lote": lote},
+        url={"tipo": tipo, "cabezas": cabezas, "capas": capas, "lote": lote, "w": ventana},
     )
 
 

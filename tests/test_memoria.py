@@ -1,5 +1,6 @@
 """La pestaña «Memoria O(n²)»: la tabla de la lección y la medición en vivo."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -24,16 +25,42 @@ def test_vista_inicial_es_la_tabla_de_la_leccion():
     assert [f[3] for f in tabla] == MB_LECCION  # una frase, una capa, una cabeza
     assert "40.0 GB" in texto
     assert figura.log_x and figura.log_y
-    (por_cabeza,) = figura.curvas  # un factor de 1: sin curva del total
+    por_cabeza, _ = figura.curvas  # un factor de 1: sin curva del total; la segunda es la de la ventana
     assert por_cabeza.y == pytest.approx(por_cabeza.x**2 * 4 / 1e6)  # L² · 4 bytes, en MB
     assert [n.texto for n in figura.notas if n.marca] == [m.replace(",", "\u202f") for m in MB_LECCION]
     assert [(r.valor, r.texto) for r in figura.horizontales] == [(16_000, "GPU de 16 GB"), (80_000, "GPU de 80 GB")]
     assert len(a_json(figura)) < 10_000
 
 
+def test_sin_ventana_la_vista_es_la_de_antes():
+    figura, tabla, texto = calcular(ventana=0)
+    (por_cabeza,) = figura.curvas
+    assert [f[4] for f in tabla] == ["—"] * 4 and "Sin ventana" in texto
+    assert figura.titulo == "Pesos de atención en float32: pendiente 2 en log-log"
+
+
+def test_ventana_512_guarda_l_por_513_pesos_y_se_dobla_a_pendiente_1():
+    figura, tabla, texto = calcular()  # por omisión, w = 512: como la ventana de la pestaña Máscara causal
+    _, ventana = figura.curvas
+    assert ventana.nombre == "ventana w = 512, por cabeza"
+    assert ventana.y == pytest.approx(ventana.x * np.minimum(ventana.x, 513) * 4 / 1e6)
+    # L ≤ 513: la ventana cubre la fila entera (L²); después, L · 513: pendiente 1 en log-log
+    assert [f[4] for f in tabla] == ["0.04 MB", "2.05 MB", "20.52 MB", "205.20 MB"]
+    assert "**205.2 MB** en vez de 40.0 GB (195 veces menos)" in texto
+    assert "L ≈ 7,797,270" in texto  # 16 GB / (4 bytes · 513) palabras
+    assert "pendiente 1 desde L = 513" in figura.titulo
+
+
+def test_ventana_mayor_que_lo_que_cabe_no_cambia_el_alcance():
+    _, tabla, texto = calcular("bfloat16", cabezas=12, capas=6, lote=8, ventana=4096)
+    assert tabla[1][4] == tabla[1][3] == "1,152.00 MB"  # L = 1,000 < w + 1: la ventana no recorta nada
+    assert "una GPU de 16 GB llega a L ≈ 3,726" in texto  # tan lejos como sin ventana
+
+
 def test_con_varias_cabezas_la_figura_suma_la_curva_del_total():
     figura, tabla, _ = calcular("bfloat16", cabezas=12, capas=6, lote=8)
-    por_cabeza, total = figura.curvas
+    por_cabeza, total, _, total_ventana = figura.curvas
+    assert total_ventana.nombre == "ventana w = 512, total"
     assert total.nombre == "total (× 576)" and total.y == pytest.approx(por_cabeza.y * 576)
     assert "bfloat16" in figura.titulo
 
@@ -60,6 +87,9 @@ def test_bfloat16_ocupa_la_mitad_y_la_tabla_multiplica():
         ({"lote": float("nan")}, "lote debe ser un número entero"),
         ({"lote": -1}, "entre 1 y 1024"),
         ({"lote": "muchos"}, "entre 1 y 1024"),
+        ({"ventana": -1}, "La ventana w debe ser un número entero entre 0 y 65536"),
+        ({"ventana": 10**7}, "entre 0 y 65536"),
+        ({"ventana": 2.5}, "ventana w debe ser un número entero"),
     ],
 )
 def test_entrada_mala_da_valueerror_en_espanol(kwargs, mensaje):
