@@ -31,8 +31,7 @@ from demos._controles import (  # noqa: F401 (se reexportan: las pestañas los i
     rechazar_invalido,
     tolerante,
 )
-from demos._figuras import _es_figura, a_gradio, a_png, exportar_figuras, figura_a_imagen  # noqa: F401
-from demos._recordar import recordar as _recordar
+from demos._figuras import a_gradio, exportar_figuras
 from demos._seguridad import escapar_html, rechazo
 
 log = logging.getLogger(__name__)
@@ -54,8 +53,6 @@ class Vista:
     # deslizador o un número en `url`, se deducen solos (el valor medio; el máximo + 10⁶).
     ejemplo: dict[str, str] = field(default_factory=dict)
     invalido: dict[str, str] = field(default_factory=dict)
-    # `fn` es pura (mismos argumentos → mismo resultado): sus respuestas se recuerdan unos minutos.
-    pura: bool = True
 
     def control_numerico(self) -> tuple[str, Any] | None:
         for nombre, c in self.url.items():
@@ -100,23 +97,13 @@ def exclusivo(nombre: str) -> threading.Lock:
         return _EXCLUSIVOS.setdefault(nombre, threading.Lock())
 
 
-def _nombre(fn: Callable) -> str:
-    """Bajo qué nombre se recuerdan las respuestas de `fn` (el evento y la vista inicial lo comparten)."""
-    return f"{fn.__module__}.{fn.__qualname__}#{id(fn)}"
-
-
-def envolver(fn: Callable, exclusivo_de: str | None = None, recordar: bool = False) -> Callable:
-    """La función de cálculo lista para Gradio: ValueError -> gr.Error en español, figuras -> imágenes.
+def envolver(fn: Callable, exclusivo_de: str | None = None) -> Callable:
+    """La función de cálculo lista para Gradio: ValueError -> gr.Error en español, figuras -> Plotly.
 
     Conserva la firma de `fn`, que Gradio usa para nombrar los parámetros del API.
     Sirve también para generadores (cada valor producido se convierte). Con
     `exclusivo_de`, a lo sumo una llamada a la vez en todo el proceso; las demás esperan.
-    Con `recordar` (solo para funciones puras), una entrada repetida en los últimos minutos
-    se sirve de lo ya dibujado, y peticiones iguales simultáneas se calculan una vez
-    (`demos._recordar`).
     """
-    if recordar and (exclusivo_de or inspect.isgeneratorfunction(fn)):
-        raise ValueError("Solo se recuerdan funciones puras: ni generadores ni eventos exclusivos.")
     cerrojo = exclusivo(exclusivo_de) if exclusivo_de else contextlib.nullcontext()
     donde = fn.__module__.rsplit(".", 1)[-1]  # la pestaña, para el log
     if inspect.isgeneratorfunction(fn):
@@ -134,18 +121,11 @@ def envolver(fn: Callable, exclusivo_de: str | None = None, recordar: bool = Fal
 
         return generador
 
-    def convertida(*args, **kwargs):
-        return a_gradio(fn(*args, **kwargs))
-
-    nombre = _nombre(fn)
-
     @functools.wraps(fn)
     def envuelta(*args, **kwargs):
         with cerrojo:
             try:
-                if recordar:
-                    return _recordar(nombre, convertida, args, kwargs)
-                return convertida(*args, **kwargs)
+                return a_gradio(fn(*args, **kwargs))
             except gr.Error:
                 raise
             except Exception as e:
@@ -160,17 +140,6 @@ LATEX = [{"left": "$$", "right": "$$", "display": True}, {"left": "$", "right": 
 def explicacion(texto: str, **kw) -> gr.Markdown:
     """El texto que abre una pestaña, con fórmulas en $…$ (en línea) y $$…$$ (aparte)."""
     return gr.Markdown(texto, latex_delimiters=LATEX, elem_classes=["explicacion"], **kw)
-
-
-def imagen(etiqueta: str, **kw) -> gr.Image:
-    """Un componente de salida para una figura: PNG nítido, con descarga y pantalla completa.
-
-    La etiqueta no se muestra encima (taparía el título de la figura); queda como
-    texto alternativo para lectores de pantalla.
-    """
-    kw.setdefault("buttons", ["download", "fullscreen"])
-    kw.setdefault("show_label", False)
-    return gr.Image(label=etiqueta, alt_text=etiqueta, type="numpy", format="png", interactive=False, **kw)
 
 
 def grafico(etiqueta: str, **kw) -> gr.Plot:
@@ -265,21 +234,15 @@ def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores:
     for aviso in avisos:
         gr.Warning(escapar_html(aviso), title="Ajuste de la URL")  # repite la URL: nada de HTML
     if valores_url != list(valores):
-        # Un enlace de una diapositiva (?T=0.5) lo abre la clase entera: se recuerda como el evento.
-        def calcular(*args):
-            return a_gradio(vista.fn(*args))
-
         try:
-            if vista.pura:
-                return valores_url, _recordar(_nombre(vista.fn), calcular, tuple(valores_url), {})
-            return valores_url, calcular(*valores_url)
+            return valores_url, a_gradio(vista.fn(*valores_url))
         except ValueError as e:
             gr.Warning(escapar_html(f"Los ajustes de la URL se ignoraron: {e}"), title="Ajuste de la URL")
     with _cerrojo_inicial:
         guardada = _cache_inicial.get(clave)
     if guardada is None:
         try:
-            guardada = a_gradio(vista.fn(*valores), carpeta="iniciales")  # se sirven mientras viva el proceso
+            guardada = a_gradio(vista.fn(*valores))
         except Exception as e:
             raise _error(e, clave) from None
         with _cerrojo_inicial:
@@ -295,7 +258,7 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
     """
     for nombre, componente in vista.url.items():
         componente.elem_id = componente.elem_id or f"{prefijo}-{nombre}"
-    figuras = [s for s in vista.salidas if isinstance(s, gr.Image | gr.Plot)]
+    figuras = [s for s in vista.salidas if isinstance(s, gr.Plot)]
     for k, componente in enumerate(figuras, start=1):
         componente.elem_id = componente.elem_id or f"{prefijo}-figura{k}"
         componente.elem_classes = [*(componente.elem_classes or []), "figura"]
@@ -309,7 +272,7 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
                 disparadores.append(c.input)
     gr.on(
         disparadores,
-        envolver(vista.fn, recordar=vista.pura),
+        envolver(vista.fn),
         inputs=vista.entradas,
         outputs=vista.salidas,
         api_name=api_name,
@@ -329,7 +292,7 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
             except Exception as e:
                 raise _error(e, prefijo) from None
 
-        # Trabajo pesado (PNG a 220 ppp y SVG, sin recordar): con su cola y sus topes (servidor/cola.py).
+        # Trabajo pesado (PNG a 220 ppp y SVG con matplotlib): con su cola y sus topes (servidor/cola.py).
         boton.click(
             descargar,
             inputs=vista.entradas,

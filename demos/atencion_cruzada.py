@@ -264,7 +264,7 @@ def construir() -> Vista:
     entradas, salidas = [objetivo, fuente, proyecciones, semilla], [promedio, cabezas, texto]
     # Un ejemplo solo llena las frases; esto recalcula la vista con ellas.
     ejemplos.load_input_event.then(
-        envolver(calcular, recordar=True),
+        envolver(calcular),
         inputs=entradas,
         outputs=salidas,
         api_visibility="private",

@@ -165,7 +165,7 @@ def construir() -> Vista:
             texto = gr.Markdown()
     entradas = [origen, indice, dibujo, canal, espacial, opacidad]
     salidas = [mapas, pesos, texto]
-    al_elegir_digito(origen, indice, dibujo, envolver(calcular, recordar=True), entradas, salidas)
+    al_elegir_digito(origen, indice, dibujo, envolver(calcular), entradas, salidas)
     _cbam_foto.seccion(aparece=texto)
     return Vista(
         fn=calcular,

@@ -244,7 +244,7 @@ def construir() -> Vista:
 
     def recalcular(ev):
         return ev.then(
-            envolver(calcular, recordar=True), entradas, salidas, api_visibility="private", show_progress="minimal"
+            envolver(calcular), entradas, salidas, api_visibility="private", show_progress="minimal"
         )
 
     recalcular(azar.click(digitos_al_azar, outputs=digitos, api_visibility="private", queue=False))

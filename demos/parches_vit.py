@@ -86,7 +86,7 @@ def construir() -> Vista:
     tabla = gr.Dataframe(headers=["Paso", "Forma", "Qué es"], label="Formas en cada paso", interactive=False)
     secuencia = grafico("La secuencia de parches: un parche aplanado por fila")
     entradas, salidas = [imagen_, subida, P, parche], [rejilla, secuencia, ampliado, tabla, texto]
-    calculo = envolver(calcular, recordar=True)
+    calculo = envolver(calcular)
     subida.upload(lambda: IMAGEN_SUBIDA, None, imagen_, api_visibility="private").then(
         calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
     )

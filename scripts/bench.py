@@ -1,13 +1,14 @@
-"""Rendimiento medido de la suite: arranque en frío, latencia por pestaña, carga y entrenamiento.
+"""Rendimiento medido de la suite: arranque en frío, la clase, el navegador, carga y entrenamiento.
 
-    python scripts/bench.py                      todo (≈ 4 min en 2 núcleos)
-    python scripts/bench.py --solo latencia      una sección: arranque, latencia, carga, entrenamiento
+    python scripts/bench.py                      todo (≈ 6 min en 2 núcleos)
+    python scripts/bench.py --solo clase         una sección: arranque, clase, navegador, carga, entrenamiento
     python scripts/bench.py --markdown BENCHMARKS.md   además escribe las tablas en ese archivo
 
 Cada cifra va junto a su referencia medida en la misma corrida: el arranque junto a
-`import gradio, torch`; la latencia de cada pestaña junto a un endpoint vacío servido por
-Gradio con la misma cola. Se dan medianas y percentiles, no tiempos sueltos. Todo en
-loopback; el servidor corre en otro proceso, para que el cliente no le quite el GIL.
+`import gradio, torch`; la clase (scripts/bench_clase.py) junto a un endpoint vacío servido por
+Gradio con la misma cola, y el navegador junto a una página que solo devuelve el número. Se dan
+medianas y percentiles, no tiempos sueltos. Todo en loopback; el servidor corre en otro proceso,
+para que el cliente no le quite el GIL.
 """
 
 from __future__ import annotations
@@ -137,151 +138,6 @@ def arranque(repeticiones: int) -> str:
     )
 
 
-def medir_endpoint(cliente, api: str, llamadas: int, calentamiento: int = 3, **kwargs) -> list[float]:
-    for _ in range(calentamiento):
-        cliente.predict(**kwargs, api_name=api)
-    tiempos = []
-    for _ in range(llamadas):
-        t = time.perf_counter()
-        cliente.predict(**kwargs, api_name=api)
-        tiempos.append(time.perf_counter() - t)
-    return tiempos
-
-
-def _urls(valor) -> list[str]:
-    """Las URL de los archivos en una respuesta de gradio_client sin descargas (dicts con «url»)."""
-    if isinstance(valor, dict):
-        return [valor["url"]] if isinstance(valor.get("url"), str) else [u for v in valor.values() for u in _urls(v)]
-    if isinstance(valor, list | tuple):
-        return [u for v in valor for u in _urls(v)]
-    return []
-
-
-def medir_como_navegador(cliente, api: str, llamadas: int, calentamiento: int = 3) -> list[float]:
-    """Respuesta y luego cada figura por una conexión HTTP que sigue abierta, como hace el navegador.
-
-    gradio_client abre una conexión nueva por archivo (≈ 24 ms en loopback, frente a ≈ 2.4 ms
-    sirviendo el mismo PNG por una conexión ya abierta): eso es del cliente, no del servidor.
-    """
-    import httpx
-
-    with httpx.Client() as http:
-
-        def una():
-            for url in _urls(cliente.predict(api_name=api)):
-                http.get(url).raise_for_status()
-
-        for _ in range(calentamiento):
-            una()
-        tiempos = []
-        for _ in range(llamadas):
-            t = time.perf_counter()
-            una()
-            tiempos.append(time.perf_counter() - t)
-    return tiempos
-
-
-def latencia(llamadas: int) -> str:
-    """Ida y vuelta por gradio_client de cada pestaña, junto al endpoint vacío.
-
-    Dos servidores: uno con ATENCION_RECORDAR=0, donde cada llamada calcula y dibuja (lo que
-    cuesta un valor nuevo del control), y otro tal cual, donde la vista repetida se sirve
-    recordada (lo que recibe la sala entera cuando todos piden lo mismo). «Valor nuevo» pide al
-    segundo servidor valores del control numérico que nadie pidió (lo que cuesta mover el control,
-    con todo encendido). gradio_client baja después cada figura abriendo una conexión nueva para
-    cada una; la última columna baja las de la respuesta recordada por una conexión que sigue
-    abierta, como el navegador.
-    """
-    import random
-
-    from gradio_client import Client
-
-    import app as suite
-    from demos import PESTANAS
-
-    p_dibuja, p_recuerda, p_vacia = puerto_libre(), puerto_libre(), puerto_libre()
-    dibuja = Servidor(["app.py", "--port", str(p_dibuja)], p_dibuja, entorno={"ATENCION_RECORDAR": "0"})
-    recuerda = Servidor(["app.py", "--port", str(p_recuerda)], p_recuerda)
-    vacia = Servidor(["-c", VACIA, str(p_vacia)], p_vacia)
-    try:
-        for s in (dibuja, recuerda, vacia):
-            s.esperar()
-        base = medir_endpoint(Client(vacia.url, verbose=False), "/vacia", llamadas)
-        clientes = [
-            Client(dibuja.url, verbose=False),
-            Client(recuerda.url, verbose=False),
-            Client(recuerda.url, verbose=False, download_files=False),
-        ]
-        m0 = statistics.median(base)
-        filas = [["(endpoint vacío)", ms(m0), ms(percentil(base, 95)), "1.00×", *[""] * 8]]
-        azar = random.Random(0)
-
-        def celdas(t: list[float]) -> list[str]:
-            m = statistics.median(t)
-            return [ms(m), ms(percentil(t, 95)), f"**{m / m0:.2f}×**" if m / m0 <= 1.5 else f"{m / m0:.2f}×"]
-
-        for p in PESTANAS:
-            fila = [p.id]
-            for cliente in clientes[:2]:
-                fila += celdas(medir_endpoint(cliente, f"/{p.api}", llamadas))
-            nuevos = valores_nuevos(suite.demo.vistas[p.id], llamadas, azar)
-            if p.id == "inversion-digitos":  # su control es un texto: ocho dígitos al azar
-                from demos.inversion_digitos import digitos_al_azar
-
-                nuevos = [{"digitos": digitos_al_azar(k)} for k in range(llamadas)]
-            fila += [*celdas(medir_valores_nuevos(clientes[1], f"/{p.api}", nuevos)), str(len(nuevos))]
-            mediana, _, razon = celdas(medir_como_navegador(clientes[2], f"/{p.api}", llamadas))
-            fila.append(f"{mediana} ({razon})")
-            filas.append(fila)
-    finally:
-        for s in (dibuja, recuerda, vacia):
-            s.cerrar()
-    return tabla(
-        f"Latencia por gradio_client, vista inicial ({llamadas} llamadas tras 3 de calentamiento)",
-        [
-            "pestaña",
-            "dibujando: mediana",
-            "p95",
-            "/ vacío",
-            "recordada: mediana",
-            "p95",
-            "/ vacío",
-            "valor nuevo: mediana",
-            "p95",
-            "/ vacío",
-            "valores",
-            "recordada, figuras por una conexión abierta (/ vacío)",
-        ],
-        filas,
-    )
-
-
-def valores_nuevos(vista, cuantos: int, azar) -> list[dict]:
-    """Hasta `cuantos` valores distintos (y distintos del inicial) del control numérico de la vista."""
-    import inspect
-
-    control = vista.control_numerico()
-    if control is None:
-        return []
-    _, c = control
-    paso = getattr(c, "step", None) or 1
-    pasos = round((c.maximum - c.minimum) / paso)  # puede ser enorme (una semilla): no se arma la rejilla
-    inicial = round((c.value - c.minimum) / paso)
-    elegidos = azar.sample(range(pasos + 1), min(cuantos + 1, pasos + 1))
-    i = next(k for k, e in enumerate(vista.entradas) if e is c)
-    nombre = list(inspect.signature(vista.fn).parameters)[i]
-    return [{nombre: round(c.minimum + k * paso, 9)} for k in elegidos if k != inicial][:cuantos]
-
-
-def medir_valores_nuevos(cliente, api: str, argumentos: list[dict]) -> list[float]:
-    tiempos = []
-    for kwargs in argumentos:
-        t = time.perf_counter()
-        cliente.predict(**kwargs, api_name=api)
-        tiempos.append(time.perf_counter() - t)
-    return tiempos
-
-
 def argumentos_al_azar(vista, azar) -> dict:
     """Un valor al azar (en su rejilla) del control numérico de la URL de la vista, como argumento del API."""
     import inspect
@@ -392,17 +248,14 @@ def entrenamiento() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--solo", choices=["arranque", "clase", "navegador", "latencia", "carga", "entrenamiento"], action="append"
-    )
+    parser.add_argument("--solo", choices=["arranque", "clase", "navegador", "carga", "entrenamiento"], action="append")
     parser.add_argument("--estudiantes", type=int, default=30)
-    parser.add_argument("--llamadas", type=int, default=50)
     parser.add_argument("--repeticiones", type=int, default=5)
     parser.add_argument("--clientes", type=int, default=16)
     parser.add_argument("--segundos", type=float, default=60)
     parser.add_argument("--markdown", type=Path, help="escribe las tablas en este archivo")
     args = parser.parse_args()
-    secciones = args.solo or ["arranque", "clase", "navegador", "latencia", "carga", "entrenamiento"]
+    secciones = args.solo or ["arranque", "clase", "navegador", "carga", "entrenamiento"]
     cabecera = (
         f"Medido el {datetime.date.today().isoformat()} en {platform.node() or 'esta máquina'}: "
         f"{os.cpu_count()} núcleos, {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
@@ -421,8 +274,6 @@ def main() -> None:
             from scripts.bench_clase import navegador
 
             partes.append(navegador())
-        elif s == "latencia":
-            partes.append(latencia(args.llamadas))
         elif s == "carga":
             partes.append(carga(args.clientes, args.segundos))
         elif s == "entrenamiento":

@@ -59,6 +59,10 @@ def _valor(azar: random.Random, lo: float, hi: float, paso: float) -> float:
     return round(lo + azar.randint(0, pasos) * paso, 9)
 
 
+class Rechazo(Exception):
+    """Valores al azar que la pestaña no admite (p. ej. d que no se divide entre las cabezas)."""
+
+
 def _llamar(http, url: str, api: str, datos: list, sesion: str) -> int:
     """Una llamada por el protocolo de la cola, como el navegador; devuelve los bytes recibidos.
 
@@ -68,6 +72,8 @@ def _llamar(http, url: str, api: str, datos: list, sesion: str) -> int:
     r.raise_for_status()
     evento = r.json()["event_id"]
     cuerpo = http.get(f"{url}gradio_api/call/{api}/{evento}").text
+    if "event: error" in cuerpo:  # la función rechazó la entrada (con su mensaje): también es una respuesta
+        raise Rechazo(cuerpo[-300:])
     if "event: complete" not in cuerpo:
         raise RuntimeError(cuerpo[-300:])
     total = len(r.content) + len(cuerpo)
@@ -89,7 +95,7 @@ def _sala(url: str, tareas: list[tuple[str, callable]], segundos: float) -> dict
     """Cada tarea (pestaña, hacer_datos) es un estudiante; devuelve tiempos, bytes y errores por pestaña."""
     import httpx
 
-    res: dict[str, dict] = defaultdict(lambda: {"t": [], "b": [], "errores": 0, "estudiantes": 0})
+    res: dict[str, dict] = defaultdict(lambda: {"t": [], "b": [], "errores": 0, "rechazos": 0, "estudiantes": 0})
     cerrojo = threading.Lock()
     fin = time.perf_counter() + segundos
 
@@ -105,6 +111,11 @@ def _sala(url: str, tareas: list[tuple[str, callable]], segundos: float) -> dict
                     with cerrojo:
                         res[api]["t"].append(time.perf_counter() - t)
                         res[api]["b"].append(b)
+                except Rechazo:
+                    with cerrojo:
+                        res[api]["t"].append(time.perf_counter() - t)
+                        res[api]["b"].append(0)
+                        res[api]["rechazos"] += 1
                 except Exception:
                     with cerrojo:
                         res[api]["errores"] += 1
@@ -119,6 +130,20 @@ def _sala(url: str, tareas: list[tuple[str, callable]], segundos: float) -> dict
     for h in hilos:
         h.join()
     return res
+
+
+COLUMNAS = [
+    "pestaña",
+    "estudiantes",
+    "respuestas/s",
+    "p50",
+    "p95",
+    "kB/resp.",
+    "p50 / vacío",
+    "ritmo / vacío",
+    "errores",
+    "rechazadas",
+]
 
 
 def clase(estudiantes: int = 30, segundos: float = 40) -> str:
@@ -168,12 +193,14 @@ def clase(estudiantes: int = 30, segundos: float = 40) -> str:
             "1.00×",
             "100 %",
             v["errores"],
+            "",
         ]
     ]
     for p in PESTANAS:
         r = res.get(p.api)
         if not r or not r["t"]:
-            filas.append([p.id, r["estudiantes"] if r else 0, "0", "—", "—", "—", "—", "—", r["errores"] if r else 0])
+            fallos = r["errores"] if r else 0
+            filas.append([p.id, r["estudiantes"] if r else 0, "0", "—", "—", "—", "—", "—", fallos, ""])
             continue
         p50 = statistics.median(r["t"])
         ritmo = len(r["t"]) / segundos / r["estudiantes"]
@@ -185,16 +212,17 @@ def clase(estudiantes: int = 30, segundos: float = 40) -> str:
                 f"{len(r['t']) / segundos:.1f}",
                 ms(p50),
                 ms(percentil(r["t"], 95)),
-                f"{statistics.mean(r['b']) / 1e3:.1f}",
+                f"{statistics.mean([b for b in r['b'] if b] or [0]) / 1e3:.1f}",
                 f"**{razon:.2f}×**" if razon <= 3 else f"{razon:.2f}×",
                 f"{100 * ritmo / ritmo_v:.0f} %",
                 r["errores"],
+                f"{100 * r['rechazos'] / len(r['t']):.0f} %" if r["rechazos"] else "",
             ]
         )
     return tabla(
         f"Clase: {estudiantes} estudiantes durante {segundos:.0f} s, valores nuevos cada 0.2–0.6 s "
         f"(HTTP crudo, como el navegador; RSS pico del servidor: {rss:,.0f} MB)",
-        ["pestaña", "estudiantes", "respuestas/s", "p50", "p95", "kB/resp.", "p50 / vacío", "ritmo / vacío", "errores"],
+        COLUMNAS,
         filas,
     )
 

@@ -68,19 +68,10 @@ def test_clientes_a_la_vez_reciben_cada_uno_lo_suyo(url_app, id_):
     def llamar(k: int):
         return k % 2, huella(Client(url_app, verbose=False).predict(**entradas[k % 2], api_name=api))
 
-    # Sin respuestas recordadas, para que las ocho calculen a la vez de verdad (si no, la serie
-    # ya las dejó recordadas); y con ellas, para que cada una reciba la de su entrada.
-    from demos._recordar import RECUERDOS
-
-    for recordar in (False, True):
-        RECUERDOS.activo = recordar
-        try:
-            with ThreadPoolExecutor(8) as pool:
-                resultados = list(pool.map(llamar, range(8)))
-        finally:
-            RECUERDOS.activo = True
-        discrepancias = [k for k, r in resultados if r != serie[k]]
-        assert discrepancias == [], f"recordando={recordar}"
+    with ThreadPoolExecutor(8) as pool:
+        resultados = list(pool.map(llamar, range(8)))
+    discrepancias = [k for k, r in resultados if r != serie[k]]
+    assert discrepancias == []
 
 
 def test_eventos_pesados_tienen_su_propio_limite():
@@ -163,7 +154,9 @@ def test_arranque_con_un_checkpoint_roto_lo_dice_en_el_log(tmp_path):
     """La app arranca y el log nombra el checkpoint roto y el arreglo; los demás cargan."""
     import shutil
 
-    for nombre in ("inversion-digitos", "inversion-digitos-sin-posicion", "vit-digitos", "cbam-digitos"):
+    from modelos import REGISTRO
+
+    for nombre in REGISTRO:
         shutil.copytree(RAIZ / "checkpoints" / nombre, tmp_path / nombre)
     pesos = tmp_path / "vit-digitos" / "model.safetensors"
     pesos.write_bytes(pesos.read_bytes()[:1000])  # truncado
