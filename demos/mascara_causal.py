@@ -8,6 +8,7 @@ import gradio as gr
 import numpy as np
 import torch
 
+from demos._mascara_convenciones import construir_convenciones
 from demos._seguridad import escapar_md
 from demos._ui import Deslizador, Numero, Opcion, Vista, explicacion, grafico
 from demos._validar import entero as _entero
@@ -271,6 +272,7 @@ def construir() -> Vista:
         pesos = grafico("Pesos después del softmax, con la suma de cada fila", scale=3)
         texto = gr.Markdown()
     tipo.change(_mostrar_controles, tipo, [k, w], api_visibility="private", show_progress="hidden")
+    construir_convenciones()  # True contra 1, −∞ contra −1e9 y la fila toda tapada: un acordeón debajo
     return Vista(
         fn=calcular,
         entradas=[frase, tipo, k, w, semilla],
