@@ -225,7 +225,13 @@ def construir() -> Vista:
         with gr.Column(scale=2):
             prediccion = gr.Label(label="Predicción para la frase entera", num_top_classes=len(CLASES))
     with gr.Row():
-        quitar = Desplegable(opciones_quitar(FRASE), value=NINGUNA, label="Quita esta palabra", scale=2)
+        quitar = Desplegable(
+            opciones_quitar(FRASE),
+            value=NINGUNA,
+            label="Quita esta palabra",
+            scale=2,
+            elem_id="clasificador-atencion-quitar",
+        )
         bloque = Opcion(
             [(f"bloque {k}", k) for k in range(1, bloques() + 1)],
             value=1,
@@ -239,7 +245,7 @@ def construir() -> Vista:
 
     # Otra frase (escrita, de un ejemplo o de la URL): «quitar» vuelve a «ninguna» con sus palabras.
     frase.change(_al_cambiar_frase, frase, quitar, api_visibility="private", show_progress="hidden")
-    calculo = envolver(calcular, recordar=True)
+    calculo = envolver(calcular)
     for evento in (frase.submit, frase.blur, ejemplos.load_input_event.then):
         # Primero «quitar» a cero y después la vista: así nunca se lee la frase nueva con un número de la vieja.
         evento(_al_cambiar_frase, frase, quitar, api_visibility="private", show_progress="hidden").then(
