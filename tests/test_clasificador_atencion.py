@@ -17,6 +17,7 @@ from demos.figuras import Imagen, Mapa
 from demos.figuras.pantalla import a_json
 from modelos.prediccion import predecir
 from tests.conftest import espera_error
+from tests.test_navegador import espera_cambio, fuente_figura, navegador, pagina  # noqa: F401 (Chromium)
 
 NEGADA = "La película no fue aburrida."  # fichas: La película no fue aburrida .
 
@@ -197,3 +198,29 @@ def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
     assert "al menos una palabra" in espera_error(cliente, "/clasificador_atencion", frase="")
     prediccion, *_ = cliente.predict("No me gustó la cena.", api_name="/clasificador_atencion")
     assert prediccion["label"] == "negativa"
+
+
+@pytest.mark.navegador
+def test_en_el_navegador_quitar_una_palabra_y_cambiar_de_frase(pagina, url_app):  # noqa: F811
+    """La URL fija la frase y sus palabras llegan al desplegable; quitar «no» da dos filas; un ejemplo vuelve a
+    «ninguna» con las palabras de la frase nueva."""
+    id_ = "clasificador-atencion"
+    pagina.goto(f"{url_app}demo/{id_}/?frase=La%20pel%C3%ADcula%20no%20fue%20aburrida.")
+    antes = fuente_figura(pagina, id_)
+    desplegable = pagina.locator(f"#{id_}-quitar input").first
+    desplegable.click()
+    pagina.locator("[role=option]").filter(has_text="3 · no").first.click()
+    espera_cambio(pagina, id_, antes)
+    assert json.loads(fuente_figura(pagina, id_))[0][0][1][2] is None  # fila «sin la n.º 3»: la casilla quitada
+    pagina.get_by_text("la opinión pasa a negativa").first.wait_for(timeout=30_000)
+
+    con_quitada = fuente_figura(pagina, id_)
+    pagina.locator("button").filter(has_text="negación").first.click()
+    espera_cambio(pagina, id_, con_quitada)
+    pagina.wait_for_function(
+        "(sel) => document.querySelector(sel).value === 'ninguna'", arg=f"#{id_}-quitar input", timeout=30_000
+    )
+    assert len(json.loads(fuente_figura(pagina, id_))[0][0]) == 1  # una fila: no se quita ninguna
+    desplegable.click()
+    assert "3 · gustó" in pagina.locator("[role=option]").all_inner_texts()
+    assert pagina.errores == []
