@@ -184,7 +184,7 @@ def construir() -> Vista:
         fn=calcular,
         entradas=[tipo, cabezas, capas, lote, ventana],
         salidas=[figura, tabla, texto],
-        url={"tipo": tipo, "cabezas": cabezas, "capas": capas, "lote": lote, "w": ventana},
+        url={"tipo": tipo, "cabezas": cabezas, "capas": capas, "lote": lote, "ventana": ventana},
     )
 
 
