@@ -17,6 +17,9 @@ LARGOS_TABLA = (100, 1_000, 10_000, 100_000)
 CABEZAS_MAX, CAPAS_MAX, LOTE_MAX = 128, 128, 1024
 GPUS_GB = (16, 80)  # memorias de referencia en la figura
 VENTANA, VENTANA_MAX = 512, 65_536  # w: cada palabra mira a las w anteriores y a sí misma (0: sin ventana)
+VENTANAS = [("sin ventana", 0), *((f"{w:,}", w) for w in (64, 128, 256)), ("512 (como Longformer)", 512)]
+VENTANAS += [(f"{w:,}", w) for w in (1024, 2048)] + [("4,096 (como Mistral 7B)", 4096)]
+VENTANAS += [(f"{w:,}", w) for w in (8192, 16384, 32768, VENTANA_MAX)]
 
 EXPLICACION = r"""
 Cada cabeza calcula un peso por cada par de palabras: una matriz de $L \times L$. Si la frase es
@@ -82,7 +85,11 @@ def _figura_teorica(tipo: str, factor: int, ventana: int = 0) -> Curvas:
     return Curvas(
         tuple(curvas),
         titulo=f"Pesos de atención en {tipo}: pendiente 2 en log-log"
-        + (f"; con ventana, pendiente 1 desde L = {numero(ventana + 1, ',.0f')}" if ventana else ""),
+        + (
+            f"\ncon ventana w = {numero(ventana, ',.0f')}: pendiente 1 desde L = {numero(ventana + 1, ',.0f')}"
+            if ventana
+            else ""
+        ),
         eje_x="Largo de la frase L (palabras, escala log)",
         eje_y="Memoria de los pesos (MB, escala log)",
         log_x=True,
@@ -147,14 +154,12 @@ def construir() -> Vista:
         cabezas = Deslizador(1, CABEZAS_MAX, value=1, step=1, label="Cabezas")
         capas = Deslizador(1, CAPAS_MAX, value=1, step=1, label="Capas")
         lote = Deslizador(1, LOTE_MAX, value=1, step=1, label="Lote (frases a la vez)")
-        ventana = Deslizador(
-            0, VENTANA_MAX, value=VENTANA, step=1, label="Ventana w (palabras anteriores; 0: sin ventana)"
-        )
+        ventana = Desplegable(VENTANAS, value=VENTANA, label="Ventana w (palabras anteriores)")
     with gr.Row():
-        figura = grafico("Memoria de los pesos según el largo", scale=3)
-        with gr.Column(scale=2):
+        figura = grafico("Memoria de los pesos según el largo", scale=1)
+        with gr.Column(scale=1):  # mitad y mitad: la tabla de cinco columnas cabe sin desplazarse
             tabla = gr.Dataframe(
-                headers=["Largo L", "Pesos (L²)", "Por cabeza", "Total", "Total con ventana"],
+                headers=["Largo L", "Pesos (L²)", "Por cabeza", "Total", "Ventana"],
                 label="Memoria de los pesos de atención",
                 interactive=False,
             )

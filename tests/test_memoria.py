@@ -48,7 +48,7 @@ def test_ventana_512_guarda_l_por_513_pesos_y_se_dobla_a_pendiente_1():
     assert [f[4] for f in tabla] == ["0.04 MB", "2.05 MB", "20.52 MB", "205.20 MB"]
     assert "**205.2 MB** en vez de 40.0 GB (195 veces menos)" in texto
     assert "L ≈ 7,797,270" in texto  # 16 GB / (4 bytes · 513) palabras
-    assert "pendiente 1 desde L = 513" in figura.titulo
+    assert figura.titulo.endswith("\ncon ventana w = 512: pendiente 1 desde L = 513")
 
 
 def test_ventana_mayor_que_lo_que_cabe_no_cambia_el_alcance():
