@@ -244,7 +244,9 @@ def construir() -> Vista:
     entradas, salidas = [frase, bloque, quitar], [prediccion, pesos, texto, cabezas]
 
     # Otra frase (escrita, de un ejemplo o de la URL): «quitar» vuelve a «ninguna» con sus palabras.
-    frase.change(_al_cambiar_frase, frase, quitar, api_visibility="private", show_progress="hidden")
+    frase.change(
+        _al_cambiar_frase, frase, quitar, api_visibility="private", show_progress="hidden", trigger_mode="always_last"
+    )
     calculo = envolver(calcular)
     for evento in (frase.submit, frase.blur, ejemplos.load_input_event.then):
         # Primero «quitar» a cero y después la vista: así nunca se lee la frase nueva con un número de la vieja.
