@@ -118,12 +118,33 @@ def rutas(id_: str) -> list[tuple[str, str]]:
     return [("suite", f"?tab={id_}"), ("sola", f"demo/{id_}/")]
 
 
+# Números que la lección imprime y que la primera figura de la pestaña escribe en sus casillas o barras.
+NUMEROS_DE_LA_LECCION = {
+    "a-mano": "1.41",  # q·k de la primera fila: √2
+    "temperatura": "0.61",  # softmax([2, 1, 0.5, −1]) con T = 1
+    "memoria": "4.00 MB",  # una matriz de 1000 × 1000 en float32
+}
+
+
+def trazos_y_textos(pg, id_: str) -> tuple[int, list[str]]:
+    """Cuántos trazos tiene la figura de Plotly de la pestaña y qué textos se ven en ella."""
+    sel = f"#{id_}-figura1 .js-plotly-plot"
+    contar = "(sel) => { const g = document.querySelector(sel); return g && g.data ? g.data.length : 0; }"
+    trazos = pg.evaluate(contar, sel)
+    textos = pg.evaluate("(sel) => [...document.querySelectorAll(sel + ' text')].map(t => t.textContent)", sel)
+    return trazos, textos
+
+
 @pytest.mark.parametrize("ruta", ["suite", "sola"])
 @pytest.mark.parametrize("id_", [p.id for p in PESTANAS])
 def test_pestana_carga_responde_y_avisa_en_espanol(pagina, url_app, id_, ruta):
     camino = dict(rutas(id_))[ruta]
     pagina.goto(url_app + camino)
     antes = fuente_figura(pagina, id_)
+    trazos, textos = trazos_y_textos(pagina, id_)
+    assert trazos > 0, f"{id_}: la figura no la dibujó Plotly"
+    if id_ in NUMEROS_DE_LA_LECCION:
+        assert NUMEROS_DE_LA_LECCION[id_] in textos, f"{id_}: no se ve {NUMEROS_DE_LA_LECCION[id_]} en {textos[:20]}"
     explicacion = pagina.locator(".explicacion").filter(has_text=re.compile(r"\w")).first
     assert len(explicacion.inner_text().strip()) > 80, "falta la explicación en español"
     CAPTURAS.mkdir(parents=True, exist_ok=True)
