@@ -73,6 +73,26 @@ def cliente(url_app):
     return Client(url_app, verbose=False)
 
 
+CHROMIUM = "/usr/bin/chromium"  # el de Debian: Playwright no puede bajar el suyo aquí
+
+
+@pytest.fixture(scope="module")
+def navegador():
+    """Chromium sin cabeza, una vez por módulo de pruebas de navegador."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Falta {CHROMIUM}: `make test` lo instala con apt-get (paquete chromium).")
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
+        )
+        yield b
+        b.close()
+
+
 def espera_error(cliente, api_name: str, **kwargs) -> str:
     """Llama al endpoint esperando un error de la app; devuelve su mensaje (en español)."""
     from gradio_client.exceptions import AppError

@@ -10,7 +10,6 @@ import functools
 import http.server
 import re
 import threading
-from pathlib import Path
 from urllib.parse import quote
 
 import gradio as gr
@@ -21,27 +20,10 @@ from tests.conftest import RAIZ, puerto_libre
 
 pytestmark = pytest.mark.navegador
 
-CHROMIUM = "/usr/bin/chromium"
 CAPTURAS = RAIZ / "artefactos" / "capturas"
 ESPERA_MS = 30_000
 # Ruido de fondo que no es de la app: recursos que el navegador pide por su cuenta.
 RUIDO = re.compile(r"favicon|manifest\.json|Failed to load resource.*404")
-
-
-@pytest.fixture(scope="module")
-def navegador():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Falta {CHROMIUM}: `make test` lo instala con apt-get (paquete chromium).")
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
-        )
-        yield b
-        b.close()
 
 
 @pytest.fixture

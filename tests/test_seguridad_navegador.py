@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import http.server
 import threading
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -20,7 +19,6 @@ from tests.conftest import puerto_libre
 
 pytestmark = pytest.mark.navegador
 
-CHROMIUM = "/usr/bin/chromium"
 ESPERA_MS = 30_000
 
 
@@ -42,22 +40,6 @@ def baliza():
     threading.Thread(target=servidor.serve_forever, daemon=True).start()
     yield servidor.server_address[1], pedidas
     servidor.shutdown()
-
-
-@pytest.fixture(scope="module")
-def navegador():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Falta {CHROMIUM}: `make test` lo instala con apt-get (paquete chromium).")
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
-        )
-        yield b
-        b.close()
 
 
 # (ruta con {B} = host:puerto de la baliza, pestaña que se abre, el texto del ataque que se debe ver, ¿aviso?)
