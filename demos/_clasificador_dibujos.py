@@ -85,7 +85,9 @@ def figura_cabezas(lectura: Lectura, bloque: int) -> Paneles:
     pesos = lectura.atencion[bloque - 1].numpy()  # (cabezas, L, L)
     h, L, _ = pesos.shape
     palabras = tuple(f.escrita[:16] for f in lectura.fichas)
-    nombres = tuple(_nombre(f) for f in lectura.fichas)
+    # La pista nombra cada casilla con sus dos palabras (van una vez por casilla: sin comillas ni notas, que
+    # ya pone la plantilla de la pista y la figura de los pesos).
+    nombres = tuple(f.escrita[:30] for f in lectura.fichas)
     x = palabras if L <= 12 else _una_de_cada(palabras, 12)
     y = palabras if L <= 24 else _una_de_cada(palabras, 24)
     paneles = []
@@ -109,7 +111,7 @@ def figura_cabezas(lectura: Lectura, bloque: int) -> Paneles:
                 eje_y="Palabra que mira (consulta)" if k % COLUMNAS == 0 else "",
                 numeros=L <= 5,
                 vmax=1.0,
-                pista=f"{titulo}: {{y}} mira a {{x}}: {{v}}",
+                pista=f"{titulo}: «{{y}}» mira a «{{x}}»: {{v}}",
             )
         )
     alto = int(np.clip(140 + 14 * L, 300, 520))
