@@ -27,14 +27,16 @@ MODELOS = (("Con posición", "inversion-digitos"), ("Sin posición", "inversion-
 EXPLICACION = r"""
 La autoatención mira a todas las palabras a la vez y no sabe en qué orden venían: si inviertes la
 frase, cada palabra recibe la misma salida, solo que en otro lugar. Para darle el orden se suma a
-cada palabra un vector que depende de su posición. El de la lección usa senos y cosenos de
-frecuencias cada vez más lentas:
+cada palabra un vector que depende de su posición. La versión clásica (la de *Attention Is All You
+Need*, la que dibuja la lección y este mapa) usa senos y cosenos de frecuencias cada vez más lentas:
 
 $$PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d}}\right), \qquad
 PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)$$
 
 Las primeras columnas cambian rápido (distinguen posiciones vecinas) y las últimas despacio
-(distinguen posiciones lejanas). Mueve el largo y $d_\text{modelo}$ y mira el mapa.
+(distinguen posiciones lejanas). Mueve el largo y $d_\text{modelo}$ y mira el mapa. El modelo que la
+lección entrena para invertir dígitos no usa esta fórmula: **aprende** su vector de cada posición
+(`nn.Embedding(largo, d_modelo)`), y abajo se compara con el mismo modelo sin posición.
 """
 
 
