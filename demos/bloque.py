@@ -21,8 +21,11 @@ PARTES = ("Atención", "MLP", "LayerNorm")
 EXPLICACION = r"""
 Un bloque transformer repite dos pasos, cada uno con su **atajo residual** (la entrada se suma a la
 salida): primero las palabras se miran entre sí (atención multicabeza) y luego cada palabra pasa
-sola por un MLP. Antes de cada paso, LayerNorm deja cada vector con media 0 y varianza 1
-(la variante *pre-norma*, la de `nn.TransformerEncoderLayer(norm_first=True)`):
+sola por un MLP. Antes de cada paso, LayerNorm normaliza cada vector a media 0 y varianza 1 y
+luego lo escala y desplaza con dos vectores aprendidos, $\gamma$ y $\beta$ (así que la salida ya no
+tiene por qué tener media 0 y varianza 1). La norma va *antes* de cada paso, dentro del atajo: es la
+variante *pre-norma*, la de `nn.TransformerEncoderLayer(norm_first=True)`; la *post-norma* del artículo
+original normaliza después de sumar, $\text{LN}(x + \text{Atención}(x))$:
 
 $$x' = x + \text{Atención}(\text{LN}(x)), \qquad y = x' + \text{MLP}(\text{LN}(x'))$$
 
