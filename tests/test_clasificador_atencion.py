@@ -17,7 +17,7 @@ from demos.figuras import Imagen, Mapa
 from demos.figuras.pantalla import a_json
 from modelos.prediccion import predecir
 from tests.conftest import espera_error
-from tests.test_navegador import espera_cambio, fuente_figura, navegador, pagina  # noqa: F401 (Chromium)
+from tests.test_navegador import espera_cambio, fuente_figura, pagina  # noqa: F401 (la página de Chromium)
 
 NEGADA = "La película no fue aburrida."  # fichas: La película no fue aburrida .
 

@@ -12,7 +12,7 @@ from torch.nn import functional as F
 from demos._mascara_convenciones import MANERAS, calcular_convenciones, multihead_sin_pesos
 from demos.figuras.pantalla import a_json
 from modelos.convenciones import NOTA_MODELOS
-from tests.test_navegador import fuente_figura, navegador, pagina  # noqa: F401 (los accesorios de Chromium)
+from tests.test_navegador import fuente_figura, pagina  # noqa: F401 (la página de Chromium)
 
 
 @pytest.fixture(scope="module")
