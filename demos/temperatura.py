@@ -30,8 +30,12 @@ los pesos se emparejan. $T = 1$ es el softmax de siempre:
 $$p_i = \frac{e^{s_i / T}}{\sum_j e^{s_j / T}}$$
 
 La **entropía** $H = -\sum_i p_i \log_2 p_i$ mide qué tan repartidos están los pesos: 0 bits si todo el
-peso está en una palabra, $\log_2 n$ bits si los $n$ pesos son iguales. Abajo, sacar fichas al azar con
-estos pesos (como al generar texto) muestra qué significa cada peso.
+peso está en una palabra, $\log_2 n$ bits si los $n$ pesos son iguales.
+
+La atención **no sortea nada**: usa todos los pesos a la vez para promediar los valores. Sacar fichas al
+azar es lo que hace un modelo de lenguaje al elegir la **siguiente palabra**, con el softmax de su capa
+de salida, y ahí la temperatura actúa igual. Abajo, ese sorteo muestra qué significa un peso como
+probabilidad.
 """
 
 PUENTE = (
@@ -271,7 +275,7 @@ def construir() -> Vista:
             scale=3,
         )
         texto = gr.Markdown()
-    gr.Markdown("### Sacar fichas con estos pesos")
+    gr.Markdown("### Sacar fichas con estos pesos (como un modelo de lenguaje al elegir la siguiente palabra)")
     with gr.Row():
         n = Deslizador(1, N_MAX, value=1000, step=1, scale=3, label=f"Número de fichas N (de 1 a {N_MAX})")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, label="Semilla")
