@@ -242,8 +242,10 @@ def calcular(frase: str = FRASE, tipo: str = "causal", k: float = 2, w: float = 
         f"Tapadas: **{tapadas} de {L * L}** casillas. Cada fila de los pesos suma 1 "
         f"({'exacto' if error == 0 else f'a {error:.0e} de 1: redondeo de float32'}): lo que pierden las tapadas "
         "se lo reparten las demás de la fila.\n\n"
-        "Si una fila quedara con todas sus claves tapadas, el softmax daría 0/0, un número indefinido; "
-        "`modelos.atencion` deja esa fila en **ceros**, sin números indefinidos. Aquí no pasa: la causal y la "
+        "Si una fila quedara con todas sus claves tapadas, el softmax daría 0/0, un número indefinido (NaN). "
+        "`modelos.atencion` deja esa fila en **ceros**; `nn.MultiheadAttention` de PyTorch da **NaN**, y "
+        "`F.scaled_dot_product_attention` da ceros desde torch 2.5 (el acordeón de abajo lo calcula). Aquí no "
+        "pasa: la causal y la "
         "ventana siempre dejan la diagonal, y el relleno deja al menos una palabra real."
     )
     return (
