@@ -16,6 +16,8 @@ from demos.figuras import C0, C1, Curva, Curvas, Histograma, Nota, Paneles, Refe
 CONSULTAS = 1000
 D_MAX, CLAVES_MAX, SEMILLA_MAX = 4096, 64, 2**31 - 1
 DIMENSIONES_CURVA = tuple(2**k for k in range(13))  # 1, 2, 4, ..., 4096
+LOG2_D_MAX = 12  # el deslizador en escala logarítmica: log₂ 4096
+D_RAPIDAS = (2, 64, 512)  # botones: donde no pasa nada, un tamaño de cabeza típico y uno grande
 
 EXPLICACION = r"""
 Si las consultas y las claves tienen $d$ números al azar de varianza 1, el producto punto
@@ -141,12 +143,43 @@ def calcular(d: float = 2, claves: float = 8, semilla: float = 0):
     return _figura_histogramas(m, d), _figura_curva(claves, d, m), tabla, texto
 
 
+def _d_desde_log(log_d) -> int:
+    """El deslizador (log₂ d) -> d, entero."""
+    return min(max(round(2 ** float(log_d)), 1), D_MAX)
+
+
+def _log_desde_d(d, log_d):
+    """Mueve el deslizador cuando d cambia por otro camino (escrita a mano, un botón o la URL)."""
+    try:
+        d, log_d = float(d), float(log_d)
+    except (TypeError, ValueError):
+        return gr.skip()
+    if not 1 <= d <= D_MAX or round(2**log_d) == round(d):
+        return gr.skip()  # ya coincide (el cambio vino del deslizador) o d no es válida
+    return round(math.log2(d) * 2) / 2  # el paso del deslizador: medio log₂
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
-        d = Deslizador(1, D_MAX, value=2, step=1, label="Dimensión d de consultas y claves")
-        claves = Deslizador(2, CLAVES_MAX, value=8, step=1, label="Número de claves")
-        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")
+        log_d = Deslizador(
+            0,
+            LOG2_D_MAX,
+            value=1,
+            step=0.5,
+            scale=3,
+            label=f"log₂ d  (0 → d = 1;  6 → d = 64;  9 → d = 512;  {LOG2_D_MAX} → d = {D_MAX})",
+        )
+        d = Numero(2, precision=0, minimum=1, maximum=D_MAX, step=1, scale=1, label=f"Dimensión d (de 1 a {D_MAX})")
+    with gr.Row():
+        rapidos = [gr.Button(f"d = {v}", size="sm", min_width=80) for v in D_RAPIDAS]
+        claves = Deslizador(2, CLAVES_MAX, value=8, step=1, scale=3, label="Número de claves")
+        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, label="Semilla")
+    # d es la entrada de `calcular` y de la URL; el deslizador de log₂ d y los botones solo la escriben.
+    log_d.input(_d_desde_log, log_d, d, api_visibility="private", show_progress="hidden")
+    d.change(_log_desde_d, [d, log_d], log_d, api_visibility="private", show_progress="hidden")
+    for boton, v in zip(rapidos, D_RAPIDAS, strict=True):
+        boton.click(lambda v=v: v, outputs=d, api_visibility="private", queue=False)
     histogramas = grafico("Puntajes antes y después de dividir por √d")
     with gr.Row():
         curva_ = grafico("Peso máximo medio según d", scale=3)
@@ -162,6 +195,8 @@ def construir() -> Vista:
         entradas=[d, claves, semilla],
         salidas=[histogramas, curva_, tabla, texto],
         url={"d": d, "claves": claves, "semilla": semilla},
+        # .change y no .input para d: también cambia por el deslizador de log₂ d y los botones.
+        disparadores=[d.change, claves.input, semilla.input],
     )
 
 

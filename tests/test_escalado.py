@@ -105,3 +105,18 @@ def test_api_rechaza_d_fuera_de_rango_y_sigue_respondiendo(cliente):
     assert "entre 1 y 4096" in mensaje
     *_, texto = cliente.predict(d=512, api_name="/escalado")
     assert "d = 512" in texto
+
+
+def test_el_deslizador_logaritmico_y_los_botones_escriben_d():
+    import gradio as gr
+
+    from demos import escalado
+
+    assert [escalado._d_desde_log(x) for x in (0, 1, 6, 9, 12)] == [1, 2, 64, 512, 4096]
+    assert escalado._log_desde_d(512, 1) == 9 and escalado._log_desde_d(100, 1) == 6.5  # log₂ 100 ≈ 6.64
+    assert isinstance(escalado._log_desde_d(64, 6), type(gr.skip()))  # ya coincide: no se mueve
+    with gr.Blocks() as demo:
+        vista = escalado.construir()
+    botones = [b.value for b in demo.blocks.values() if isinstance(b, gr.Button)]
+    assert botones == ["d = 2", "d = 64", "d = 512"]
+    assert vista.url["d"].value == 2  # abre donde abre la lección; los botones saltan a 64 y 512
