@@ -39,7 +39,7 @@ def digito_elegido(origen: str = ORIGEN_PRUEBA, indice: float = 0, dibujo: Any =
         return digito_desde_matriz(tinta), None, "tu dibujo"
     _, X, _, y = digitos_sklearn()
     i = entero(indice, "El índice del dígito", 0, len(X) - 1)
-    return X[i : i + 1], int(y[i]), f"el dígito {i} de la partición de prueba"
+    return X[i : i + 1], int(y[i]), f"la imagen n.º {i} de la partición de prueba (un {int(y[i])})"
 
 
 def probabilidades(logits: torch.Tensor) -> np.ndarray:

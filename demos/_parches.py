@@ -193,7 +193,7 @@ def figura_parche(imagen: torch.Tensor, P: int, k: int, columnas: int) -> Panele
         paneles.append(
             Imagen(
                 solo,
-                titulo=f"{'RGB'[i]}: números {i * P * P}–{(i + 1) * P * P - 1}",
+                titulo=f"{'RGB'[i]}: lugares {i * P * P}–{(i + 1) * P * P - 1} del vector",
                 capa=recorte[i].numpy().round(2),  # la pista muestra 2 decimales: no manda más
                 opacidad=0.0,
                 pista=f"{nombre}: {{v}}",

@@ -56,7 +56,7 @@ def calcular(imagen: str = IMAGEN_LECCION, subida: Any = None, P: str = "16", pa
         f"Imagen: {descripcion}, {W} × {H} px. Con P = {P} caben {H // P} filas × {columnas} columnas = "
         f"**{N} parches de {3 * P * P} números**. El parche **{k}**{aviso} está en la fila {f}, columna {c}: "
         f"píxeles y {f * P}–{f * P + P - 1}, x {c * P}–{c * P + P - 1}. "
-        f"¿`secuencia[{k}].view(3, {P}, {P})` es ese recorte? **{igual}**."
+        f"¿`secuencia[{k}].view(3, {P}, {P})` es ese recorte? **{'sí' if igual else 'no'}**."
     )
     return (
         figura_rejilla(tensor, P, k),

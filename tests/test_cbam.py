@@ -281,7 +281,7 @@ def test_api_sin_argumentos_y_con_dibujo(cliente, tmp_path):
     from PIL import Image
 
     mapas, pesos_, texto = cliente.predict(api_name="/cbam")
-    assert mapas and pesos_ and "el dígito 0 de la partición de prueba" in texto
+    assert mapas and pesos_ and "la imagen n.º 0 de la partición de prueba (un 2)" in texto
     im = Image.new("RGBA", (256, 256), "white")
     im.paste("black", (120, 40, 136, 216))  # un «1»
     im.save(tmp_path / "uno.png")
@@ -313,5 +313,5 @@ def test_dos_clientes_con_digitos_distintos_a_la_vez(url_app):
 
     with ThreadPoolExecutor(2) as grupo:
         cero, uno = grupo.map(pedir, [0, 1])
-    assert all("el dígito 0 de la partición" in t for t in cero)
-    assert all("el dígito 1 de la partición" in t for t in uno)
+    assert all("la imagen n.º 0 de la partición" in t for t in cero)
+    assert all("la imagen n.º 1 de la partición" in t for t in uno)

@@ -52,7 +52,7 @@ def test_parche_11_es_fila_1_columna_1_pixeles_16_a_31():
     _, secuencia = formas(imagen, 16)
     assert torch.equal(secuencia[11].view(3, 16, 16), imagen[:, 16:32, 16:32])
     *_, texto = calcular(parche=11)
-    assert "fila 1, columna 1" in texto and "y 16–31, x 16–31" in texto and "**True**" in texto
+    assert "fila 1, columna 1" in texto and "y 16–31, x 16–31" in texto and "ese recorte? **sí**" in texto
 
 
 def test_la_secuencia_es_la_de_modelos_parches_y_la_de_la_leccion():
@@ -155,7 +155,7 @@ def test_el_parche_ampliado_es_el_recorte_y_sus_tres_canales():
     assert ampliado.paneles[0].titulo == "x 16–31, y 16–31 (px)"
     for i, (panel, nombre) in enumerate(zip(ampliado.paneles[1:], ("rojo", "verde", "azul"), strict=True)):
         assert np.array_equal(panel.pixeles[..., i], recorte[..., i]) and not np.delete(panel.pixeles, i, axis=2).any()
-        assert panel.titulo == f"{'RGB'[i]}: números {i * 256}–{(i + 1) * 256 - 1}"
+        assert panel.titulo == f"{'RGB'[i]}: lugares {i * 256}–{(i + 1) * 256 - 1} del vector"
         assert (
             np.allclose(panel.capa, tensor[i, 16:32, 16:32].numpy(), atol=0.005) and panel.pista == f"{nombre}: {{v}}"
         )
@@ -322,7 +322,7 @@ def test_api_digito_con_dibujo_vacio_da_la_pista(cliente):
 @necesita_vit
 def test_api_digito_sin_argumentos(cliente):
     prediccion, cabezas, texto = cliente.predict(api_name="/parches_vit_digito")
-    assert prediccion and cabezas and "el dígito 0 de la partición de prueba" in texto
+    assert prediccion and cabezas and "la imagen n.º 0 de la partición de prueba (un 2)" in texto
 
 
 def test_api_digito_rechaza_el_indice_450(cliente):
