@@ -7,10 +7,11 @@ import math
 import gradio as gr
 import numpy as np
 
+from demos._figuras import a_gradio
 from demos._memoria_medida import TIPOS, _mb, _tipo, largos_permitidos, medir
 from demos._ui import Deslizador, Desplegable, Opcion, Vista, envolver, explicacion, grafico
 from demos._validar import entero as _entero
-from demos.figuras import C0, C1, C2, C3, GRIS, Curva, Curvas, Nota, Referencia, numero
+from demos.figuras import C0, C1, C2, C3, GRIS, Aviso, Curva, Curvas, Nota, Referencia, numero
 from modelos.hub import dispositivo_pesado
 
 LARGOS_TABLA = (100, 1_000, 10_000, 100_000)
@@ -21,6 +22,11 @@ VENTANAS = [("sin ventana", 0), *((f"{w:,}", w) for w in (64, 128, 256)), ("512 
 VENTANAS += [(f"{w:,}", w) for w in (1024, 2048)] + [("4,096 (como Mistral 7B)", 4096)]
 VENTANAS += [(f"{w:,}", w) for w in (8192, 16384, 32768, VENTANA_MAX)]
 
+ANTES_DE_MEDIR = Aviso(
+    "Pulsa «Medir en este dispositivo»: aquí se dibujan el tiempo y la memoria de las dos atenciones",
+    "Tiempo y memoria medidos",
+)
+
 EXPLICACION = r"""
 Cada cabeza calcula un peso por cada par de palabras: una matriz de $L \times L$. Si la frase es
 10 veces más larga, la matriz ocupa **100 veces más**. Con $b$ bytes por número (4 en float32, 2 en
@@ -28,8 +34,10 @@ bfloat16), un lote de $B$ frases, $h$ cabezas y $N$ capas:
 
 $$\text{memoria} = B \cdot N \cdot h \cdot L^2 \cdot b$$
 
-Por eso PyTorch trae `scaled_dot_product_attention` (SDPA): calcula lo mismo por bloques, con
-núcleos como FlashAttention, sin guardar nunca la matriz entera. Abajo puedes medirlo.
+Por eso PyTorch trae `scaled_dot_product_attention` (SDPA): elige un *backend* según el dispositivo
+y los tipos. Los backends FlashAttention y *memory-efficient* calculan lo mismo por bloques, sin guardar
+nunca la matriz entera; el backend *math* (el que suele tocar en CPU) sí la guarda, como la atención
+ingenua. Abajo puedes medirlo: la tabla dice qué backend eligió SDPA en este dispositivo.
 
 Otra salida es **no mirar tan lejos**: con una **ventana** de $w$ palabras (cada una mira a las $w$
 anteriores y a sí misma, como la máscara de ventana de la pestaña *Máscara causal*), cada fila tiene a lo
@@ -169,8 +177,8 @@ def construir() -> Vista:
     with gr.Row():
         largo_max = Desplegable(permitidos, value=min(2048, permitidos[-1]), label="Largo máximo (palabras)")
         boton = gr.Button("Medir en este dispositivo", variant="primary")
-    figura_medida = grafico("Tiempo y memoria medidos")
-    with gr.Row():
+    figura_medida = grafico("Tiempo y memoria medidos", value=a_gradio(ANTES_DE_MEDIR))
+    with gr.Row(visible=False) as fila_medida:  # la tabla aparece con la primera medición
         tabla_medida = gr.Dataframe(
             headers=["Largo", "Ingenua (ms)", "SDPA (ms)", "Ingenua (MB)", "SDPA (MB)", "Backend de SDPA"],
             label="Medición",
@@ -184,7 +192,7 @@ def construir() -> Vista:
         api_name="memoria_medir",
         concurrency_limit=1,
         concurrency_id="medir",
-    )
+    ).success(lambda: gr.Row(visible=True), outputs=fila_medida, api_visibility="private", queue=False)
     return Vista(
         fn=calcular,
         entradas=[tipo, cabezas, capas, lote, ventana],
