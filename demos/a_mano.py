@@ -317,7 +317,10 @@ def calcular(palabras: str = PALABRAS, Q=Q0, K=K0, V=V0, fila: float = 1):
     etiquetas = _unicas(palabras)
     texto = detalle(i, palabras, Q, K, V, puntajes, pesos, salida)
     if int(fila) > len(palabras):
-        texto = f"*(Hay {len(palabras)} palabras: se detalla la última.)*\n\n" + texto
+        texto = (
+            f"*(Pediste la fila {int(fila)}, pero hay {len(palabras)} palabras: se detalla la última, "
+            f"la {len(palabras)}.)*\n\n" + texto
+        )
     return (
         _figura(etiquetas, puntajes, pesos, salida),
         _tabla(etiquetas, etiquetas, puntajes),
@@ -342,17 +345,37 @@ def _editable(valor, letra: str, etiqueta: str) -> gr.Dataframe:
     )
 
 
+def _limitar_fila(palabras, fila):
+    """El deslizador «Fila que se detalla» llega solo hasta el número de palabras escritas."""
+    try:
+        n = len(leer_palabras(palabras))
+    except ValueError:
+        return gr.skip()  # las palabras malas ya tienen su mensaje en la vista
+    try:
+        fila = min(max(int(fila), 1), n)
+    except (TypeError, ValueError):
+        fila = 1
+    return gr.update(maximum=max(n, 2), value=fila, interactive=n > 1, label=_etiqueta_fila(n))
+
+
+def _etiqueta_fila(n: int) -> str:
+    return f"Fila que se detalla (n.º de palabra, de 1 a {n})" if n > 1 else "Fila que se detalla (hay una palabra)"
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
         palabras = gr.Textbox(PALABRAS, label="Palabras (una por fila de Q, K y V; separadas por comas)", scale=3)
-        fila = Deslizador(1, MAX_PALABRAS, value=1, step=1, label="Fila que se detalla (n.º de palabra)", scale=2)
+        n = len(leer_palabras(PALABRAS))
+        fila = Deslizador(1, n, value=1, step=1, label=_etiqueta_fila(n), scale=2)
     with gr.Row():
         q = _editable(Q0, "q", "Q: consultas")
         k = _editable(K0, "k", "K: claves")
         v = _editable(V0, "v", "V: valores")
     figura = grafico("Puntajes, pesos y salida")
     detalle_ = gr.Markdown()
+    # .change, no .input: también cuando las palabras llegan por la URL o de otra pestaña.
+    palabras.change(_limitar_fila, [palabras, fila], fila, api_visibility="private", queue=False)
     with gr.Row():
         puntajes = gr.Dataframe(label="1) Puntajes Q·Kᵀ/√d (fila: quien mira)", interactive=False)
         pesos = gr.Dataframe(label="2) Pesos (cada fila suma 1)", interactive=False)

@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from demos.a_mano import K0, Q0, V0, atender, calcular, leer_tabla
+from demos.a_mano import K0, Q0, V0, _limitar_fila, atender, calcular, leer_tabla
 from demos.figuras import Paneles
 from demos.figuras.pantalla import a_plotly
 from modelos import atencion
@@ -113,9 +113,25 @@ def test_otra_forma_cuatro_palabras_y_v_de_tres_columnas():
     assert "«ayer»" in texto
 
 
-def test_fila_mayor_que_las_palabras_detalla_la_ultima():
+def test_fila_mayor_que_las_palabras_detalla_la_ultima_y_lo_dice():
+    # Por el API (que no tiene el límite del deslizador): se detalla la última, con un aviso claro.
     *_, texto = calcular(fila=8)
-    assert "se detalla la última" in texto and "«plata»" in texto
+    assert "Pediste la fila 8, pero hay 3 palabras: se detalla la última, la 3." in texto and "«plata»" in texto
+
+
+def test_el_deslizador_de_la_fila_llega_solo_hasta_las_palabras():
+    import gradio as gr
+
+    from demos import a_mano
+
+    with gr.Blocks():
+        fila = a_mano.construir().url["fila"]
+    assert (fila.minimum, fila.maximum) == (1, 3)  # la pestaña abre con tres palabras
+    cambio = _limitar_fila("Ana, sacó, plata, ayer", 2)
+    assert cambio["maximum"] == 4 and cambio["value"] == 2 and "de 1 a 4" in cambio["label"]
+    cambio = _limitar_fila("Ana sacó", 3)
+    assert cambio["maximum"] == 2 and cambio["value"] == 2 and "de 1 a 2" in cambio["label"]
+    assert _limitar_fila("Ana", 1)["interactive"] is False
 
 
 def test_palabras_repetidas_tienen_etiquetas_distintas():
