@@ -16,8 +16,10 @@ import gradio as gr
 import torch
 
 import modelos
+from demos._figuras import a_gradio
 from demos._inversion_dibujos import LOTE, figura_atencion, figura_curva
 from demos._ui import Deslizador, Opcion, envolver, grafico
+from demos.figuras import Aviso
 from demos.inversion_digitos import LECCION, MIO, cuantos, leer_digitos, mapa, predecir, un_hilo
 from modelos.entrenar import entrenar_inversion, instantaneas
 
@@ -29,6 +31,10 @@ SECUENCIAS_POR_EPOCA = 10_000
 SEMILLA = 0
 ACTUALIZACIONES = 15  # informes de avance por corrida
 REDIBUJO_S = 0.5  # segundos de entrenamiento entre dos dibujos de la curva
+ANTES_DE_ENTRENAR = Aviso(
+    "Pulsa «Entrenar»: aquí se dibujan la pérdida y la exactitud mientras aprende",
+    "Pérdida y exactitud mientras entrena",
+)
 
 
 # --- instantáneas ----------------------------------------------------------------------------------
@@ -211,7 +217,7 @@ def construir_entrena(modelo: gr.Radio, propio: gr.State):
         bloques = Deslizador(1, MAX_BLOQUES, value=1, step=1, label="Bloques")
     boton = gr.Button("Entrenar", variant="primary")
     with gr.Row():
-        curva = grafico("Pérdida y exactitud mientras entrena", scale=3)
+        curva = grafico("Pérdida y exactitud mientras entrena", scale=3, value=a_gradio(ANTES_DE_ENTRENAR))
         texto = gr.Markdown(scale=2)
 
     def entrenar_aqui(epocas=2, con_posicion=True, cabezas=2, bloques=1, progreso=gr.Progress()):  # noqa: B008 (así lo pide Gradio)

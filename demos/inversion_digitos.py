@@ -123,6 +123,42 @@ def elegir_modelo(modelo: str, propio=None) -> torch.nn.Module:
     return modelos.cargar(CHECKPOINTS[modelo])
 
 
+def forma(modelo: str = CON, propio=None) -> tuple[int, int]:
+    """(bloques, cabezas) del modelo elegido: hasta dónde llegan los controles «Bloque» y «Cabeza»."""
+    try:
+        red = elegir_modelo(modelo, propio)
+    except ValueError:  # «el mío» antes de entrenar: los controles quedan como el modelo de la lección
+        red = elegir_modelo(CON)
+    return len(red.bloques), red.bloques[0].atencion.cabezas
+
+
+def opciones_cabeza(cabezas: int) -> list[tuple[str, str]]:
+    """Las opciones del control «Cabeza» para un modelo con `cabezas` cabezas: el promedio y cada una."""
+    return OPCIONES_CABEZA[: cabezas + 1]
+
+
+def _ajustar_controles(modelo, propio, bloque, cabeza):
+    """Al cambiar de modelo: el deslizador de bloques y las cabezas, solo hasta lo que el modelo tiene."""
+    try:
+        bloques, cabezas = forma(modelo, propio)
+    except ValueError:
+        return gr.skip(), gr.skip()
+    validas = [v for _, v in opciones_cabeza(cabezas)]
+    try:
+        bloque = min(max(int(bloque), 1), bloques)
+    except (TypeError, ValueError):
+        bloque = 1
+    return (
+        gr.update(
+            maximum=max(bloques, 2),
+            value=bloque,
+            interactive=bloques > 1,
+            label=f"Bloque (este modelo tiene {cuantos(bloques, 'bloque')})",
+        ),
+        gr.update(choices=opciones_cabeza(cabezas), value=cabeza if cabeza in validas else PROMEDIO),
+    )
+
+
 @contextmanager
 def un_hilo():
     """Torch con un solo hilo mientras dure, solo en el hilo que llama (con OpenMP el ajuste es por hilo).
@@ -232,8 +268,16 @@ def construir() -> Vista:
         with gr.Column(scale=3):
             modelo = Opcion(OPCIONES_MODELO, value=CON, label="Modelo")
             with gr.Row():
-                bloque = Deslizador(1, MAX_BLOQUES, value=1, step=1, label="Bloque")
-                cabeza = Opcion(OPCIONES_CABEZA, value=PROMEDIO, label="Cabeza")
+                bloques, cabezas = forma(CON)
+                bloque = Deslizador(
+                    1,
+                    max(bloques, 2),  # un deslizador de 1 a 1 no se dibuja bien: con un bloque queda inactivo
+                    value=1,
+                    step=1,
+                    interactive=bloques > 1,
+                    label=f"Bloque (este modelo tiene {cuantos(bloques, 'bloque')})",
+                )
+                cabeza = Opcion(opciones_cabeza(cabezas), value=PROMEDIO, label="Cabeza")
     propio = gr.State(None)
     with gr.Row():
         with gr.Column():
@@ -243,14 +287,23 @@ def construir() -> Vista:
     entradas, salidas = [digitos, modelo, bloque, cabeza, propio], [prediccion, atencion, texto]
 
     def recalcular(ev):
-        return ev.then(
-            envolver(calcular), entradas, salidas, api_visibility="private", show_progress="minimal"
-        )
+        return ev.then(envolver(calcular), entradas, salidas, api_visibility="private", show_progress="minimal")
 
     recalcular(azar.click(digitos_al_azar, outputs=digitos, api_visibility="private", queue=False))
     recalcular(ejemplos.load_input_event)
     E.construir_aprende(digitos, texto)
     recalcular(E.construir_entrena(modelo, propio))
+    # Otro modelo (elegido, desde la URL o recién entrenado): los controles, solo hasta sus bloques y cabezas.
+    recalcular(
+        gr.on(
+            [modelo.change, propio.change],
+            _ajustar_controles,
+            [modelo, propio, bloque, cabeza],
+            [bloque, cabeza],
+            api_visibility="private",
+            queue=False,
+        )
+    )
     return Vista(
         fn=calcular,
         entradas=entradas,

@@ -12,7 +12,17 @@ import modelos
 from demos import _inversion_entrenar as E
 from demos.figuras import Mapa, Paneles, numero
 from demos.figuras.pantalla import a_json, a_plotly
-from demos.inversion_digitos import calcular, elegir_modelo, leer_digitos, mapa, modelo_propio, predecir
+from demos.inversion_digitos import (
+    _ajustar_controles,
+    calcular,
+    elegir_modelo,
+    forma,
+    leer_digitos,
+    mapa,
+    modelo_propio,
+    opciones_cabeza,
+    predecir,
+)
 from tests.conftest import espera_error
 
 LECCION = [8, 3, 3, 9, 6, 9, 4, 0]
@@ -134,6 +144,22 @@ def test_controles_malos_dan_valueerror_en_espanol(kw, mensaje):
 def test_cabeza_y_bloque_que_el_modelo_no_tiene_muestran_el_ultimo():
     _, _, texto = calcular(bloque=3, cabeza="4")
     assert "tiene 1 bloque: se muestra el bloque 1" in texto and "tiene 2 cabezas: se muestra la cabeza 2" in texto
+
+
+def test_los_controles_ofrecen_solo_los_bloques_y_cabezas_del_modelo():
+    # En la página, «Bloque» y «Cabeza» llegan solo hasta lo que tiene el modelo elegido (la lección: 1 y 2).
+    assert forma("con-posicion") == (1, 2) and forma("sin-posicion") == (1, 2)
+    assert forma("el-mio") == (1, 2)  # sin entrenar todavía: como el de la lección
+    assert [v for _, v in opciones_cabeza(2)] == ["promedio", "1", "2"]
+    bloque, cabeza = _ajustar_controles("con-posicion", None, 3, "4")
+    assert bloque["value"] == 1 and bloque["interactive"] is False and "tiene 1 bloque" in bloque["label"]
+    assert [v for _, v in cabeza["choices"]] == ["promedio", "1", "2"] and cabeza["value"] == "promedio"
+    estado = {"config": {"d_modelo": 32, "cabezas": 4, "bloques": 2, "con_posicion": True}, "pesos": None}
+    estado["pesos"] = modelos.TransformerJuguete(**estado["config"]).state_dict()
+    assert forma("el-mio", estado) == (2, 4)
+    bloque, cabeza = _ajustar_controles("el-mio", estado, 2, "4")
+    assert bloque["value"] == 2 and bloque["maximum"] == 2 and bloque["interactive"] is True
+    assert cabeza["value"] == "4" and len(cabeza["choices"]) == 5
 
 
 def test_cada_cabeza_y_el_promedio():
