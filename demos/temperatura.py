@@ -10,7 +10,7 @@ import torch
 
 from demos._seguridad import escapar_md
 from demos._ui import Deslizador, Numero, Vista, explicacion, grafico
-from demos.figuras import C1, Barras, Paneles, Referencia, Serie
+from demos.figuras import C0, C1, Barras, Paneles, Referencia, Serie
 
 PALABRAS = "plata, sacó, Ana, del"
 PUNTAJES = "2, 1, 0.5, -1"
@@ -151,17 +151,26 @@ def _figura_barras(palabras, p, T) -> Barras:
     )
 
 
-def _figura_paneles(palabras, puntajes) -> Paneles:
-    """Los cuatro paneles de la lección: T = 0.25, 0.5, 1 y 4."""
+def panel_cercano(T: float) -> int:
+    """El panel de la lección más cercano a T (en escala logarítmica): el que se resalta."""
+    return min(range(len(T_LECCION)), key=lambda k: abs(math.log(T_LECCION[k] / T)))
+
+
+def _figura_paneles(palabras, puntajes, T_elegida: float = 1.0) -> Paneles:
+    """Los cuatro paneles de la lección: T = 0.25, 0.5, 1 y 4; el más cercano a la T elegida, en C1."""
     categorias, eje_x = _eje_palabras(palabras)
+    cercano = panel_cercano(T_elegida)
     paneles = []
-    for T in T_LECCION:
+    for k, T in enumerate(T_LECCION):
         p = pesos(puntajes, T)
+        marca = ""
+        if k == cercano:
+            marca = "  ◀ la T elegida" if math.isclose(T, T_elegida) else f"  ◀ la más cercana a T = {T_elegida:g}"
         paneles.append(
             Barras(
                 categorias,
-                (Serie(f"T = {T:g}", p),),
-                titulo=f"T = {T:g}   ({entropia(p):.2f} bits)",
+                (Serie(f"T = {T:g}", p, color=C1 if k == cercano else C0),),
+                titulo=f"T = {T:g}   ({entropia(p):.2f} bits){marca}",
                 eje_x=eje_x,
                 numeros=len(palabras) <= 6,
                 rango=(0, 1.12),
@@ -219,7 +228,7 @@ def calcular(palabras: str = PALABRAS, puntajes: str = PUNTAJES, T: float = 1.0,
     )
     return (
         _figura_barras(lista, p, T),
-        _figura_paneles(lista, s),
+        _figura_paneles(lista, s, T),
         tabla,
         texto,
         _figura_muestreo(lista, p, cuentas, T),

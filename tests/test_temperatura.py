@@ -188,3 +188,15 @@ def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
     assert "debe haber un puntaje por palabra" in espera_error(cliente, "/temperatura", palabras="a, b")
     *_, texto, _ = cliente.predict(T=4, api_name="/temperatura")
     assert "T = 4" in texto
+
+
+@pytest.mark.parametrize(("T", "resaltado"), [(0.25, 0), (0.05, 0), (0.7, 1), (1.0, 2), (2.5, 3), (10, 3)])
+def test_los_cuatro_paneles_resaltan_el_mas_cercano_a_la_T_elegida(T, resaltado):
+    from demos.figuras import C0, C1
+
+    _, paneles, *_ = calcular(T=T)
+    colores = [p.series[0].color for p in paneles.paneles]
+    assert colores == [C1 if k == resaltado else C0 for k in range(4)]
+    titulos = [p.titulo for p in paneles.paneles]
+    assert sum("◀" in t for t in titulos) == 1 and "◀" in titulos[resaltado]
+    assert ("◀ la T elegida" in titulos[resaltado]) == (T in (0.25, 0.5, 1.0, 4.0))
