@@ -26,9 +26,14 @@ pesos, y al final una capa de salida mezcla lo que encontró cada una:
 $$\text{MultiHead}(X) = \text{Concat}(\text{cabeza}_1, \dots, \text{cabeza}_h)\, W^O,
 \qquad \text{cabeza}_i = \text{softmax}\!\left(\frac{Q_i K_i^\top}{\sqrt{d_\text{modelo}/h}}\right) V_i$$
 
-Aquí la capa está recién creada (sin entrenar) y la frase son vectores al azar: mira cómo cada
-cabeza mira distinto, y que el resultado es idéntico al de `nn.MultiheadAttention` de PyTorch.
+Aquí la capa está recién creada (**sin entrenar**) y la frase son vectores al azar, así que los mapas
+no dicen nada de la frase: cada cabeza da un mapa distinto solo porque sus pesos al azar son distintos.
+Lo que sí se ve es la cuenta: cada cabeza con su trozo de columnas, los parámetros que no dependen del
+número de cabezas, y un resultado idéntico al de `nn.MultiheadAttention` de PyTorch. Cabezas
+entrenadas, que sí miran a algo, hay en *Inversión de dígitos* y *Parches ViT*.
 """
+
+TITULO_FIGURA = "Capa sin entrenar, pesos al azar: estos mapas no dicen nada de la frase"
 
 
 def validar(d_modelo, cabezas, largo, semilla) -> tuple[int, int, int, int]:
@@ -158,7 +163,7 @@ def _figura(pesos: np.ndarray) -> Paneles:
                 cuadrado=True,
             )
         )
-    return Paneles(tuple(figuras), columnas=columnas, alto_fila=alto_fila)
+    return Paneles(tuple(figuras), columnas=columnas, titulo=TITULO_FIGURA, alto_fila=alto_fila)
 
 
 def _miles(n: int) -> str:
@@ -191,7 +196,7 @@ def calcular(d_modelo: float = 16, cabezas: float = 4, largo: float = 5, semilla
         f"«¿Iguales?» usa la tolerancia de la lección: diferencia máxima ≤ {TOLERANCIA:g}.\n\n"
         f"La capa no está entrenada: sus pesos salen de números al azar (el más alto es {r['pesos_figura'].max():.2f}; "
         f"parejos serían 1/{L} = {1 / L:.2f}), así que la escala de color va de 0 al peso más alto. "
-        "Al entrenar, cada cabeza aprende a fijarse en algo distinto."
+        "Solo al entrenar cada cabeza aprende a fijarse en algo distinto."
     )
     if h > 1 and h * L * L > CASILLAS_MAPA:
         texto += (

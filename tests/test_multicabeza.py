@@ -87,6 +87,7 @@ def test_figura_un_mapa_por_cabeza_y_el_promedio_con_una_sola_escala():
     np.testing.assert_allclose(pesos, r["pesos"], atol=1e-6)
     assert isinstance(figura, Paneles) and figura.columnas == 3
     assert [p.titulo for p in figura.paneles] == [*(f"Cabeza {k}" for k in range(1, 5)), "Promedio de las cabezas"]
+    assert "sin entrenar" in figura.titulo  # lo dice en la figura misma, no solo en el texto
     for k, mapa in enumerate(figura.paneles[:4]):
         np.testing.assert_array_equal(mapa.matriz, pesos[k])
     np.testing.assert_allclose(figura.paneles[4].matriz, pesos.mean(axis=0))
