@@ -45,6 +45,8 @@ HONESTIDAD = (
     "entrenado aprende vectores en que «money» y «plata» sí se parecen."
 )
 
+SIN_ENTRENAR = "Sin entrenar: pesa lo que se escribe parecido; mira la forma, no la alineación"
+
 
 # --- validar ----------------------------------------------------------------------------------
 
@@ -173,7 +175,7 @@ def _figura_promedio(pesos: np.ndarray, objetivo, fuente) -> Mapa:
         objetivo,
         fuente,
         _vmax(pesos),
-        titulo=f"Promedio de las {CABEZAS} cabezas: {Lo} × {Lf}",
+        titulo=f"Promedio de las {CABEZAS} cabezas: {Lo} × {Lf}\n{SIN_ENTRENAR}",
         eje_x="Fuente: palabra que se mira (K, V)",
         eje_y="Objetivo: palabra que pregunta (Q)",
     )
@@ -204,7 +206,9 @@ def _figura_cabezas(pesos: np.ndarray, objetivo, fuente) -> Paneles:
         )
         for k in range(CABEZAS)
     )
-    return Paneles(cabezas, columnas=CABEZAS, alto_fila=int(np.clip(160 + 14 * len(objetivo), 300, 600)))
+    return Paneles(
+        cabezas, columnas=CABEZAS, titulo=SIN_ENTRENAR, alto_fila=int(np.clip(160 + 14 * len(objetivo), 300, 600))
+    )
 
 
 def _resumen(pesos: np.ndarray, objetivo, fuente, proyecciones: str) -> str:
@@ -230,7 +234,10 @@ def _resumen(pesos: np.ndarray, objetivo, fuente, proyecciones: str) -> str:
         if proyecciones == IDENTIDAD
         else "Con una capa al azar recién creada, Q y K son proyecciones sin sentido: los pesos salen casi parejos."
     )
-    return f"{forma}\n\n**A quién mira más cada palabra:** {', '.join(miradas)}.\n\n{modo}\n\n{HONESTIDAD}"
+    return (
+        f"{HONESTIDAD}\n\n{forma}\n\n**A quién mira más cada palabra** (con estos vectores sin entrenar: "
+        f"no es una alineación de traducción): {', '.join(miradas)}.\n\n{modo}"
+    )
 
 
 def calcular(objetivo: str = OBJETIVO, fuente: str = FUENTE, proyecciones: str = IDENTIDAD, semilla: float = 0):

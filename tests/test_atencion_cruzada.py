@@ -75,6 +75,7 @@ def test_vista_inicial_etiqueta_filas_y_columnas():
         assert cabeza.nombres_x == tuple(FUENTE.split()) and cabeza.nombres_y == tuple(OBJETIVO.split())
         assert cabeza.y == (tuple(OBJETIVO.split()) if k == 0 else ("",) * 6)  # filas rotuladas en la primera
     assert len(a_json(promedio)) + len(a_json(cabezas)) < 20_000
+    assert "Sin entrenar" in cabezas.titulo and "Sin entrenar" in promedio.titulo  # la figura misma lo avisa
     assert "**6 filas**" in texto and "**5 columnas**" in texto
     assert "no es un traductor entrenado" in texto.lower()
 
