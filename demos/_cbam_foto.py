@@ -31,6 +31,7 @@ FOTOS = ("china.jpg", "flower.jpg", FOTO_SUBIDA)
 PESOS_FIJOS = "kernel fijo: suavizado gaussiano (no aprendido)"
 PESOS_APRENDIDOS = "pesos aprendidos de cbam-digitos"
 PESOS = (PESOS_FIJOS, PESOS_APRENDIDOS)
+SIGUE_AL_BRILLO = "m sigue al brillo de la foto: no es atención aprendida"
 KERNEL, SIGMA = 7, 1.5
 LADO = 160  # la escala de la lección ([::4, ::4]): así un kernel de 7 × 7 píxeles se nota
 MAX_CASILLAS_MAPA = 2500  # cada mapa de la foto, promediado de a k × k píxeles hasta no pasar de aquí (≈ 12 kB)
@@ -148,7 +149,11 @@ def _figura_pasos(rgb: np.ndarray, p: dict, etiqueta: str) -> Paneles:
     return Paneles(
         paneles,
         columnas=3,
-        titulo=f"Rama espacial con {etiqueta} (mapas promediados de a {k} × {k} píxeles)",
+        titulo=(
+            f"Rama espacial con {etiqueta}"
+            + (f"\n{SIGUE_AL_BRILLO}" if etiqueta == PESOS_FIJOS else "")
+            + f" (mapas promediados de a {k} × {k} píxeles)"
+        ),
         alto_fila=300,
     )
 
@@ -193,6 +198,12 @@ def calcular_foto(imagen: str = FOTOS[0], subida: Any = None, pesos: str = PESOS
         f"convolución 7 × 7 (1, 1, {H}, {W}) → sigmoide: el mapa m va de **{p['mapa'].min():.2f}** a "
         f"**{p['mapa'].max():.2f}**. Pesos de la convolución: **{etiqueta}**."
     )
+    if pesos == PESOS_FIJOS:
+        texto += (
+            " Ojo: con este kernel fijo, m es solo un **mapa de brillo suavizado** (lo claro pasa, lo oscuro se "
+            "apaga); no sabe qué hay en la foto y no es una atención aprendida. Muestra la mecánica: media y "
+            "máximo, convolución y sigmoide."
+        )
     if pesos == PESOS_APRENDIDOS:
         texto += (
             " Ojo: esa red los aprendió sobre sus 32 mapas de rasgos de dígitos de 8 × 8, no sobre fotos; "

@@ -93,6 +93,7 @@ def test_la_figura_de_los_pasos_muestra_cada_paso_con_su_escala():
     assert z.rango() == pytest.approx((-np.abs(p["z"]).max(), np.abs(p["z"]).max())) and z.colores == "divergente"
     assert m.rango() == (0, 1) and m.colores == "azul"
     assert figura.titulo.endswith("(mapas promediados de a 3 × 3 píxeles)")
+    assert "m sigue al brillo de la foto: no es atención aprendida" in figura.titulo  # con el kernel fijo
     assert [panel.titulo for panel in figura.paneles] == [
         "Foto (entrada)",
         "1. Media sobre los canales",
@@ -315,3 +316,10 @@ def test_dos_clientes_con_digitos_distintos_a_la_vez(url_app):
         cero, uno = grupo.map(pedir, [0, 1])
     assert all("la imagen n.º 0 de la partición" in t for t in cero)
     assert all("la imagen n.º 1 de la partición" in t for t in uno)
+
+
+def test_la_foto_con_kernel_fijo_avisa_que_m_sigue_al_brillo():
+    *_, fijo = calcular_foto()
+    assert "mapa de brillo suavizado" in fijo and "no es una atención aprendida" in fijo
+    figura, _, aprendido = calcular_foto(pesos=PESOS_APRENDIDOS)
+    assert "brillo" not in figura.titulo and "brillo" not in aprendido  # los aprendidos llevan su propio aviso
