@@ -190,14 +190,14 @@ def calcular(d_modelo: float = 64, cabezas: float = 4, d_mlp: float = 256):
     cuentas = desglose(d, h, m)
     nuestro, suyo, cerrada = cuentas["nuestro"], cuentas["pytorch"], formula(d, m)
     formulas = {"Atención": "4·d² + 4·d", "MLP": "2·d·d_mlp + d_mlp + d", "LayerNorm": "2 × 2·d"}
-    tabla = [[p, formulas[p], f"{nuestro[p]:,}", f"{suyo[p]:,}"] for p in PARTES]
+    tabla = [[p, formulas[p], _miles(nuestro[p]), _miles(suyo[p])] for p in PARTES]
     total, total_suyo = sum(nuestro.values()), sum(suyo.values())
-    tabla.append(["Total", "", f"{total:,}", f"{total_suyo:,}"])
+    tabla.append(["Total", "", _miles(total), _miles(total_suyo)])
     igual = nuestro == suyo == cerrada
     texto = (
         f"**Igual a PyTorch: {'sí' if igual else 'no'}.** `BloqueTransformer({d}, {h}, {m})` tiene "
-        f"**{total:,}** parámetros; `nn.TransformerEncoderLayer({d}, {h}, dim_feedforward={m}, dropout=0.0, "
-        f"batch_first=True, norm_first=True)` tiene **{total_suyo:,}** (contados en vivo, sin reservar memoria)."
+        f"**{_miles(total)}** parámetros; `nn.TransformerEncoderLayer({d}, {h}, dim_feedforward={m}, dropout=0.0, "
+        f"batch_first=True, norm_first=True)` tiene **{_miles(total_suyo)}** (contados en vivo, sin reservar memoria)."
     )
     if total <= LIMITE_SALIDAS:
         texto += (

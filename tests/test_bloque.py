@@ -23,10 +23,10 @@ def test_64_4_256_da_49984_parametros_como_la_leccion():
 def test_vista_inicial_tiene_el_desglose_y_dice_igual_a_pytorch():
     diagrama, barras, tabla, texto = calcular()
     assert tabla == [
-        ["Atención", "4·d² + 4·d", "16,640", "16,640"],
-        ["MLP", "2·d·d_mlp + d_mlp + d", "33,088", "33,088"],
+        ["Atención", "4·d² + 4·d", "16 640", "16 640"],
+        ["MLP", "2·d·d_mlp + d_mlp + d", "33 088", "33 088"],
         ["LayerNorm", "2 × 2·d", "256", "256"],
-        ["Total", "", "49,984", "49,984"],
+        ["Total", "", "49 984", "49 984"],
     ]
     assert "Igual a PyTorch: sí" in texto
     assert diagrama.titulo == "Un bloque transformer: 49\u202f984 parámetros"  # numero(): espacio fino de miles
@@ -45,7 +45,7 @@ def test_vista_inicial_tiene_el_desglose_y_dice_igual_a_pytorch():
 @pytest.mark.parametrize("d, cabezas, d_mlp", [(64, 4, 256), (1024, 64, 4096), (16, 1, 16)])
 def test_las_figuras_suman_el_total_de_la_tabla_y_pesan_poco(d, cabezas, d_mlp):
     diagrama, barras, tabla, _ = calcular(d, cabezas, d_mlp)
-    total = int(tabla[-1][2].replace(",", ""))
+    total = int(tabla[-1][2].replace("\u202f", ""))
     assert sum(barras.series[0].valores) == total
     assert diagrama.titulo.endswith(f"{numero(total, ',.0f')} parámetros")
     assert f"{cabezas} {'cabeza' if cabezas == 1 else 'cabezas'}" in " ".join(c.nota for c in diagrama.cajas)
@@ -81,7 +81,7 @@ def test_el_bloque_mas_grande_se_cuenta_rapido_sin_reservar_memoria():
     t0 = time.perf_counter()
     *_, tabla, texto = calcular(1024, 64, 4096)
     assert time.perf_counter() - t0 < 5
-    assert tabla[-1][2] == f"{formula(1024, 4096)['Atención'] + formula(1024, 4096)['MLP'] + 4 * 1024:,}"
+    assert tabla[-1][2] == numero(formula(1024, 4096)["Atención"] + formula(1024, 4096)["MLP"] + 4 * 1024, ",.0f")
     assert "Igual a PyTorch: sí" in texto and "difieren" not in texto  # demasiado grande para construirlo
 
 
@@ -109,7 +109,7 @@ def test_entrada_mala_da_valueerror_en_espanol(d, cabezas, d_mlp, mensaje):
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     diagrama, barras, tabla, texto = cliente.predict(api_name="/bloque")
     assert diagrama and barras
-    assert tabla["data"][-1] == ["Total", "", "49,984", "49,984"]
+    assert tabla["data"][-1] == ["Total", "", "49 984", "49 984"]
     assert "Igual a PyTorch: sí" in texto
 
 
@@ -117,4 +117,4 @@ def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
     assert "múltiplo" in espera_error(cliente, "/bloque", d_modelo=64, cabezas=5)
     assert "entre 1 y 4096" in espera_error(cliente, "/bloque", d_mlp=10**9)
     *_, tabla, texto = cliente.predict(d_modelo=128, cabezas=8, d_mlp=512, api_name="/bloque")
-    assert tabla["data"][-1][2] == f"{sum(formula(128, 512).values()):,}"
+    assert tabla["data"][-1][2] == numero(sum(formula(128, 512).values()), ",.0f")
