@@ -11,7 +11,7 @@ from torch import nn
 
 from demos._ui import Deslizador, Numero, Vista, explicacion, grafico
 from demos._validar import entero as _entero
-from demos.figuras import C0, Imagen, Mapa, Paneles
+from demos.figuras import C0, Imagen, Mapa, Paneles, numero
 from modelos import AtencionMulticabeza
 
 D_MAX, CABEZAS_MAX, LARGO_MAX, SEMILLA_MAX = 512, 16, 32, 2**31 - 1
@@ -167,7 +167,7 @@ def _figura(pesos: np.ndarray) -> Paneles:
 
 
 def _miles(n: int) -> str:
-    return f"{n:,}".replace(",", " ")
+    return numero(n, ",.0f")  # 13 674: espacio fino de miles, como en todas las pestañas
 
 
 def _si_no(dif: float) -> str:
