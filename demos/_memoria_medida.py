@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from demos._gpu import gpu
-from demos.figuras import C0, C1, GRIS, Curva, Curvas, Paneles
+from demos.figuras import C0, C1, GRIS, Curva, Curvas, Paneles, numero
 from modelos import atencion, dispositivo
 
 TIPOS = {"float32": (torch.float32, 4), "bfloat16": (torch.bfloat16, 2)}  # nombre -> (dtype, bytes)
@@ -35,8 +35,12 @@ def _tipo(tipo) -> str:
     return tipo
 
 
+def _miles(n) -> str:
+    return numero(n, ",.0f")  # 2 048: espacio fino de miles
+
+
 def _mb(b: float) -> str:
-    return f"{b / 1e6:,.2f} MB"
+    return f"{numero(b / 1e6, ',.2f')} MB"
 
 
 def largos_permitidos(disp: torch.device) -> list[int]:
@@ -131,7 +135,7 @@ def validar_medida(largo_maximo, tipo, disp: torch.device) -> tuple[int, str]:
         )
     L = int(L)
     if disp.type == "cuda" and 3 * L * L * TIPOS[tipo][1] > torch.cuda.mem_get_info(disp)[0] / 2:
-        raise ValueError(f"No hay memoria libre suficiente en la GPU para L = {L:,}: elige un largo menor.")
+        raise ValueError(f"No hay memoria libre suficiente en la GPU para L = {_miles(L)}: elige un largo menor.")
     return L, tipo
 
 
@@ -197,8 +201,8 @@ def _medir_todo(largos: list[int], dtype: torch.dtype, disp: torch.device) -> tu
 
 def _fila(L: int, i: int, res: dict, operador: str) -> list[str]:
     tiempos = [f"{res[m]['tiempo'][i] * 1e3:.2f}" for m in METODOS]
-    memorias = ["—" if res[m]["memoria"][i] is None else f"{res[m]['memoria'][i] / 1e6:,.2f}" for m in METODOS]
-    return [f"{L:,}", *tiempos, *memorias, _backend(operador)]
+    memorias = ["—" if res[m]["memoria"][i] is None else numero(res[m]["memoria"][i] / 1e6, ",.2f") for m in METODOS]
+    return [_miles(L), *tiempos, *memorias, _backend(operador)]
 
 
 @gpu(20)  # en ZeroGPU, con GPU prestada: en una H200 tarda < 1 s (docs/gpu_smoke.md); el resto, margen

@@ -9,13 +9,13 @@ from demos.figuras.pantalla import a_json
 from demos.memoria import calcular, medir, tabla_memoria
 from tests.conftest import espera_error
 
-MB_LECCION = ["0.04 MB", "4.00 MB", "400.00 MB", "40,000.00 MB"]
+MB_LECCION = ["0.04 MB", "4.00 MB", "400.00 MB", "40 000.00 MB"]
 
 
 def test_la_tabla_en_float32_da_los_mb_de_la_leccion():
     tabla = tabla_memoria("float32")
-    assert [f[0] for f in tabla] == ["100", "1,000", "10,000", "100,000"]
-    assert [f[1] for f in tabla] == ["10,000", "1,000,000", "100,000,000", "10,000,000,000"]
+    assert [f[0] for f in tabla] == ["100", "1 000", "10 000", "100 000"]
+    assert [f[1] for f in tabla] == ["10 000", "1 000 000", "100 000 000", "10 000 000 000"]
     assert [f[2] for f in tabla] == MB_LECCION
 
 
@@ -47,14 +47,14 @@ def test_ventana_512_guarda_l_por_513_pesos_y_se_dobla_a_pendiente_1():
     # L ≤ 513: la ventana cubre la fila entera (L²); después, L · 513: pendiente 1 en log-log
     assert [f[4] for f in tabla] == ["0.04 MB", "2.05 MB", "20.52 MB", "205.20 MB"]
     assert "**205.2 MB** en vez de 40.0 GB (195 veces menos)" in texto
-    assert "L ≈ 7,797,270" in texto  # 16 GB / (4 bytes · 513) palabras
+    assert "L ≈ 7 797 270" in texto  # 16 GB / (4 bytes · 513) palabras
     assert figura.titulo.endswith("\ncon ventana w = 512: pendiente 1 desde L = 513")
 
 
 def test_ventana_mayor_que_lo_que_cabe_no_cambia_el_alcance():
     _, tabla, texto = calcular("bfloat16", cabezas=12, capas=6, lote=8, ventana=4096)
-    assert tabla[1][4] == tabla[1][3] == "1,152.00 MB"  # L = 1,000 < w + 1: la ventana no recorta nada
-    assert "una GPU de 16 GB llega a L ≈ 3,726" in texto  # tan lejos como sin ventana
+    assert tabla[1][4] == tabla[1][3] == "1 152.00 MB"  # L = 1 000 < w + 1: la ventana no recorta nada
+    assert "una GPU de 16 GB llega a L ≈ 3 726" in texto  # tan lejos como sin ventana
 
 
 def test_con_varias_cabezas_la_figura_suma_la_curva_del_total():
@@ -67,8 +67,8 @@ def test_con_varias_cabezas_la_figura_suma_la_curva_del_total():
 
 def test_bfloat16_ocupa_la_mitad_y_la_tabla_multiplica():
     _, tabla, texto = calcular("bfloat16", cabezas=12, capas=6, lote=8)
-    assert [f[2] for f in tabla] == ["0.02 MB", "2.00 MB", "200.00 MB", "20,000.00 MB"]
-    assert tabla[1][3] == f"{2.00 * 12 * 6 * 8:,.2f} MB"
+    assert [f[2] for f in tabla] == ["0.02 MB", "2.00 MB", "200.00 MB", "20 000.00 MB"]
+    assert tabla[1][3] == "1 152.00 MB"  # 2.00 MB · 12 · 6 · 8
     assert "**576**" in texto
 
 
