@@ -10,7 +10,7 @@ import torch
 
 from demos._seguridad import escapar_md
 from demos._ui import Deslizador, Numero, Vista, explicacion, grafico
-from demos.figuras import C0, C1, Barras, Paneles, Referencia, Serie
+from demos.figuras import C0, C1, Barras, Paneles, Referencia, Serie, numero
 
 PALABRAS = "plata, sacó, Ana, del"
 PUNTAJES = "2, 1, 0.5, -1"
@@ -122,7 +122,7 @@ def muestrear(p: np.ndarray, n: int, semilla: int) -> np.ndarray:
 
 def _miles(x) -> str:
     """10000 -> «10 000» (espacio fino: en español la coma es decimal)."""
-    return f"{int(x):,}".replace(",", "\u202f")
+    return numero(int(x), ",.0f")
 
 
 # --- figuras ---------------------------------------------------------------------------------------
