@@ -19,7 +19,7 @@ import modelos
 from demos._figuras import a_gradio
 from demos._inversion_dibujos import LOTE, figura_atencion, figura_curva
 from demos._ui import Deslizador, Opcion, envolver, grafico
-from demos.figuras import Aviso
+from demos.figuras import Aviso, numero
 from demos.inversion_digitos import LECCION, MIO, cuantos, leer_digitos, mapa, predecir, un_hilo
 from modelos.entrenar import entrenar_inversion, instantaneas
 
@@ -65,7 +65,7 @@ def ver_instantanea(digitos: str = LECCION, indice: float = 0):
     titulo = f"¿A dónde mira cada posición?\npaso {info['paso']} · promedio de las cabezas"
     historia = [i for i, _ in todas]
     curva = figura_curva(historia, historia[-1]["paso"], k, "Pérdida y exactitud durante el entrenamiento")
-    vistas = f"{info['secuencias_vistas']:,}".replace(",", " ")  # 10 000, como en la lección
+    vistas = numero(info["secuencias_vistas"], ",.0f")  # 10 000, con espacio fino como en todas las pestañas
     texto = (
         f"**Instantánea {k} de {len(todas) - 1}** · paso {info['paso']} · {vistas} secuencias vistas · "
         f"pérdida {info['perdida']:.3f} · exactitud en secuencias nuevas: {info['digitos']:.1%} de los dígitos "
@@ -211,7 +211,7 @@ def construir_entrena(modelo: gr.Radio, propio: gr.State):
         "Tu modelo es solo tuyo: se pierde al recargar la página."
     )
     with gr.Row():
-        epocas = Deslizador(1, MAX_EPOCAS, value=2, step=1, label="Épocas (10 000 secuencias cada una)")
+        epocas = Deslizador(1, MAX_EPOCAS, value=2, step=1, label="Épocas (10 000 secuencias cada una)")
         con_posicion = gr.Checkbox(True, label="Con posición")
         cabezas = Opcion(list(CABEZAS), value=2, label="Cabezas")
         bloques = Deslizador(1, MAX_BLOQUES, value=1, step=1, label="Bloques")

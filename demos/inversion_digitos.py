@@ -19,6 +19,7 @@ import modelos
 from demos._inversion_dibujos import figura_atencion, tabla_prediccion
 from demos._ui import Deslizador, Opcion, Vista, envolver, explicacion, grafico
 from demos._validar import entero as _entero
+from demos.figuras import numero
 from modelos.datos import DIGITOS, LARGO
 
 LECCION = "8 3 3 9 6 9 4 0"
@@ -37,7 +38,7 @@ PROMEDIO = "promedio"
 OPCIONES_CABEZA = [("promedio de las cabezas", PROMEDIO)] + [(f"cabeza {h}", str(h)) for h in range(1, MAX_CABEZAS + 1)]
 
 EXPLICACION = r"""
-Un transformer de juguete (1 bloque, 2 cabezas, 13 674 parámetros) aprendió a **invertir** 8 dígitos:
+Un transformer de juguete (1 bloque, 2 cabezas, 13 674 parámetros) aprendió a **invertir** 8 dígitos:
 la salida en la posición $i$ es la entrada en la posición $7 - i$. Para copiar el dígito correcto, cada
 posición tiene que *mirar* a su espejo, y el mapa de atención dibuja la antidiagonal. Eso solo es posible
 si cada ficha lleva su posición:
@@ -67,7 +68,7 @@ def leer_digitos(texto) -> list[int]:
     if not isinstance(texto, str):
         raise ValueError(f"Los dígitos deben llegar como texto. {ACEPTA}")
     if len(texto) > MAX_TEXTO:
-        raise ValueError(f"El texto es demasiado largo ({len(texto):,} caracteres). {ACEPTA}")
+        raise ValueError(f"El texto es demasiado largo ({numero(len(texto), ',.0f')} caracteres). {ACEPTA}")
     limpio = [c for c in texto if c not in SEPARADORES]
     if not limpio:
         raise ValueError(f"No hay dígitos. {ACEPTA}")
