@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 import threading
 import time
 import uuid
@@ -87,3 +88,14 @@ class Sondeo:
     @property
     def peor_s(self) -> float:
         return max(self.tiempos, default=float("inf"))
+
+    def responde(self, tope: float, colgado_s: float = 10.0) -> None:
+        """El servidor siguió contestando: la mediana de `/config` bajo `tope` y ninguna por encima de `colgado_s`.
+
+        Un `/dev/zero` aceptado cuelga todas las rutas: desde ahí cada sondeo agota sus 30 s (o falla), y
+        las dos condiciones lo detectan. Un pico suelto en una máquina cargada (segundos, no decenas) no.
+        """
+        assert self.tiempos, "no se sondeó /config"
+        mediana = statistics.median(self.tiempos)
+        assert mediana < tope, f"/config tardó {mediana:.2f} s de mediana durante el ataque (tope {tope:.2f} s)"
+        assert self.peor_s < colgado_s, f"/config tardó {self.peor_s:.2f} s: el servidor se colgó"

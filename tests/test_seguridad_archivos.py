@@ -85,12 +85,12 @@ def _eventos_con_archivo(blocks: gr.Blocks, id_: str | None) -> list[tuple[int, 
 
 
 def _tope_config(base: str) -> float:
-    """1 s; en una máquina cargada (otros procesos, o estos mismos clientes, que comparten el GIL con el
+    """3 s; en una máquina cargada (otros procesos, o estos mismos clientes, que comparten el GIL con el
     servidor), lo que `/config` ya tarda sin ataque: 5 veces su mediana o 2 veces su peor caso. Un
     `/dev/zero` aceptado no deja contestar nunca: cualquiera de los topes lo detecta."""
     with Sondeo(base, cada_s=0.05) as reposo:
         time.sleep(1.5)
-    return max(1.0, 5 * statistics.median(reposo.tiempos), 2 * reposo.peor_s)
+    return max(3.0, 5 * statistics.median(reposo.tiempos), 2 * reposo.peor_s)
 
 
 def _copias_en_la_cache() -> list[Path]:
@@ -115,7 +115,7 @@ def test_ningun_evento_acepta_un_archivo_del_servidor(url_app, rutas_ajenas, id_
         resultados = list(pool.map(atacar, ataques))
     aceptados = [r for r in resultados if NO_SUBIDO not in r[2]]
     assert aceptados == []
-    assert sondeo.peor_s < tope, f"/config tardó {sondeo.peor_s:.2f} s durante el ataque"
+    sondeo.responde(tope)
     assert _copias_en_la_cache() == []
 
 
@@ -174,7 +174,7 @@ def test_sin_la_marca_de_launch_la_revision_de_la_app_rechaza_igual(url_app, mon
     with Sondeo(base) as sondeo:
         for ruta in ("/dev/zero", "/etc/hostname"):
             assert NO_SUBIDO in error_de(llamar(base, fn_index, _datos(fn, ruta), timeout=10))
-    assert sondeo.peor_s < tope
+    sondeo.responde(tope)
     assert _copias_en_la_cache() == []
 
 
