@@ -44,21 +44,80 @@ log = logging.getLogger("app")
 
 TITULO = "Atención y transformers"
 
+# La barra: arriba los grupos (las partes de la lección), debajo las pestañas del grupo; con
+# overflow_behavior="wrap" ninguna se esconde tras «⋯» ni cambia de lugar al elegirla.
+# Modo presentación: la figura primero. La explicación se pliega a una línea que se abre con un clic,
+# las fórmulas crecen con el texto; el JS pone la figura principal justo bajo sus controles.
 CSS = """
+#grupos > .tab-wrapper button[role=tab] { font-weight: 600; }
+.lienzo .empty.wrap > div { display: none !important; }
+.lienzo .empty.wrap::after { content: "Elige el pincel y dibuja"; font-size: var(--text-md); }
 .presentacion #cabecera, .presentacion footer { display: none !important; }
 .presentacion { font-size: 1.25rem; }
 .presentacion .prose { font-size: 1.25rem !important; }
+.presentacion .katex { font-size: 1.1em !important; }
 .presentacion img { max-height: 72vh; object-fit: contain; }
+.presentacion .tab-wrapper { padding-bottom: 0 !important; }
+.presentacion .tab-wrapper button[role=tab] { padding-top: 0; padding-bottom: 0; }
+.presentacion .explicacion:not(.abierta) { padding-top: 0 !important; padding-bottom: 0 !important; }
+.presentacion .explicacion { cursor: pointer; position: relative; padding-right: 7em !important; }
+.presentacion .block.explicacion:not(.abierta) .prose > * { display: none; }
+.presentacion .block.explicacion:not(.abierta) .prose > :first-child { display: block; margin: 0;
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.presentacion .block.explicacion::after { content: "▸ leer más"; position: absolute; right: 0.5em; top: 0.4em;
+  font-size: 1rem; color: var(--body-text-color-subdued); }
+.presentacion .block.explicacion.abierta { padding-right: 0 !important; }
+.presentacion .block.explicacion.abierta::after { content: "▾ cerrar"; }
 """
 
-# Modo presentación (?presentacion=1): se marca el documento; el CSS hace el resto.
+# Modo presentación (?presentacion=1): se marca el documento; el CSS hace el resto, salvo abrir
+# y cerrar la explicación con un clic.
 JS = """
 () => {
   const p = new URLSearchParams(window.location.search).get("presentacion");
-  if (p === "1" || p === "true") {
-    document.documentElement.classList.add("presentacion");
-    document.body.classList.add("presentacion");
-  }
+  if (p !== "1" && p !== "true") return;
+  document.documentElement.classList.add("presentacion");
+  document.body.classList.add("presentacion");
+  document.addEventListener("click", (e) => {
+    const ex = e.target.closest && e.target.closest(".block.explicacion");
+    if (ex && !e.target.closest("a")) ex.classList.toggle("abierta");
+  });
+  // La figura primero: en cada columna que la contiene, arriba la explicación plegada, luego la fila
+  // de controles principal (de las de antes, la primera con un deslizador o si no la primera) y la figura.
+  const controles = "input, textarea, select";
+  const ordenar = (f) => {
+    for (let e = f; e.parentElement && !e.parentElement.matches(".tabitem, .gradio-container"); e = e.parentElement) {
+      const padre = e.parentElement;
+      if (getComputedStyle(padre).flexDirection !== "column") continue;
+      const hermanos = [...padre.children].filter((h) => h !== e);
+      const antes = hermanos.filter((h) => h.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING);
+      const filas = antes.filter((h) => h.querySelector(controles) && !h.querySelector(".figura, table"));
+      const fila = filas.find((h) => h.querySelector("input[type=range]")) || filas[0];
+      for (const h of hermanos) h.style.order = h.matches(".explicacion") ? "-3" : h === fila ? "-2" : "";
+      e.style.order = "-1";
+    }
+  };
+  // Si la figura principal no cabe bajo lo que tiene arriba, se achica (zoom) hasta caber, no menos de 0.5.
+  const ajustar = () => {
+    for (const f of document.querySelectorAll('[id$="-figura1"]')) {
+      if (!f.offsetParent) continue;
+      ordenar(f);
+      f.style.zoom = "";
+      const caja = f.getBoundingClientRect();
+      const arriba = caja.top + window.scrollY;
+      const cabe = window.innerHeight - arriba - 4;
+      if (caja.height > cabe && cabe > 0) f.style.zoom = String(Math.max(0.5, cabe / caja.height));
+    }
+  };
+  let pendiente = false;
+  const pedir = () => {
+    if (pendiente) return;
+    pendiente = true;
+    requestAnimationFrame(() => { pendiente = false; ajustar(); });
+  };
+  new MutationObserver(pedir).observe(document.body, {childList: true, subtree: true});
+  window.addEventListener("resize", pedir);
+  document.addEventListener("click", () => setTimeout(pedir, 50));
 }
 """
 
@@ -89,12 +148,20 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
             f"# {TITULO}\nDemos interactivas de la lección. Mueve un control y mira la figura.", elem_id="cabecera"
         )
         partes = []
-        with gr.Tabs() as tabs:
-            for p in pestanas:
-                with gr.Tab(p.titulo, id=p.id, elem_id=f"pestana-{p.id}") as tab:
-                    vista = _pestana(p)
-                    abierta = gr.State(False)
-                partes.append((p, vista, abierta, tab))
+        grupos: dict[str, tuple[gr.Tab, gr.Tabs, list]] = {}  # grupo -> (su pestaña, sus Tabs, sus partes)
+        with gr.Tabs(elem_id="grupos", overflow_behavior="wrap") as tabs:
+            for g in dict.fromkeys(p.grupo for p in pestanas):
+                with (
+                    gr.Tab(g, id=_id_grupo(g), elem_id=_id_grupo(g)) as tab_grupo,
+                    gr.Tabs(elem_classes=["pestanas-del-grupo"], overflow_behavior="wrap") as tabs_grupo,
+                ):
+                    grupos[g] = (tab_grupo, tabs_grupo, [])
+                    for p in (p for p in pestanas if p.grupo == g):
+                        with gr.Tab(_titulo(p), id=p.id, elem_id=f"pestana-{p.id}") as tab:
+                            vista = _pestana(p)
+                            abierta = gr.State(False)
+                        partes.append((p, vista, abierta, tab))
+                        grupos[g][2].append(partes[-1])
         suite.vistas = {p.id: vista for p, vista, _, _ in partes}  # para inspeccionarlas (pruebas)
 
         def al_cargar(request: gr.Request, *valores):
@@ -105,7 +172,9 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
                     aviso = f"No hay una pestaña «{elegida[:40]}»; se abre la primera."
                     gr.Warning(escapar_html(aviso), title="Ajuste de la URL")  # repite la URL: nada de HTML
                 elegida = pestanas[0].id
-            salida: list = [gr.Tabs(selected=elegida)]
+            grupo = next(p.grupo for p in pestanas if p.id == elegida)
+            salida: list = [gr.Tabs(selected=_id_grupo(grupo))]
+            salida += [gr.Tabs(selected=elegida) if g == grupo else gr.skip() for g in grupos]
             k = 0
             for p, vista, _, _ in partes:
                 n = len(vista.entradas)
@@ -118,7 +187,8 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
             return salida
 
         todas_entradas = [c for _, v, _, _ in partes for c in v.entradas]
-        todas_salidas = [tabs]
+        # La pestaña pedida va dentro de su grupo: se eligen los dos, el grupo arriba y ella dentro.
+        todas_salidas = [tabs, *(tabs_grupo for _, tabs_grupo, _ in grupos.values())]
         for _, v, abierta, _ in partes:
             todas_salidas += [abierta, *v.entradas, *v.salidas]
         suite.load(al_cargar, inputs=todas_entradas, outputs=todas_salidas, api_visibility="private")
@@ -131,7 +201,39 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
                 api_visibility="private",
                 show_progress="minimal",
             )
+        for tab_grupo, _, del_grupo in grupos.values():
+            tab_grupo.select(
+                _abrir_grupo_si_falta(del_grupo),
+                inputs=[c for _, vista, abierta, _ in del_grupo for c in (abierta, *vista.entradas)],
+                outputs=[c for _, vista, abierta, _ in del_grupo for c in (abierta, *vista.entradas, *vista.salidas)],
+                api_visibility="private",
+                show_progress="minimal",
+            )
     return suite
+
+
+def _id_grupo(grupo: str) -> str:
+    """«La arquitectura» -> «grupo-la-arquitectura»: el id y el elem_id de la pestaña del grupo."""
+    return "grupo-" + "-".join(grupo.lower().split())
+
+
+def _titulo(p: Pestana) -> str:
+    return f"{p.titulo} · del tutorial" if p.del_tutorial else p.titulo
+
+
+def _abrir_grupo_si_falta(partes: list):
+    """Al elegir un grupo se ve la pestaña que tenga elegida: se llenan todas las del grupo que falten."""
+    abrir = [_abrir_si_falta(p, vista) for p, vista, _, _ in partes]
+    tamanos = [1 + len(vista.entradas) for _, vista, _, _ in partes]
+
+    def abrir_todas(*valores):
+        salida, k = [], 0
+        for f, n in zip(abrir, tamanos, strict=True):
+            salida += f(*valores[k : k + n])
+            k += n
+        return salida
+
+    return abrir_todas
 
 
 def _abrir_si_falta(p: Pestana, vista: Vista):
@@ -171,7 +273,7 @@ def opciones_lanzamiento() -> dict:
         "css": CSS,
         "js": JS,
         "theme": gr.themes.Soft(),
-        "footer_links": ["api", "gradio"],
+        "footer_links": [],  # sin pie: sus enlaces («Use via API · Built with Gradio») no se traducen
         "max_file_size": TAMANO_MAXIMO_SUBIDA,
     }
 

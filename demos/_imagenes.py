@@ -221,6 +221,15 @@ class Subida(gr.Image):
                 return b""
         return _subida(self, payload.path)
 
+    def get_config(self):
+        """Sin `placeholder`, Gradio escribe «Drop Image Here · Click to Upload» en el idioma del navegador."""
+        config = super().get_config()
+        config["placeholder"] = config.get("placeholder") or AVISO_SUBIDA
+        return config
+
+
+AVISO_SUBIDA = "# Suelta aquí una imagen\no haz clic para elegirla"
+
 
 class Dibujo(gr.ImageEditor):
     """Un lienzo (como gr.Sketchpad) que entrega {"composite", "background", "layers"} como rutas o bytes, sin abrirlos.
@@ -256,6 +265,8 @@ class Dibujo(gr.ImageEditor):
 def lienzo_digito(**kw) -> Dibujo:
     """El lienzo para dibujar un dígito: pincel negro grueso, sin capas ni recortes."""
     kw.setdefault("label", "Dibuja un dígito (0–9)")
+    # app.CSS cambia por «Elige el pincel y dibuja» el «select the draw tool to start» del lienzo vacío
+    clases = [*(kw.pop("elem_classes", None) or []), "lienzo"]
     return Dibujo(
         sources=(),
         canvas_size=(256, 256),
@@ -263,5 +274,6 @@ def lienzo_digito(**kw) -> Dibujo:
         brush=gr.Brush(default_size=14, colors=["#000000"], color_mode="fixed"),
         layers=False,
         transforms=(),
+        elem_classes=clases,
         **kw,
     )

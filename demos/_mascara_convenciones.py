@@ -141,7 +141,7 @@ def calcular_convenciones() -> tuple[list[list[str]], Paneles, list[list[str]], 
 
 def construir_convenciones() -> None:
     """El acordeón de la sección; se calcula la primera vez que se abre."""
-    with gr.Accordion("Convenciones de máscaras: True, 1 y la fila toda tapada", open=False) as acordeon:
+    with gr.Accordion("Convenciones de máscaras: booleana o de 0 y 1, y la fila toda tapada", open=False) as acordeon:
         gr.Markdown(INTRO)
         mascaras = gr.Dataframe(headers=COLUMNAS_MASCARAS, label="La misma máscara de relleno", interactive=False)
         figura = grafico("Pesos de la frase 2 con la máscara bien y mal puesta")

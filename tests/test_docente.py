@@ -1,0 +1,146 @@
+"""La suite como la usa un docente: a 1280 px, en un navegador en inglés y proyectada (1280 × 720).
+
+Una sola página recorre todas las pestañas con clics, grupo por grupo, y comprueba lo que
+se ve: ninguna pestaña detrás de «⋯», la figura principal entera en la primera pantalla del
+modo presentación y ni una palabra en inglés. El navegador va en inglés a propósito: Gradio
+traduce sus propios textos al idioma del navegador, y el de un docente puede estar en inglés.
+
+Las capturas de cada grupo quedan en artefactos/capturas/; con ATENCION_CAPTURAS_DOCS=1 se
+escriben en docs/capturas/, las que muestra el README.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from demos import GRUPOS
+from tests.conftest import RAIZ
+from tests.test_navegador import CAPTURAS, fuente_figura
+
+pytestmark = pytest.mark.navegador
+
+# Textos de Gradio o de Python que no deben verse nunca en la página.
+INGLES = ("Drop Image Here", "Built with Gradio", "Use via API", "select the draw tool", "True", "False")
+PATRON_INGLES = re.compile("|".join(rf"\b{re.escape(t)}\b" for t in INGLES), re.IGNORECASE)
+
+
+def _id_grupo(grupo: str) -> str:
+    import app
+
+    return app._id_grupo(grupo)
+
+
+def carpeta_capturas():
+    carpeta = RAIZ / "docs" / "capturas" if os.environ.get("ATENCION_CAPTURAS_DOCS") == "1" else CAPTURAS
+    carpeta.mkdir(parents=True, exist_ok=True)
+    return carpeta
+
+
+def boton(pg, contenedor: str, titulo: str):
+    """El botón de la pestaña `titulo` en la barra de `contenedor` (no el de un menú «⋯»)."""
+    return pg.locator(f"{contenedor} > .tab-wrapper button[role=tab]").filter(
+        has_text=re.compile(rf"^\s*{re.escape(titulo)}")
+    )
+
+
+def sin_menu_de_desborde(pg) -> None:
+    menus = pg.locator("button[aria-label='More tabs']")
+    visibles = [k for k in range(menus.count()) if menus.nth(k).is_visible()]
+    assert not visibles, "hay pestañas escondidas tras «⋯»"
+
+
+# El texto que se ve, fuera del código: `True` en un fragmento de código es PyTorch, no una fuga de Python.
+TEXTO_VISIBLE = """() => {
+  const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const partes = [];
+  for (let n = w.nextNode(); n; n = w.nextNode()) {
+    const e = n.parentElement;
+    if (!e || e.closest("code, pre, .katex, script, style, [aria-hidden=true]")) continue;
+    if (e.checkVisibility({visibilityProperty: true, opacityProperty: true})) partes.push(n.textContent);
+  }
+  return partes.join(" ");
+}"""
+
+
+def ingles_visible(pg) -> list[str]:
+    return sorted({m.group(0) for m in PATRON_INGLES.finditer(pg.evaluate(TEXTO_VISIBLE))})
+
+
+def caja_en_pantalla(pg, selector: str) -> dict:
+    """La caja de `selector` con la página arriba del todo, y el tamaño de la ventana."""
+    pg.evaluate("window.scrollTo(0, 0)")
+    caja = pg.locator(selector).first.bounding_box()
+    return {**caja, "ventana": pg.viewport_size}
+
+
+@pytest.mark.parametrize(
+    ("alto", "presentacion"), [(800, False), (720, True)], ids=["1280x800", "1280x720-presentacion"]
+)
+def test_todas_las_pestanas_a_la_vista_con_la_figura_y_en_espanol(navegador, url_app, alto, presentacion):
+    import app
+
+    contexto = navegador.new_context(viewport={"width": 1280, "height": alto}, locale="en-US")
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app + ("?presentacion=1" if presentacion else ""))
+        primera = next(iter(GRUPOS.values()))[0]
+        fuente_figura(pg, primera.id)
+        fuera: list[str] = []
+        for grupo, pestanas in GRUPOS.items():
+            b_grupo = boton(pg, "#grupos", grupo)
+            assert b_grupo.count() == 1 and b_grupo.is_visible(), f"no se ve el grupo «{grupo}»"
+            b_grupo.click()
+            barra = f"#{_id_grupo(grupo)} .pestanas-del-grupo"
+            for k, p in enumerate(pestanas):
+                b = boton(pg, barra, app._titulo(p))
+                sin_menu_de_desborde(pg)
+                assert b.count() == 1 and b.is_visible(), f"{p.id}: su pestaña no está en la barra de «{grupo}»"
+                b.click()
+                fuente_figura(pg, p.id)
+                if presentacion:
+                    caja = caja_en_pantalla(pg, f"#{p.id}-figura1")
+                    v = caja["ventana"]
+                    dentro = caja["x"] >= 0 and caja["y"] >= 0
+                    dentro = dentro and caja["x"] + caja["width"] <= v["width"] + 1
+                    dentro = dentro and caja["y"] + caja["height"] <= v["height"] + 1
+                    if not dentro:
+                        fuera.append(f"{p.id}: y={caja['y']:.0f}…{caja['y'] + caja['height']:.0f} de {v['height']}")
+                assert not ingles_visible(pg), f"{p.id}: se ve en inglés {ingles_visible(pg)}"
+                if k == 0:
+                    pg.evaluate("window.scrollTo(0, 0)")
+                    modo = "presentacion" if presentacion else "clase"
+                    pg.screenshot(path=str(carpeta_capturas() / f"{_id_grupo(grupo)}-{modo}.png"))
+        assert not fuera, "la figura principal no cabe en la primera pantalla: " + "; ".join(fuera)
+    finally:
+        contexto.close()
+
+
+def test_en_presentacion_la_explicacion_es_una_linea_que_se_abre_con_un_clic(navegador, url_app):
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 720}, locale="es-ES")
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app + "?tab=escalado&presentacion=1")
+        fuente_figura(pg, "escalado")
+        explicacion = pg.locator("#pestana-escalado .block.explicacion").first
+        plegada = explicacion.bounding_box()["height"]
+        assert plegada < 60, f"la explicación plegada mide {plegada:.0f} px"
+        explicacion.click()
+        pg.wait_for_function(
+            "(h) => document.querySelector('#pestana-escalado .block.explicacion').getBoundingClientRect().height > h",
+            arg=plegada * 2,
+        )
+        # Las fórmulas crecen con el texto: la letra de KaTeX no queda por debajo de la de la explicación.
+        tamanos = pg.evaluate(
+            """() => {
+              const ex = document.querySelector('#pestana-escalado .block.explicacion');
+              const k = ex.querySelector('.katex');
+              return [parseFloat(getComputedStyle(ex).fontSize), k ? parseFloat(getComputedStyle(k).fontSize) : null];
+            }"""
+        )
+        if tamanos[1] is not None:
+            assert tamanos[1] >= tamanos[0] - 0.5, f"KaTeX {tamanos[1]} px con el texto a {tamanos[0]} px"
+    finally:
+        contexto.close()
