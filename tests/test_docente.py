@@ -39,6 +39,15 @@ def carpeta_capturas():
     return carpeta
 
 
+def guardar_captura(pg, ruta) -> None:
+    """La captura; para el README (docs/), en 128 colores: pesa la mitad y se lee igual."""
+    pg.screenshot(path=str(ruta))
+    if ruta.parent.parent == RAIZ / "docs":
+        from PIL import Image
+
+        Image.open(ruta).convert("RGB").quantize(colors=128).save(ruta, optimize=True)
+
+
 def boton(pg, contenedor: str, titulo: str):
     """El botón de la pestaña `titulo` en la barra de `contenedor` (no el de un menú «⋯»)."""
     return pg.locator(f"{contenedor} > .tab-wrapper button[role=tab]").filter(
@@ -112,7 +121,7 @@ def test_todas_las_pestanas_a_la_vista_con_la_figura_y_en_espanol(navegador, url
                 if k == 0:
                     pg.evaluate("window.scrollTo(0, 0)")
                     modo = "presentacion" if presentacion else "clase"
-                    pg.screenshot(path=str(carpeta_capturas() / f"{_id_grupo(grupo)}-{modo}.png"))
+                    guardar_captura(pg, carpeta_capturas() / f"{_id_grupo(grupo)}-{modo}.png")
         assert not fuera, "la figura principal no cabe en la primera pantalla: " + "; ".join(fuera)
     finally:
         contexto.close()
