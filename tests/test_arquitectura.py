@@ -1,0 +1,214 @@
+"""La forma de la casa, leída del código con `ast`: sin ciclos de import y sin imports hacia arriba.
+
+Las capas, de abajo arriba: `modelos` (PyTorch puro) → `demos.comun` (lo que llaman las pestañas) →
+las pestañas → `demos.servir` (lo que las conecta a Gradio) → `app` (arma la suite) → `servidor`
+(sirve). Nada importa hacia arriba. El grafo se arma con todos los `import` del archivo, también
+los que van dentro de una función: un import perezoso no esconde un ciclo.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+RAIZ = Path(__file__).resolve().parent.parent
+PAQUETES = ("modelos", "demos", "servidor")
+
+
+def _modulos() -> dict[str, Path]:
+    """nombre con puntos -> archivo, para app.py y cada .py de los paquetes del proyecto."""
+    modulos = {"app": RAIZ / "app.py"}
+    for paquete in PAQUETES:
+        for archivo in sorted((RAIZ / paquete).rglob("*.py")):
+            partes = archivo.relative_to(RAIZ).with_suffix("").parts
+            if partes[-1] == "__init__":
+                partes = partes[:-1]
+            modulos[".".join(partes)] = archivo
+    return modulos
+
+
+MODULOS = _modulos()
+
+
+def _absoluto(nombre: str, archivo: Path, nivel: int, modulo: str | None) -> str:
+    """El módulo al que apunta un `from .x import y` escrito en `nombre`."""
+    if not nivel:
+        return modulo or ""
+    base = nombre.split(".")
+    if archivo.name != "__init__.py":
+        base = base[:-1]  # un módulo: el punto es su paquete
+    base = base[: len(base) - (nivel - 1)]
+    return ".".join([*base, modulo] if modulo else base)
+
+
+def _importados(nombre: str, archivo: Path) -> set[str]:
+    """Los módulos del proyecto que importa `nombre` (en cualquier parte del archivo)."""
+    destinos: set[str] = set()
+    for nodo in ast.walk(ast.parse(archivo.read_text(encoding="utf-8"), filename=str(archivo))):
+        if isinstance(nodo, ast.Import):
+            candidatos = [a.name for a in nodo.names]
+        elif isinstance(nodo, ast.ImportFrom):
+            origen = _absoluto(nombre, archivo, nodo.level, nodo.module)
+            # `from paquete import modulo` importa el módulo; `from modulo import nombre`, el módulo.
+            candidatos = [f"{origen}.{a.name}" if f"{origen}.{a.name}" in MODULOS else origen for a in nodo.names]
+        else:
+            continue
+        for c in candidatos:
+            # `import a.b.c` de algo que no es módulo del proyecto: el módulo más largo que sí lo es
+            while c and c not in MODULOS:
+                c = c.rpartition(".")[0]
+            if c and c != nombre:
+                destinos.add(c)
+    return destinos
+
+
+def _externos(archivo: Path) -> set[str]:
+    """Los paquetes de fuera que importa el archivo (la primera parte del nombre)."""
+    fuera = set()
+    for nodo in ast.walk(ast.parse(archivo.read_text(encoding="utf-8"))):
+        if isinstance(nodo, ast.Import):
+            fuera |= {a.name.split(".")[0] for a in nodo.names}
+        elif isinstance(nodo, ast.ImportFrom) and not nodo.level and nodo.module:
+            fuera.add(nodo.module.split(".")[0])
+    return fuera
+
+
+GRAFO = {nombre: _importados(nombre, archivo) for nombre, archivo in MODULOS.items()}
+
+
+def _ciclos(grafo: dict[str, set[str]]) -> list[list[str]]:
+    """Las componentes fuertemente conexas de más de un módulo (Tarjan, iterativo)."""
+    indice: dict[str, int] = {}
+    bajo: dict[str, int] = {}
+    pila: list[str] = []
+    en_pila: set[str] = set()
+    ciclos = []
+    contador = 0
+    for inicio in grafo:
+        if inicio in indice:
+            continue
+        trabajo = [(inicio, iter(sorted(grafo[inicio])))]
+        indice[inicio] = bajo[inicio] = contador
+        contador += 1
+        pila.append(inicio)
+        en_pila.add(inicio)
+        while trabajo:
+            v, hijos = trabajo[-1]
+            for w in hijos:
+                if w not in indice:
+                    indice[w] = bajo[w] = contador
+                    contador += 1
+                    pila.append(w)
+                    en_pila.add(w)
+                    trabajo.append((w, iter(sorted(grafo[w]))))
+                    break
+                if w in en_pila:
+                    bajo[v] = min(bajo[v], indice[w])
+            else:
+                trabajo.pop()
+                if trabajo:
+                    bajo[trabajo[-1][0]] = min(bajo[trabajo[-1][0]], bajo[v])
+                if bajo[v] == indice[v]:
+                    componente = []
+                    while True:
+                        w = pila.pop()
+                        en_pila.discard(w)
+                        componente.append(w)
+                        if w == v:
+                            break
+                    if len(componente) > 1:
+                        ciclos.append(sorted(componente))
+    return ciclos
+
+
+def test_el_detector_encuentra_un_ciclo_y_un_import_relativo():
+    """La prueba misma: un ciclo de tres y uno de dos se ven; un árbol no."""
+    assert _ciclos({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _ciclos({"a": {"b"}, "b": {"a"}}) == [["a", "b"]]
+    assert _ciclos({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
+    assert _absoluto("demos.x.pestana", Path("demos/x/pestana.py"), 1, "dibujos") == "demos.x.dibujos"
+    assert _absoluto("demos.x", Path("demos/x/__init__.py"), 1, "pestana") == "demos.x.pestana"
+    assert _absoluto("demos.x.pestana", Path("demos/x/pestana.py"), 2, "comun") == "demos.comun"
+
+
+def test_se_leen_todos_los_modulos_del_proyecto():
+    assert {"app", "modelos", "modelos.atencion", "demos", "servidor"} <= set(MODULOS)
+    assert len(MODULOS) > 40
+    assert "modelos.atencion" in GRAFO["modelos"]  # el __init__ reexporta: la arista se ve
+
+
+def test_no_hay_ciclos_de_import():
+    ciclos = _ciclos(GRAFO)
+    assert not ciclos, "Ciclos de import (cada lista se importa en rueda): " + "; ".join(" ↔ ".join(c) for c in ciclos)
+
+
+def _capa(nombre: str) -> str:
+    if nombre == "app" or nombre.startswith("servidor"):
+        return nombre.split(".")[0]
+    if nombre.startswith("modelos"):
+        return "modelos"
+    if nombre.startswith("demos.comun"):
+        return "comun"
+    if nombre.startswith("demos.servir"):
+        return "servir"
+    if nombre == "demos":
+        return "registro"
+    return "pestana"
+
+
+# Lo que cada capa NO puede importar: todo lo que está por encima de ella.
+PROHIBIDO = {
+    "modelos": {"comun", "pestana", "registro", "servir", "app", "servidor"},
+    "comun": {"pestana", "registro", "servir", "app", "servidor"},
+    "pestana": {"servir", "app", "servidor", "registro"},
+    "registro": {"app", "servidor", "servir"},
+    "servir": {"app", "servidor"},
+    "servidor": {"app"},
+    "app": set(),
+}
+
+
+@pytest.mark.parametrize("capa", sorted(PROHIBIDO))
+def test_nada_importa_hacia_arriba(capa):
+    malos = [
+        f"{origen} → {destino}"
+        for origen, destinos in GRAFO.items()
+        if _capa(origen) == capa
+        for destino in sorted(destinos)
+        if _capa(destino) in PROHIBIDO[capa]
+    ]
+    assert not malos, f"Imports hacia arriba desde «{capa}»: " + ", ".join(malos)
+
+
+def test_una_pestana_no_importa_otra_pestana():
+    """Cada pestaña (o paquete de pestaña) se basta con `demos.comun` y `modelos`."""
+
+    def dueno(nombre: str) -> str:
+        return ".".join(nombre.split(".")[:2])
+
+    malos = [
+        f"{o} → {d}"
+        for o, destinos in GRAFO.items()
+        if _capa(o) == "pestana"
+        for d in destinos
+        if _capa(d) == "pestana" and dueno(d) != dueno(o)
+    ]
+    assert not malos, "Una pestaña importa otra: " + ", ".join(malos)
+
+
+def test_modelos_no_importa_ninguna_biblioteca_de_interfaz():
+    interfaz = {"gradio", "matplotlib", "PIL", "plotly", "fastapi", "starlette", "uvicorn"}
+    malos = {n: sorted(_externos(a) & interfaz) for n, a in MODULOS.items() if n.startswith("modelos")}
+    assert not {n: m for n, m in malos.items() if m}
+
+
+def test_las_pestanas_no_importan_las_bibliotecas_de_figuras():
+    """Las pestañas describen sus figuras; Plotly y matplotlib son cosa de `demos.servir`."""
+    malos = {
+        n: sorted(_externos(a) & {"matplotlib", "plotly"})
+        for n, a in MODULOS.items()
+        if _capa(n) in ("pestana", "comun")
+    }
+    assert not {n: m for n, m in malos.items() if m}
