@@ -33,9 +33,9 @@ disco.preparar()
 
 # isort: split
 from demos import PESTANAS, POR_ID, Pestana, buscar  # noqa: E402
-from demos._gpu import arrancar_zerogpu  # noqa: E402
-from demos._seguridad import escapar_html  # noqa: E402
-from demos._ui import Vista, conectar, vista_inicial  # noqa: E402
+from demos.comun import Vista, escapar_html  # noqa: E402
+from demos.comun.zerogpu import arrancar_zerogpu  # noqa: E402
+from demos.servir.conectar import conectar, vista_inicial  # noqa: E402
 from servidor import cola  # noqa: E402
 from servidor.entradas import montar  # noqa: E402
 from servidor.protecciones import Protecciones  # noqa: E402

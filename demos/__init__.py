@@ -1,11 +1,17 @@
-"""Registro ordenado de las pestañas: id, título y módulo.
+"""Registro ordenado de las pestañas: id, título, módulo y grupo.
 
-Cada módulo de pestaña tiene tres partes: funciones de cálculo puras arriba
-(valores simples dentro, valores simples y figuras de matplotlib fuera,
-`ValueError` en español para la entrada mala), luego `construir() -> Vista`,
-que crea los componentes y declara entradas, salidas y ajustes de la URL, y un
-`__main__` opcional que sirve la pestaña sola. El evento público, la vista
-inicial, la URL y las descargas los arma `demos._ui` para todas por igual.
+`demos/` tiene tres clases de módulo:
+- las pestañas: un módulo por pestaña chica (`escalado.py`…) y un paquete por pestaña grande
+  (`inversion_digitos/`…: `pestana.py` más sus partes, que se importan entre sí directamente);
+- `demos.comun`: lo que importan las pestañas, en una sola fachada (`from demos.comun import …`);
+- `demos.servir`: lo que arma la página (evento público, vista inicial, URL, descargas); solo
+  lo importa `app.py`, nunca una pestaña.
+
+Cada pestaña tiene dos partes: funciones de cálculo puras arriba (valores simples dentro;
+valores simples y descripciones de figuras de `demos.comun` fuera, que dibuja el navegador;
+`ValueError` en español para la entrada mala), y luego `construir() -> Vista`, que crea los
+componentes y declara entradas, salidas y ajustes de la URL. Una pestaña sola se sirve con
+`python app.py --demo ID`; ninguna importa `app`.
 
 Para añadir una pestaña: escribe `demos/mi_idea.py` y añade una línea aquí, con su grupo
 (la parte de la lección a la que pertenece: la barra de arriba muestra los grupos, cada
@@ -45,18 +51,18 @@ PESTANAS: tuple[Pestana, ...] = (
     Pestana("escalado", "¿Por qué √d?", "demos.escalado", MECANISMO),
     Pestana("temperatura", "Temperatura", "demos.temperatura", MECANISMO),
     Pestana("multicabeza", "Multicabeza", "demos.multicabeza", MECANISMO),
-    Pestana("mascara-causal", "Máscara causal", "demos.mascara_causal", MECANISMO),
+    Pestana("mascara-causal", "Máscara causal", "demos.mascara_causal.pestana", MECANISMO),
     Pestana("posicion", "Posición", "demos.posicion", MECANISMO),
     Pestana("bloque", "Bloque transformer", "demos.bloque", ARQUITECTURA),
-    Pestana("memoria", "Memoria O(n²)", "demos.memoria", ARQUITECTURA, del_tutorial=True),
+    Pestana("memoria", "Memoria O(n²)", "demos.memoria.pestana", ARQUITECTURA, del_tutorial=True),
     Pestana("atencion-cruzada", "Atención cruzada", "demos.atencion_cruzada", ARQUITECTURA, del_tutorial=True),
-    Pestana("inversion-digitos", "Inversión de dígitos", "demos.inversion_digitos", ENTRENADOS),
-    Pestana("parches-vit", "Parches ViT", "demos.parches_vit", ENTRENADOS),
-    Pestana("cbam", "CBAM en imagen", "demos.cbam", ENTRENADOS, del_tutorial=True),
+    Pestana("inversion-digitos", "Inversión de dígitos", "demos.inversion_digitos.pestana", ENTRENADOS),
+    Pestana("parches-vit", "Parches ViT", "demos.parches_vit.pestana", ENTRENADOS),
+    Pestana("cbam", "CBAM en imagen", "demos.cbam.pestana", ENTRENADOS, del_tutorial=True),
     Pestana(
         "clasificador-atencion",
         "Clasificador con atención",
-        "demos.clasificador_atencion",
+        "demos.clasificador_atencion.pestana",
         ENTRENADOS,
         del_tutorial=True,
     ),

@@ -9,9 +9,7 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos._seguridad import escapar_md
-from demos._ui import Deslizador, TablaEditable, Vista, explicacion, grafico
-from demos.figuras import Mapa, Paneles, numero
+from demos.comun import Deslizador, Mapa, Paneles, TablaEditable, Vista, escapar_md, explicacion, grafico, numero
 
 PALABRAS = "Ana, sacó, plata"
 Q0 = [[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]  # una fila por palabra, como en la lección
@@ -387,9 +385,3 @@ def construir() -> Vista:
         url={"palabras": palabras, "fila": fila},
         ejemplo={"palabras": "Ana, sacó, dinero"},  # la fila a detallar no cambia la figura; las palabras sí
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("a-mano").launch(**opciones_lanzamiento())

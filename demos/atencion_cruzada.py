@@ -11,9 +11,7 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos._seguridad import escapar_md
-from demos._ui import Numero, Opcion, Vista, envolver, explicacion, grafico
-from demos.figuras import Mapa, Paneles
+from demos.comun import Mapa, Numero, Opcion, Paneles, Vista, envolver, escapar_md, explicacion, grafico
 from modelos import AtencionCruzada
 
 D_MODELO, CABEZAS = 64, 4
@@ -284,9 +282,3 @@ def construir() -> Vista:
         url={"objetivo": objetivo, "fuente": fuente, "proyecciones": proyecciones, "semilla": semilla},
         ejemplo={"objetivo": "the central station"},
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("atencion-cruzada").launch(**opciones_lanzamiento())

@@ -9,9 +9,22 @@ import gradio as gr
 import torch
 from torch import nn
 
-from demos._ui import Deslizador, Vista, explicacion, grafico
-from demos._validar import entero as _entero
-from demos.figuras import C0, C1, C2, Barras, Caja, Diagrama, Flecha, Serie, numero
+from demos.comun import (
+    C0,
+    C1,
+    C2,
+    Barras,
+    Caja,
+    Deslizador,
+    Diagrama,
+    Flecha,
+    Serie,
+    Vista,
+    explicacion,
+    grafico,
+    numero,
+)
+from demos.comun import entero as _entero
 from modelos import BloqueTransformer
 
 D_MAX, CABEZAS_MAX, D_MLP_MAX = 1024, 64, 4096
@@ -230,9 +243,3 @@ def construir() -> Vista:
         salidas=[diagrama, barras, tabla, texto],
         url={"d_modelo": d_modelo, "cabezas": cabezas, "d_mlp": d_mlp},
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("bloque").launch(**opciones_lanzamiento())

@@ -9,9 +9,22 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos._ui import Deslizador, Numero, Vista, explicacion, grafico
-from demos._validar import entero
-from demos.figuras import C0, C1, Curva, Curvas, Histograma, Nota, Paneles, Referencia
+from demos.comun import (
+    C0,
+    C1,
+    Curva,
+    Curvas,
+    Deslizador,
+    Histograma,
+    Nota,
+    Numero,
+    Paneles,
+    Referencia,
+    Vista,
+    entero,
+    explicacion,
+    grafico,
+)
 
 CONSULTAS = 1000
 D_MAX, CLAVES_MAX, SEMILLA_MAX = 4096, 64, 2**31 - 1
@@ -198,9 +211,3 @@ def construir() -> Vista:
         # .change y no .input para d: también cambia por el deslizador de log₂ d y los botones.
         disparadores=[d.change, claves.input, semilla.input],
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("escalado").launch(**opciones_lanzamiento())

@@ -9,9 +9,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from demos._ui import Deslizador, Numero, Vista, explicacion, grafico
-from demos._validar import entero as _entero
-from demos.figuras import C0, Imagen, Mapa, Paneles, numero
+from demos.comun import C0, Deslizador, Imagen, Mapa, Numero, Paneles, Vista, explicacion, grafico, numero
+from demos.comun import entero as _entero
 from modelos import AtencionMulticabeza
 
 D_MAX, CABEZAS_MAX, LARGO_MAX, SEMILLA_MAX = 512, 16, 32, 2**31 - 1
@@ -229,9 +228,3 @@ def construir() -> Vista:
         url={"d_modelo": d, "cabezas": cabezas, "largo": largo, "semilla": semilla},
         ejemplo={"cabezas": "8"},
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("multicabeza").launch(**opciones_lanzamiento())

@@ -9,9 +9,8 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos._ui import Deslizador, Opcion, Vista, explicacion, grafico
-from demos._validar import entero as _entero
-from demos.figuras import GRIS, Curva, Curvas, Mapa, Paneles, Referencia
+from demos.comun import GRIS, Curva, Curvas, Deslizador, Mapa, Opcion, Paneles, Referencia, Vista, explicacion, grafico
+from demos.comun import entero as _entero
 from modelos import AtencionMulticabeza, cargar, dispositivo, posicion_sinusoidal
 from modelos.datos import secuencias_digitos
 
@@ -227,9 +226,3 @@ def construir() -> Vista:
         salidas=[mapa, sim, texto, tabla, texto_tabla],
         url={"largo": largo, "d_modelo": d_modelo, "similitud": similitud},
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("posicion").launch(**opciones_lanzamiento())

@@ -8,9 +8,21 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos._seguridad import escapar_md
-from demos._ui import Deslizador, Numero, Vista, explicacion, grafico
-from demos.figuras import C0, C1, Barras, Paneles, Referencia, Serie, numero
+from demos.comun import (
+    C0,
+    C1,
+    Barras,
+    Deslizador,
+    Numero,
+    Paneles,
+    Referencia,
+    Serie,
+    Vista,
+    escapar_md,
+    explicacion,
+    grafico,
+    numero,
+)
 
 PALABRAS = "plata, sacó, Ana, del"
 PUNTAJES = "2, 1, 0.5, -1"
@@ -313,9 +325,3 @@ def construir() -> Vista:
             semilla.change,
         ],
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("temperatura").launch(**opciones_lanzamiento())

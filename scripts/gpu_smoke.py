@@ -16,7 +16,7 @@ Secciones, cada una «sí», «NO» (con el porqué) o «no corrió» (con el po
  5. la inferencia chica de cada checkpoint (lote 1, como al mover un control) y un lote grande, en ms;
  6. unos pasos de cada receta de entrenamiento: la misma pérdida en CUDA y en CPU, y segundos por época;
  7. la pendiente log-log de la memoria pico al duplicar L: ingenua ≈ 2, flash y memory-efficient ≈ 1;
- 8. la medición de la pestaña memoria (`demos._memoria_medida.medir`), si se puede importar;
+ 8. la medición de la pestaña memoria (`demos.memoria.medida.medir`), si se puede importar;
  9. con gradio: la vista inicial de cada pestaña en CPU y en CUDA, en procesos separados, comparada.
 Sale con 0 si todo lo que corrió dio bien y con 1 si algo falló. Torch con un hilo, como la app.
 """
@@ -363,9 +363,9 @@ def inferencia(s: Seccion, disps: list) -> None:
 def _inversion(config: dict, dev, secuencias: int, cada: int) -> tuple[float, float, dict]:
     """(pérdida media del primer informe, segundos, último informe) entrenando un TransformerJuguete nuevo."""
     import torch
+    from modelos.entrenar import entrenar_inversion
 
     from modelos import TransformerJuguete
-    from modelos.entrenar import entrenar_inversion
 
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
@@ -378,9 +378,10 @@ def _inversion(config: dict, dev, secuencias: int, cada: int) -> tuple[float, fl
 
 def _imagenes(nombre: str, dev) -> tuple[float, float]:
     """(pérdida de la primera época, segundos de una época) con la receta del checkpoint `nombre`."""
-    from modelos.datos import digitos_sklearn
     from modelos.entrenar import entrenar_imagenes
     from modelos.recetas import RECETAS, construir, exceso_de_atencion
+
+    from modelos.datos import digitos_sklearn
 
     receta = RECETAS[nombre]
     X, _, y, _ = digitos_sklearn()
@@ -501,9 +502,9 @@ def _sdpa_con(backends: list, q, k, v):
 
 def medicion_pestana(s: Seccion, disps: list) -> None:
     try:
-        from demos._memoria_medida import medir
+        from demos.memoria.medida import medir
     except ImportError as e:
-        raise NoCorre(f"no se pudo importar `demos._memoria_medida` ({e})") from None
+        raise NoCorre(f"no se pudo importar `demos.memoria.medida` ({e})") from None
     from modelos import dispositivo
 
     if dispositivo().type != disps[-1].type:

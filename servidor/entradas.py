@@ -26,7 +26,7 @@ from gradio import processing_utils
 from gradio.context import LocalContext
 from gradio.exceptions import InvalidPathError
 
-from demos._seguridad import exigir_subida, rechazo
+from demos.comun.seguridad import exigir_subida, rechazo
 
 
 def montar(app, blocks: gr.Blocks, path: str, **opciones):

@@ -6,8 +6,8 @@ import torch
 import torch.nn.functional as F
 
 from demos.a_mano import K0, Q0, V0, _limitar_fila, atender, calcular, leer_tabla
-from demos.figuras import Paneles
-from demos.figuras.pantalla import a_plotly
+from demos.comun.figuras import Paneles
+from demos.comun.pantalla import a_plotly
 from modelos import atencion
 from tests.conftest import espera_error
 

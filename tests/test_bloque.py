@@ -7,8 +7,8 @@ import torch
 from torch import nn
 
 from demos.bloque import calcular, copiar_pesos, desglose, diferencia_con_pytorch, formula
-from demos.figuras import numero
-from demos.figuras.pantalla import a_json
+from demos.comun.figuras import numero
+from demos.comun.pantalla import a_json
 from modelos import BloqueTransformer
 from tests.conftest import espera_error
 

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 import modelos
-from demos._cbam_foto import (
+from demos.cbam.foto import (
     PESOS_APRENDIDOS,
     PESOS_FIJOS,
     _kernel_gaussiano,
@@ -21,10 +21,10 @@ from demos._cbam_foto import (
     rama_espacial,
     reduccion,
 )
-from demos._digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
-from demos.cbam import calcular, mirar
-from demos.figuras import C0, GRIS, Aviso, Barras, Imagen, Mapa, Paneles
-from demos.figuras.pantalla import a_plotly
+from demos.cbam.pestana import calcular, mirar
+from demos.comun.digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
+from demos.comun.figuras import C0, GRIS, Aviso, Barras, Imagen, Mapa, Paneles
+from demos.comun.pantalla import a_plotly
 from modelos import AtencionEspacial
 from tests.conftest import espera_error
 

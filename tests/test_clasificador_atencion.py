@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 
-from demos.clasificador_atencion import EJEMPLOS, VACIA, calcular, modelo, opciones_quitar
-from demos.figuras import Imagen, Mapa
-from demos.figuras.pantalla import a_json
+from demos.clasificador_atencion.pestana import EJEMPLOS, VACIA, calcular, modelo, opciones_quitar
+from demos.comun.figuras import Imagen, Mapa
+from demos.comun.pantalla import a_json
 from modelos.prediccion import predecir
 from tests.conftest import espera_error
 from tests.test_navegador import espera_cambio, fuente_figura, pagina  # noqa: F401 (la página de Chromium)

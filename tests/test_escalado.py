@@ -4,9 +4,9 @@ import math
 
 import pytest
 
+from demos.comun.figuras import C0, C1, Curvas, Histograma, Paneles
+from demos.comun.pantalla import a_plotly
 from demos.escalado import CONSULTAS, DIMENSIONES_CURVA, calcular, curva, medir
-from demos.figuras import C0, C1, Curvas, Histograma, Paneles
-from demos.figuras.pantalla import a_plotly
 from tests.conftest import espera_error
 
 

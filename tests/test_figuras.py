@@ -1,4 +1,4 @@
-"""Las figuras descritas una vez (`demos.figuras`): válidas para Plotly, y las descargas dicen lo mismo."""
+"""Las figuras descritas una vez (`demos.comun.figuras`): válidas para Plotly, y las descargas dicen lo mismo."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import pytest
 
 from demos import PESTANAS
-from demos.figuras import (
+from demos.comun.figuras import (
     C1,
     Aviso,
     Barras,
@@ -30,8 +30,8 @@ from demos.figuras import (
     es_figura,
     numero,
 )
-from demos.figuras.descarga import a_bytes, a_matplotlib
-from demos.figuras.pantalla import a_json, a_plotly
+from demos.comun.pantalla import a_json, a_plotly
+from demos.servir.descarga import a_bytes, a_matplotlib
 
 TAPADA = np.triu(np.ones((4, 4), bool), 1)
 PESOS = np.array([[1, 0, 0, 0], [0.27, 0.73, 0, 0], [0.1, 0.2, 0.7, 0], [0.25, 0.25, 0.25, 0.25]])

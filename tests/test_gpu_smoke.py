@@ -65,7 +65,7 @@ def test_la_inferencia_chica_tarda_milisegundos_en_la_cpu(informe):
 
 def test_la_medicion_de_la_pestana_memoria_corre_con_su_backend(informe):
     _, texto = informe
-    # 1 024 con espacio fino, como escriben los números las pestañas (demos.figuras.numero)
+    # 1 024 con espacio fino, como escriben los números las pestañas (demos.comun.figuras.numero)
     assert re.search(r"^\| float32 \| 1\u202f024 \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| flash", texto, flags=re.M)
 
 

@@ -13,8 +13,8 @@ import pytest
 from gradio.data_classes import FileData, ImageData
 from PIL import Image, ImageOps
 
-from demos._digitos import ORIGEN_DIBUJO, digito_elegido
-from demos._imagenes import MAX_PIXELES, Dibujo, Subida, abrir_imagen, tinta_desde_dibujo
+from demos.comun.digitos import ORIGEN_DIBUJO, digito_elegido
+from demos.comun.imagenes import MAX_PIXELES, Dibujo, Subida, abrir_imagen, tinta_desde_dibujo
 from tests.conftest import espera_error
 
 MALAS = {

@@ -9,20 +9,11 @@ import pytest
 import torch
 
 import modelos
-from demos import _inversion_entrenar as E
-from demos.figuras import Mapa, Paneles, numero
-from demos.figuras.pantalla import a_json, a_plotly
-from demos.inversion_digitos import (
-    _ajustar_controles,
-    calcular,
-    elegir_modelo,
-    forma,
-    leer_digitos,
-    mapa,
-    modelo_propio,
-    opciones_cabeza,
-    predecir,
-)
+from demos.comun.figuras import Mapa, Paneles, numero
+from demos.comun.pantalla import a_json, a_plotly
+from demos.inversion_digitos import entrenar as E
+from demos.inversion_digitos.modelo import elegir_modelo, leer_digitos, mapa, modelo_propio, predecir
+from demos.inversion_digitos.pestana import _ajustar_controles, calcular, forma, opciones_cabeza
 from tests.conftest import espera_error
 
 LECCION = [8, 3, 3, 9, 6, 9, 4, 0]
@@ -224,7 +215,7 @@ def test_con_posicion_la_antidiagonal_lleva_su_numero():
 
 
 def test_el_mapa_se_descarga_como_en_la_leccion():
-    from demos.figuras.descarga import a_bytes, a_matplotlib
+    from demos.servir.descarga import a_bytes, a_matplotlib
 
     fig = calcular()[1]
     eje = a_matplotlib(fig).axes[0]

@@ -9,8 +9,8 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from demos._mascara_convenciones import MANERAS, calcular_convenciones, multihead_sin_pesos
-from demos.figuras.pantalla import a_json
+from demos.comun.pantalla import a_json
+from demos.mascara_causal.convenciones import MANERAS, calcular_convenciones, multihead_sin_pesos
 from modelos.convenciones import NOTA_MODELOS
 from tests.test_navegador import fuente_figura, pagina  # noqa: F401 (la página de Chromium)
 

@@ -7,8 +7,8 @@ import pytest
 import torch
 from torch import nn
 
-from demos.figuras import Imagen, Mapa, Paneles
-from demos.figuras.pantalla import a_json, a_plotly
+from demos.comun.figuras import Imagen, Mapa, Paneles
+from demos.comun.pantalla import a_json, a_plotly
 from demos.multicabeza import calcular, comparar, copia_oficial, crear_capa
 from tests.conftest import espera_error
 

@@ -11,12 +11,12 @@ import pytest
 import torch
 
 import modelos
-from demos._digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
-from demos._parches import IMAGENES, formas, foto
-from demos._vit_digito import digito, rollout
-from demos.figuras import C0, C1, Aviso, Barras, Imagen, Paneles
-from demos.figuras.pantalla import a_plotly
-from demos.parches_vit import calcular
+from demos.comun.digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
+from demos.comun.figuras import C0, C1, Aviso, Barras, Imagen, Paneles
+from demos.comun.pantalla import a_plotly
+from demos.parches_vit.parches import IMAGENES, formas, foto
+from demos.parches_vit.pestana import calcular
+from demos.parches_vit.vit_digito import digito, rollout
 from tests.conftest import espera_error
 
 
@@ -235,8 +235,8 @@ def test_vit_acierta_los_digitos_de_prueba():
 
 @necesita_vit
 def test_las_figuras_del_vit_son_su_rollout_y_sus_pesos():
-    from demos._digitos import digito_elegido
-    from demos._vit_digito import atender
+    from demos.comun.digitos import digito_elegido
+    from demos.parches_vit.vit_digito import atender
 
     x, verdadera, _ = digito_elegido(indice=5)
     p, pesos = atender(x)

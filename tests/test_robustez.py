@@ -17,7 +17,8 @@ import httpx
 import pytest
 
 from demos import PESTANAS
-from demos._ui import envolver, valor_desde_url
+from demos.comun.vista import envolver
+from demos.servir.conectar import valor_desde_url
 from tests.conftest import RAIZ, ServidorEnHilo, puerto_libre
 
 

@@ -189,7 +189,7 @@ def test_cada_entrada_rechazada_deja_una_linea_sin_traza(url_app, caplog, capfd)
 
 
 def test_un_fallo_de_verdad_si_deja_su_traza(caplog):
-    from demos._ui import _error
+    from demos.comun.vista import error_en_espanol as _error
 
     caplog.set_level(logging.INFO)
     try:

@@ -51,7 +51,7 @@ def test_la_carpeta_lleva_lo_que_la_app_usa_y_nada_mas(ensayo):
     _, carpeta = ensayo
     archivos = _archivos(carpeta)
     assert archivos == set(space.archivos_del_space(RAIZ))
-    assert {"app.py", "README.md", "requirements.txt", "demos/_gpu.py", "modelos/hub.py"} <= archivos
+    assert {"app.py", "README.md", "requirements.txt", "demos/comun/zerogpu.py", "modelos/hub.py"} <= archivos
     for nombre in REGISTRO:
         assert {f"checkpoints/{nombre}/config.json", f"checkpoints/{nombre}/model.safetensors"} <= archivos
     prohibidos = ("tests/", "scripts/", "docs/", ".venv/", ".git/", "artefactos/")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from demos._ui import aplicar_url
+from demos.servir.conectar import aplicar_url
 from demos.temperatura import (
     _log_desde_t,
     _t_desde_log,
@@ -192,7 +192,7 @@ def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
 
 @pytest.mark.parametrize(("T", "resaltado"), [(0.25, 0), (0.05, 0), (0.7, 1), (1.0, 2), (2.5, 3), (10, 3)])
 def test_los_cuatro_paneles_resaltan_el_mas_cercano_a_la_T_elegida(T, resaltado):
-    from demos.figuras import C0, C1
+    from demos.comun.figuras import C0, C1
 
     _, paneles, *_ = calcular(T=T)
     colores = [p.series[0].color for p in paneles.paneles]

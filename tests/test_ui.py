@@ -8,8 +8,11 @@ import pytest
 from gradio.components.plot import PlotData
 from PIL import Image
 
-from demos._ui import Deslizador, Numero, Opcion, a_gradio, exportar_figuras, valor_desde_url
+from demos.comun.controles import Deslizador, Numero, Opcion
+from demos.comun.vista import a_gradio
 from demos.escalado import calcular
+from demos.servir.conectar import valor_desde_url
+from demos.servir.descarga import exportar_figuras
 
 
 def test_descargas_dan_png_a_mas_de_200_ppp_y_svg():
@@ -71,13 +74,13 @@ def test_valor_desde_url_malo_da_razon_en_espanol(componente, texto, mensaje):
 
 @pytest.mark.parametrize("valor", [2.5, float("nan"), float("inf"), "abc", None, 10**400, -1, 11])
 def test_entero_rechaza_lo_que_no_es_un_entero_del_rango(valor):
-    from demos._validar import entero
+    from demos.comun.validar import entero
 
     with pytest.raises(ValueError, match="debe ser un número entero entre 0 y 10"):
         entero(valor, "El valor", 0, 10)
 
 
 def test_entero_acepta_enteros_escritos_de_varias_formas():
-    from demos._validar import entero
+    from demos.comun.validar import entero
 
     assert [entero(v, "x", 0, 10) for v in (3, 3.0, "3", True)] == [3, 3, 3, 1]

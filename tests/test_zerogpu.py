@@ -90,9 +90,9 @@ import spaces
 import spaces.zero
 import torch
 
-import demos._gpu
-from demos._inversion_entrenar import entrenar
-from demos._memoria_medida import medir
+import demos.comun.zerogpu
+from demos.inversion_digitos.entrenar import entrenar
+from demos.memoria.medida import medir
 from modelos import REGISTRO, cargar, dispositivo
 
 r = {"importados_antes": spaces.IMPORTADOS_ANTES, "cuda_emulada": torch.cuda.is_available()}
@@ -110,7 +110,7 @@ except Exception as e:
     r["error"] = [type(e).__name__, str(e)]
 r["llamadas"] = sorted({n for n, _ in spaces.LLAMADAS})
 r["cuda_dentro"] = sorted({c for _, c in spaces.LLAMADAS})
-r["arranque"] = [demos._gpu.arrancar_zerogpu(), len(spaces.zero.ARRANQUES)]
+r["arranque"] = [demos.comun.zerogpu.arrancar_zerogpu(), len(spaces.zero.ARRANQUES)]
 print(json.dumps(r))
 """
 
@@ -138,7 +138,7 @@ def test_spaces_se_importa_antes_que_torch_y_gradio(en_zerogpu_de_reemplazo):
 def test_solo_la_medicion_de_memoria_pide_gpu_y_por_20_s(en_zerogpu_de_reemplazo):
     # Entrenar no: en una H200, una época de la pestaña tarda 0.46–0.50 s en CUDA y 0.40–0.50 s en un núcleo
     # (docs/gpu_smoke.md); con GPU gastaría la cuota del visitante sin ganar nada que se note.
-    assert en_zerogpu_de_reemplazo["decoradas"] == {"demos._memoria_medida.medir": 20}
+    assert en_zerogpu_de_reemplazo["decoradas"] == {"demos.memoria.medida.medir": 20}
 
 
 def test_con_la_cuda_emulada_los_modelos_y_las_vistas_quedan_en_la_cpu(en_zerogpu_de_reemplazo):
@@ -150,7 +150,7 @@ def test_con_la_cuda_emulada_los_modelos_y_las_vistas_quedan_en_la_cpu(en_zerogp
 
 def test_la_funcion_decorada_corre_dentro_de_la_gpu_prestada(en_zerogpu_de_reemplazo):
     r = en_zerogpu_de_reemplazo
-    assert r["llamadas"] == ["demos._memoria_medida.medir"]
+    assert r["llamadas"] == ["demos.memoria.medida.medir"]
     assert r["cuda_dentro"] == [False]  # dentro, el torch real: esta máquina no tiene GPU
     assert r["medir"] == [3, "cpu"]  # 256, 128 y 64; medido en la CPU, lo que hay dentro
 
@@ -224,15 +224,15 @@ def test_en_zerogpu_cuda_forzada_solo_dentro_y_cpu_forzada_siempre(maquina, monk
 
 def test_fuera_de_zerogpu_las_funciones_decoradas_son_las_mismas():
     """Con el `spaces` real y sin ZeroGPU, `spaces.GPU` devuelve la función tal cual."""
-    from demos._memoria_medida import medir
+    from demos.memoria.medida import medir
 
     assert "spaces" in sys.modules or __import__("spaces")
-    assert not hasattr(medir, "__wrapped__") and medir.__module__ == "demos._memoria_medida"
+    assert not hasattr(medir, "__wrapped__") and medir.__module__ == "demos.memoria.medida"
     assert medir.duracion_gpu == 20
 
 
 def test_sin_el_paquete_spaces_el_decorador_no_hace_nada(monkeypatch):
-    import demos._gpu as G
+    import demos.comun.zerogpu as G
 
     monkeypatch.setattr(G, "_spaces", lambda: None)
 

@@ -17,8 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from demos._gpu import gpu
-from demos.figuras import C0, C1, GRIS, Curva, Curvas, Paneles, numero
+from demos.comun import C0, C1, GRIS, Curva, Curvas, Paneles, gpu, numero
 from modelos import atencion, dispositivo
 
 TIPOS = {"float32": (torch.float32, 4), "bfloat16": (torch.bfloat16, 2)}  # nombre -> (dtype, bytes)

@@ -13,10 +13,10 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos._imagenes import Dibujo, lienzo_digito, tinta_desde_dibujo
-from demos._ui import Deslizador, Opcion
-from demos._validar import entero
-from demos.figuras import C0, CLARO, Barras, Imagen, Serie
+from demos.comun.controles import Deslizador, Opcion
+from demos.comun.figuras import C0, CLARO, Barras, Imagen, Serie
+from demos.comun.imagenes import Dibujo, lienzo_digito, tinta_desde_dibujo
+from demos.comun.validar import entero
 from modelos.datos import digito_desde_matriz, digitos_sklearn
 
 ORIGEN_PRUEBA, ORIGEN_DIBUJO = "partición de prueba", "mi dibujo"

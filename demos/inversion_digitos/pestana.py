@@ -2,37 +2,36 @@
 
 Arriba, la vista pública: la predicción de un modelo (con posición, sin posición o
 el que entrenó el visitante) y su mapa de atención. Las instantáneas del
-entrenamiento y «Entrénalo tú» viven en `demos/_inversion_entrenar.py`; las
-figuras y la tabla, en `demos/_inversion_dibujos.py`.
+entrenamiento y «Entrénalo tú» viven en `entrenar.py`; leer los dígitos, elegir
+el modelo y predecir, en `modelo.py` (lo usan los dos); las figuras y la tabla, en
+`dibujos.py`.
 """
 
 from __future__ import annotations
 
 import random
-from contextlib import contextmanager
 
 import gradio as gr
-import numpy as np
-import torch
 
-import modelos
-from demos._inversion_dibujos import figura_atencion, tabla_prediccion
-from demos._ui import Deslizador, Opcion, Vista, envolver, explicacion, grafico
-from demos._validar import entero as _entero
-from demos.figuras import numero
+from demos.comun import Deslizador, Opcion, Vista, envolver, explicacion, grafico
+from demos.comun import entero as _entero
+from demos.inversion_digitos.dibujos import figura_atencion, tabla_prediccion
+from demos.inversion_digitos.entrenar import construir_aprende, construir_entrena
+from demos.inversion_digitos.modelo import (
+    CON,
+    LECCION,
+    MIO,
+    NOMBRES,
+    SIN,
+    cuantos,
+    elegir_modelo,
+    leer_digitos,
+    mapa,
+    predecir,
+)
 from modelos.datos import DIGITOS, LARGO
 
-LECCION = "8 3 3 9 6 9 4 0"
-MAX_TEXTO = 200  # un texto más largo ni se mira
-SEPARADORES = " \t\n\r,"
-ACEPTA = (
-    "Escribe exactamente 8 dígitos del 0 al 9, con o sin espacios o comas entre ellos "
-    "(p. ej. «8 3 3 9 6 9 4 0» o «83396940»)."
-)
-CON, SIN, MIO = "con-posicion", "sin-posicion", "el-mio"
-CHECKPOINTS = {CON: "inversion-digitos", SIN: "inversion-digitos-sin-posicion"}
 OPCIONES_MODELO = [("con posición", CON), ("sin posición", SIN), ("el mío (entrénalo abajo)", MIO)]
-NOMBRES = {CON: "El modelo con posición", SIN: "El modelo sin posición", MIO: "Tu modelo"}
 MAX_BLOQUES, MAX_CABEZAS = 3, 4
 PROMEDIO = "promedio"
 OPCIONES_CABEZA = [("promedio de las cabezas", PROMEDIO)] + [(f"cabeza {h}", str(h)) for h in range(1, MAX_CABEZAS + 1)]
@@ -63,34 +62,10 @@ SIN_POSICION_ACIERTA = (
 # --- entrada ---------------------------------------------------------------------------------------
 
 
-def leer_digitos(texto) -> list[int]:
-    """«8 3 3 9 6 9 4 0», «8,3,3,9,6,9,4,0» u «83396940» -> [8, 3, 3, 9, 6, 9, 4, 0]."""
-    if not isinstance(texto, str):
-        raise ValueError(f"Los dígitos deben llegar como texto. {ACEPTA}")
-    if len(texto) > MAX_TEXTO:
-        raise ValueError(f"El texto es demasiado largo ({numero(len(texto), ',.0f')} caracteres). {ACEPTA}")
-    limpio = [c for c in texto if c not in SEPARADORES]
-    if not limpio:
-        raise ValueError(f"No hay dígitos. {ACEPTA}")
-    # Solo 0–9 ASCII: str.isdigit() aceptaría «٣» o «³», que el modelo no conoce.
-    raros = list(dict.fromkeys(c for c in limpio if c not in "0123456789"))
-    if raros:
-        muestra = " ".join(f"«{c}»" for c in raros[:5])
-        raise ValueError(f"{muestra} no {'es un dígito' if len(raros) == 1 else 'son dígitos'} del 0 al 9. {ACEPTA}")
-    if len(limpio) != LARGO:
-        raise ValueError(f"Hay {len(limpio)} dígitos y hacen falta {LARGO}. {ACEPTA}")
-    return [int(c) for c in limpio]
-
-
 def digitos_al_azar(semilla: int | None = None) -> str:
     """8 dígitos al azar como texto, «d d d d d d d d»."""
     azar = random.Random(semilla)
     return " ".join(str(azar.randrange(DIGITOS)) for _ in range(LARGO))
-
-
-def cuantos(n: int, palabra: str) -> str:
-    """cuantos(1, "cabeza") -> «1 cabeza»; cuantos(2, "cabeza") -> «2 cabezas»."""
-    return f"{n} {palabra}" if n == 1 else f"{n} {palabra}s"
 
 
 def _cabeza(cabeza) -> int | None:
@@ -104,24 +79,6 @@ def _cabeza(cabeza) -> int | None:
 
 
 # --- modelos ---------------------------------------------------------------------------------------
-
-
-def modelo_propio(estado) -> torch.nn.Module:
-    """El modelo que entrenó el visitante, desde su `gr.State` ({"config", "pesos", ...})."""
-    if not isinstance(estado, dict) or not isinstance(estado.get("config"), dict) or "pesos" not in estado:
-        raise ValueError("Todavía no entrenaste un modelo: usa «Entrénalo tú», más abajo, y vuelve a elegir «el mío».")
-    modelo = modelos.TransformerJuguete(**estado["config"])
-    modelo.load_state_dict(estado["pesos"])
-    return modelo.eval().to(modelos.dispositivo())
-
-
-def elegir_modelo(modelo: str, propio=None) -> torch.nn.Module:
-    """El checkpoint compartido (nunca se muta) o el modelo propio del visitante."""
-    if not isinstance(modelo, str) or modelo not in NOMBRES:
-        raise ValueError(f"El modelo debe ser «{CON}», «{SIN}» o «{MIO}».")
-    if modelo == MIO:
-        return modelo_propio(propio)
-    return modelos.cargar(CHECKPOINTS[modelo])
 
 
 def forma(modelo: str = CON, propio=None) -> tuple[int, int]:
@@ -158,37 +115,6 @@ def _ajustar_controles(modelo, propio, bloque, cabeza):
         ),
         gr.update(choices=opciones_cabeza(cabezas), value=cabeza if cabeza in validas else PROMEDIO),
     )
-
-
-@contextmanager
-def un_hilo():
-    """Torch con un solo hilo mientras dure, solo en el hilo que llama (con OpenMP el ajuste es por hilo).
-
-    Con un modelo tan chico, repartir cada operación entre hilos cuesta más que hacerla: en dos
-    núcleos ocupados, una predicción tarda ~28 ms con dos hilos y ~0,2 ms con uno.
-    """
-    antes = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(antes)
-
-
-def predecir(modelo: torch.nn.Module, digitos: list[int]) -> tuple[list[int], np.ndarray, list[np.ndarray]]:
-    """(predicción [L], probabilidad de cada dígito predicho (L,), pesos por bloque [(cabezas, L, L)])."""
-    lugar = next(modelo.parameters()).device
-    with torch.inference_mode(), un_hilo():
-        x = torch.tensor([digitos], device=lugar)  # (1, L)
-        logits, pesos = modelo(x, con_pesos=True)  # (1, L, 10), [(1, cabezas, L, L)]
-        prob = logits[0].softmax(dim=-1).max(dim=-1)  # valores y argmax, (L,)
-        return prob.indices.cpu().tolist(), prob.values.cpu().numpy(), [p[0].cpu().numpy() for p in pesos]
-
-
-def mapa(pesos: list[np.ndarray], bloque: int, cabeza: int | None) -> np.ndarray:
-    """La matriz (L, L) de un bloque (desde 0): una cabeza (desde 0) o el promedio (None)."""
-    p = pesos[bloque]  # (cabezas, L, L)
-    return p.mean(axis=0) if cabeza is None else p[cabeza]
 
 
 # --- la vista --------------------------------------------------------------------------------------
@@ -250,9 +176,6 @@ def calcular(digitos: str = LECCION, modelo: str = CON, bloque: float = 1, cabez
 
 
 def construir() -> Vista:
-    # _inversion_entrenar importa este módulo: importarlo aquí, con este ya cargado, evita el ciclo.
-    from demos import _inversion_entrenar as E
-
     explicacion(EXPLICACION)
     with gr.Row():
         with gr.Column(scale=2):
@@ -292,8 +215,8 @@ def construir() -> Vista:
 
     recalcular(azar.click(digitos_al_azar, outputs=digitos, api_visibility="private", queue=False))
     recalcular(ejemplos.load_input_event)
-    E.construir_aprende(digitos, texto)
-    recalcular(E.construir_entrena(modelo, propio))
+    construir_aprende(digitos, texto)
+    recalcular(construir_entrena(modelo, propio))
     # Otro modelo (elegido, desde la URL o recién entrenado): los controles, solo hasta sus bloques y cabezas.
     recalcular(
         gr.on(
@@ -313,9 +236,3 @@ def construir() -> Vista:
         ejemplo={"digitos": "1 2 3 4 5 6 7 8"},
         invalido={"digitos": "1 2 3"},
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("inversion-digitos").launch(**opciones_lanzamiento())

@@ -7,9 +7,8 @@ from typing import Any
 import gradio as gr
 import torch
 
-from demos import _vit_digito
-from demos._imagenes import Subida
-from demos._parches import (
+from demos.comun import Numero, Opcion, Subida, Vista, entero, envolver, explicacion, grafico
+from demos.parches_vit.parches import (
     IMAGEN_LECCION,
     IMAGEN_SUBIDA,
     IMAGENES,
@@ -22,8 +21,7 @@ from demos._parches import (
     foto,
     lado_parche,
 )
-from demos._ui import Numero, Opcion, Vista, envolver, explicacion, grafico
-from demos._validar import entero
+from demos.parches_vit.vit_digito import seccion as seccion_digito
 
 EXPLICACION = r"""
 Un *Vision Transformer* lee una imagen como una frase: la corta en parches de $P \times P$ píxeles,
@@ -90,7 +88,7 @@ def construir() -> Vista:
     subida.upload(lambda: IMAGEN_SUBIDA, None, imagen_, api_visibility="private").then(
         calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
     )
-    _vit_digito.seccion(aparece=texto)
+    seccion_digito(aparece=texto)
     return Vista(
         fn=calcular,
         entradas=entradas,
@@ -100,9 +98,3 @@ def construir() -> Vista:
         ejemplo={"P": "8"},
         disparadores=[imagen_.input, P.input, parche.input],
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("parches-vit").launch(**opciones_lanzamiento())

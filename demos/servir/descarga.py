@@ -1,4 +1,4 @@
-"""Dibujante de descargas: una descripción de `demos.figuras` -> PNG a 220 ppp y SVG, con matplotlib.
+"""Las descargas: una descripción de figura -> PNG a 220 ppp y SVG, con matplotlib, en archivos.
 
 Solo corre cuando alguien pulsa «Preparar descargas» (no al mover un control). Usa
 `matplotlib.figure.Figure` sin pyplot: cada petición tiene su figura y varios hilos
@@ -9,7 +9,13 @@ textos que ve la pantalla (`Mapa.textos()`, `Barras.textos()`).
 from __future__ import annotations
 
 import io
+import tempfile
+import time
+import uuid
+from pathlib import Path as Ruta
+from typing import Any
 
+import gradio as gr
 import matplotlib
 
 matplotlib.use("Agg")
@@ -20,7 +26,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyBboxPatch, PathPatch, Rectangle
 from matplotlib.path import Path
 
-from demos.figuras import (
+from demos.comun.figuras import (
     C0,
     C1,
     MAX_NUMEROS,
@@ -32,6 +38,7 @@ from demos.figuras import (
     Imagen,
     Mapa,
     Paneles,
+    es_figura,
     numero,
 )
 
@@ -308,3 +315,37 @@ def a_bytes(figura, formato: str) -> bytes:
     with matplotlib.rc_context(ESTILO):
         a_matplotlib(figura).savefig(buffer, format=formato, dpi=DPI)
     return buffer.getvalue()
+
+
+# --- los archivos de «Preparar descargas» ---------------------------------------------------------
+
+VIDA_DESCARGA_S = 3600  # Gradio ya copió los archivos a su caché; los nuestros se borran después
+
+
+def _carpeta_descargas() -> Ruta:
+    """Bajo la carpeta temporal del proceso (la fija `servidor.disco` al arrancar), resuelta al escribir."""
+    return Ruta(tempfile.gettempdir()) / "descargas"
+
+
+def exportar_figuras(prefijo: str, resultado: Any) -> list[str]:
+    """Dibuja cada figura del resultado con matplotlib en PNG (220 ppp) y SVG; devuelve las rutas."""
+    figuras = [v for v in (resultado if isinstance(resultado, tuple) else (resultado,)) if es_figura(v)]
+    if not figuras:
+        raise gr.Error("Esta vista no tiene figuras que descargar.", title="Sin figuras")
+    base = _carpeta_descargas()
+    base.mkdir(parents=True, exist_ok=True)
+    viejas = time.time() - VIDA_DESCARGA_S
+    for vieja in base.glob("*"):
+        if vieja.stat().st_mtime < viejas:
+            for archivo in vieja.glob("*"):
+                archivo.unlink(missing_ok=True)
+            vieja.rmdir()
+    carpeta = base / uuid.uuid4().hex
+    carpeta.mkdir()
+    rutas = []
+    for k, fig in enumerate(figuras, start=1):
+        for formato in ("png", "svg"):
+            ruta = carpeta / f"{prefijo}-figura{k}.{formato}"
+            ruta.write_bytes(a_bytes(fig, formato))
+            rutas.append(str(ruta))
+    return rutas

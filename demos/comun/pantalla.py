@@ -1,4 +1,4 @@
-"""Dibujante de pantalla: una descripción de `demos.figuras` -> JSON de Plotly para `gr.Plot`.
+"""Dibujante de pantalla: una descripción de `demos.comun.figuras` -> JSON de Plotly para `gr.Plot`.
 
 Se arma con diccionarios simples (sin `plotly.graph_objects`): una figura de 4 paneles
 sale en ~1 ms, y el navegador la dibuja con el plotly.js que trae Gradio. Las pruebas
@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from demos.figuras import (
+from demos.comun.figuras import (
     C0,
     C1,
     MAX_NUMEROS,

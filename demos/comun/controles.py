@@ -11,7 +11,7 @@ import gradio as gr
 from gradio.data_classes import GradioModel
 from pydantic import ValidationError, model_validator
 
-from demos._seguridad import TITULO_ERROR, rechazo  # noqa: F401 (TITULO_ERROR se reexporta)
+from demos.comun.seguridad import rechazo
 
 
 class Deslizador(gr.Slider):

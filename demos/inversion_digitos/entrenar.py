@@ -16,12 +16,11 @@ import gradio as gr
 import torch
 
 import modelos
-from demos._figuras import a_gradio
-from demos._inversion_dibujos import LOTE, figura_atencion, figura_curva
-from demos._ui import Deslizador, Opcion, envolver, grafico
-from demos.figuras import Aviso, numero
-from demos.inversion_digitos import LECCION, MIO, cuantos, leer_digitos, mapa, predecir, un_hilo
-from modelos.entrenar import entrenar_inversion, instantaneas
+from demos.comun import Aviso, Deslizador, Opcion, a_gradio, envolver, grafico, numero
+from demos.inversion_digitos.dibujos import LOTE, figura_atencion, figura_curva
+from demos.inversion_digitos.modelo import LECCION, MIO, cuantos, leer_digitos, mapa, predecir
+from modelos.entrenamiento.inversion import entrenar_inversion, instantaneas
+from modelos.hilos import un_hilo
 
 log = logging.getLogger(__name__)
 

@@ -1,14 +1,14 @@
 """Las figuras de «Clasificador con atención»: los pesos de la agrupación y la atención de cada cabeza.
 
 Las palabras del visitante van en las marcas de los ejes y en las pistas (Plotly las recibe escapadas
-de `demos.figuras`), nunca en los títulos.
+de `demos.comun.figuras`), nunca en los títulos.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from demos.figuras import Imagen, Mapa, Paneles
+from demos.comun import Imagen, Mapa, Paneles
 from modelos.prediccion import Lectura
 from modelos.vocabulario import DESCONOCIDA
 

@@ -8,11 +8,9 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos._mascara_convenciones import construir_convenciones
-from demos._seguridad import escapar_md
-from demos._ui import Deslizador, Numero, Opcion, Vista, explicacion, grafico
-from demos._validar import entero as _entero
-from demos.figuras import MAX_NUMEROS, Mapa, Paneles
+from demos.comun import MAX_NUMEROS, Deslizador, Mapa, Numero, Opcion, Paneles, Vista, escapar_md, explicacion, grafico
+from demos.comun import entero as _entero
+from demos.mascara_causal.convenciones import construir_convenciones
 from modelos import atencion, mascara_causal
 
 FRASE = "Ana sacó plata del banco"
@@ -283,9 +281,3 @@ def construir() -> Vista:
         ejemplo={"semilla": "2"},  # k y w empiezan ocultos: el ejemplo usa un control visible
         invalido={"semilla": "-5"},
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("mascara-causal").launch(**opciones_lanzamiento())

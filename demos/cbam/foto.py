@@ -19,9 +19,7 @@ import numpy as np
 import torch
 
 import modelos
-from demos._imagenes import Subida, abrir_imagen
-from demos._ui import Opcion, envolver, grafico, llenar_al_abrir
-from demos.figuras import Imagen, Mapa, Paneles, numero
+from demos.comun import Imagen, Mapa, Opcion, Paneles, Subida, abrir_imagen, envolver, grafico, llenar_al_abrir, numero
 from modelos import AtencionEspacial
 from modelos.datos import imagen_muestra
 

@@ -11,7 +11,7 @@ falta (la máquina de `scripts/gpu_smoke.py`, sin gradio) también.
 (antes de que torch toque CUDA), como pide ZeroGPU.
 
 Qué se decora lo decide una medición (scripts/gpu_smoke.py, en una H200; docs/gpu_smoke.md):
-- la medición en vivo de la pestaña memoria (`demos._memoria_medida.medir`): en la GPU muestra lo que
+- la medición en vivo de la pestaña memoria (`demos.memoria.medida.medir`): en la GPU muestra lo que
   la pestaña enseña, la memoria O(L) de los núcleos fusionados de SDPA hasta L = 32 768;
 - entrenar no: una época de «Entrénalo tú» tarda 0.46–0.50 s en CUDA y 0.40–0.50 s en un núcleo de CPU (el
   modelo es tan chico que manda el costo de lanzar cada kernel), y con GPU gastaría la cuota diaria del
@@ -77,7 +77,7 @@ def _marcada(fn: Callable) -> Callable:
 def _error_visible(e: ValueError) -> Exception:
     import gradio as gr
 
-    from demos._controles import TITULO_ERROR
+    from demos.comun.seguridad import TITULO_ERROR
 
     return gr.Error(str(e), title=TITULO_ERROR)
 

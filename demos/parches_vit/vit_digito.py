@@ -19,18 +19,22 @@ import torch
 from torch import Tensor
 
 import modelos
-from demos._digitos import (
+from demos.comun import (
+    C1,
     ORIGEN_PRUEBA,
     PISTA_DIBUJO,
+    Aviso,
+    Paneles,
     al_elegir_digito,
     barras_probabilidades,
     digito_elegido,
+    envolver,
+    grafico,
     imagen_digito,
+    llenar_al_abrir,
     probabilidades,
     selector_digito,
 )
-from demos._ui import envolver, grafico, llenar_al_abrir
-from demos.figuras import C1, Aviso, Paneles
 
 NOMBRE = "vit-digitos"
 API = "parches_vit_digito"

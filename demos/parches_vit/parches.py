@@ -13,8 +13,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from demos._imagenes import abrir_imagen
-from demos.figuras import C0, C1, Imagen, Nota, Paneles
+from demos.comun import C0, C1, Imagen, Nota, Paneles, abrir_imagen
 from modelos import parches
 from modelos.datos import imagen_muestra, recorte_leccion
 

@@ -7,11 +7,29 @@ import math
 import gradio as gr
 import numpy as np
 
-from demos._figuras import a_gradio
-from demos._memoria_medida import TIPOS, _mb, _tipo, largos_permitidos, medir
-from demos._ui import Deslizador, Desplegable, Opcion, Vista, envolver, explicacion, grafico
-from demos._validar import entero as _entero
-from demos.figuras import C0, C1, C2, C3, GRIS, Aviso, Curva, Curvas, Nota, Referencia, numero
+from demos.comun import (
+    C0,
+    C1,
+    C2,
+    C3,
+    GRIS,
+    Aviso,
+    Curva,
+    Curvas,
+    Deslizador,
+    Desplegable,
+    Nota,
+    Opcion,
+    Referencia,
+    Vista,
+    a_gradio,
+    envolver,
+    explicacion,
+    grafico,
+    numero,
+)
+from demos.comun import entero as _entero
+from demos.memoria.medida import TIPOS, _mb, _tipo, largos_permitidos, medir
 from modelos.hub import dispositivo_pesado
 
 
@@ -200,9 +218,3 @@ def construir() -> Vista:
         salidas=[figura, tabla, texto],
         url={"tipo": tipo, "cabezas": cabezas, "capas": capas, "lote": lote, "ventana": ventana},
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("memoria").launch(**opciones_lanzamiento())

@@ -9,19 +9,29 @@ import numpy as np
 import torch
 
 import modelos
-from demos import _cbam_foto
-from demos._digitos import (
+from demos.cbam.foto import seccion as seccion_foto
+from demos.comun import (
+    C0,
+    GRIS,
     ORIGEN_PRUEBA,
     PISTA_DIBUJO,
+    Aviso,
+    Barras,
+    Deslizador,
+    Mapa,
+    Paneles,
+    Serie,
+    Vista,
     al_elegir_digito,
     barras_probabilidades,
     digito_elegido,
+    envolver,
+    explicacion,
+    grafico,
     imagen_digito,
     probabilidades,
     selector_digito,
 )
-from demos._ui import Deslizador, Vista, envolver, explicacion, grafico
-from demos.figuras import C0, GRIS, Aviso, Barras, Mapa, Paneles, Serie
 
 NOMBRE = "cbam-digitos"
 
@@ -166,7 +176,7 @@ def construir() -> Vista:
     entradas = [origen, indice, dibujo, canal, espacial, opacidad]
     salidas = [mapas, pesos, texto]
     al_elegir_digito(origen, indice, dibujo, envolver(calcular), entradas, salidas)
-    _cbam_foto.seccion(aparece=texto)
+    seccion_foto(aparece=texto)
     return Vista(
         fn=calcular,
         entradas=entradas,
@@ -174,9 +184,3 @@ def construir() -> Vista:
         url={"origen": origen, "indice": indice, "canal": canal, "espacial": espacial, "opacidad": opacidad},
         disparadores=[origen.input, canal.input, espacial.input, opacidad.input],
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("cbam").launch(**opciones_lanzamiento())

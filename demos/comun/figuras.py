@@ -4,9 +4,9 @@ Una función de cálculo no dibuja: devuelve *qué* muestra la figura (la matriz
 etiquetas, la máscara, el título) con los tipos de abajo. Dos dibujantes leen la
 misma descripción:
 
-- `demos.figuras.pantalla`: Plotly en el navegador (`gr.Plot`), con el valor exacto
+- `demos.comun.pantalla`: Plotly en el navegador (`gr.Plot`), con el valor exacto
   de cada casilla o barra al pasar el ratón. El servidor solo arma un JSON pequeño.
-- `demos.figuras.descarga`: matplotlib (Agg) para «Descargar las figuras»: PNG a
+- `demos.servir.descarga`: matplotlib (Agg) para «Descargar las figuras»: PNG a
   220 ppp y SVG, con el estilo de la lección, para diapositivas.
 
 Los números que se leen en la figura (los de las casillas y sobre las barras) se

@@ -23,8 +23,8 @@ import gradio as gr
 import numpy as np
 from PIL import Image, ImageOps
 
-from demos._controles import rechazar_invalido, tolerante
-from demos._seguridad import exigir_subida, rechazo
+from demos.comun.controles import rechazar_invalido, tolerante
+from demos.comun.seguridad import exigir_subida, rechazo
 
 MAX_BYTES = 20 * 2**20  # un archivo más pesado no se abre
 MAX_PIXELES = 25_000_000  # ancho × alto declarados (una foto de 24 megapíxeles cabe)

@@ -2,7 +2,7 @@
 
 Arriba, las funciones puras: leer una frase con el checkpoint `clasificador-opiniones` (clase,
 probabilidad, peso de la agrupación de cada palabra y atención de cada cabeza), quitar una palabra
-y comparar. Las figuras están en `demos/_clasificador_dibujos.py`. Abajo, `construir()`.
+y comparar. Las figuras están en `dibujos.py`, a su lado. Abajo, `construir()`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ from functools import lru_cache
 import gradio as gr
 import torch
 
-from demos._clasificador_dibujos import figura_cabezas, figura_pesos
-from demos._seguridad import escapar_md
-from demos._ui import Desplegable, Opcion, Vista, envolver, explicacion, grafico
-from demos._validar import entero as _entero
+from demos.clasificador_atencion.dibujos import figura_cabezas, figura_pesos
+from demos.comun import Desplegable, Opcion, Vista, envolver, escapar_md, explicacion, grafico
+from demos.comun import entero as _entero
 from modelos import ClasificadorAtencion, cargar
 from modelos.opiniones import CLASES
 from modelos.prediccion import NOMBRE, Lectura, fichas, predecir, sin_ficha, vocabulario
@@ -262,9 +261,3 @@ def construir() -> Vista:
         ejemplo={"frase": "No me gustó la cena."},
         invalido={"frase": ""},
     )
-
-
-if __name__ == "__main__":
-    from app import construir_una, opciones_lanzamiento
-
-    construir_una("clasificador-atencion").launch(**opciones_lanzamiento())

@@ -1,0 +1,167 @@
+"""Lo que una pestaña declara y envuelve: `Vista`, `envolver`, `grafico`, `explicacion`.
+
+Una pestaña crea sus componentes en `construir()` y devuelve una `Vista`: su función
+de cálculo, sus entradas, sus salidas y qué entradas se pueden fijar desde la URL. El
+evento público, la vista inicial, los ajustes de la URL y las descargas los arma
+`demos.servir` para todas por igual; aquí queda lo que las pestañas llaman ellas mismas:
+`envolver` (errores en español, figuras hacia Plotly), los componentes de salida y los
+eventos secundarios.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import gradio as gr
+
+from demos.comun.figuras import es_figura
+from demos.comun.pantalla import a_plot
+from demos.comun.seguridad import rechazo
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Vista:
+    """Lo que devuelve `construir()` de cada pestaña."""
+
+    fn: Callable[..., tuple]  # cálculo puro: valores simples -> valores simples (figuras incluidas)
+    entradas: list  # componentes, en el orden de los parámetros de `fn`
+    salidas: list  # componentes, en el orden de lo que devuelve `fn`
+    url: dict[str, Any] = field(default_factory=dict)  # nombre en la URL -> componente de `entradas`
+    disparadores: list | None = None  # eventos que recalculan; por omisión, los de cada entrada
+    # Un ajuste válido que cambia la vista y uno que la función rechaza, como texto de la URL
+    # ({nombre: valor}). Sirven de ejemplo de enlace y para las pruebas de navegador. Si hay un
+    # deslizador o un número en `url`, se deducen solos (el valor medio; el máximo + 10⁶).
+    ejemplo: dict[str, str] = field(default_factory=dict)
+    invalido: dict[str, str] = field(default_factory=dict)
+
+    def control_numerico(self) -> tuple[str, Any] | None:
+        for nombre, c in self.url.items():
+            if isinstance(c, gr.Slider | gr.Number):
+                return nombre, c
+        return None
+
+    def ejemplos(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(ajuste válido distinto del inicial, ajuste inválido), declarados o deducidos."""
+        if self.ejemplo and self.invalido:
+            return self.ejemplo, self.invalido
+        control = self.control_numerico()
+        if control is None:
+            raise ValueError("La vista no declara `ejemplo` e `invalido` y no tiene un control numérico en `url`.")
+        nombre, c = control
+        lo = c.minimum if c.minimum is not None else 0
+        hi = c.maximum if c.maximum is not None else lo + 10
+        paso = getattr(c, "step", None) or 1
+        medio = lo + round((hi - lo) / 2 / paso) * paso
+        valido = medio if medio != c.value else lo
+        return self.ejemplo or {nombre: f"{valido:g}"}, self.invalido or {nombre: f"{hi + 10**6:g}"}
+
+
+def a_gradio(resultado: Any) -> Any:
+    """Cada descripción de figura del resultado -> el JSON de Plotly que `gr.Plot` pasa al navegador.
+
+    El resto (tablas, textos) pasa igual. Acepta un valor o una tupla.
+    """
+    if isinstance(resultado, tuple):
+        return tuple(a_plot(v) if es_figura(v) else v for v in resultado)
+    return a_plot(resultado) if es_figura(resultado) else resultado
+
+
+def error_en_espanol(e: Exception, donde: str = "?") -> gr.Error:
+    """ValueError (entrada rechazada): una línea en el log y su mensaje, escapado. Otro: la traza y un aviso."""
+    if isinstance(e, ValueError):
+        return rechazo(str(e), donde)
+    log.exception("Fallo inesperado en %s", donde)
+    mensaje = "Algo falló al calcular esta vista. Prueba con otros valores o recarga la página."
+    return gr.Error(mensaje, title="Error", print_exception=False)  # la traza ya quedó en el log, una vez
+
+
+# Un cerrojo por evento pesado, común a todo el proceso: la suite y cada /demo/<id>/ tienen colas
+# separadas, y el `concurrency_id` de Gradio solo limita dentro de una cola.
+_EXCLUSIVOS: dict[str, threading.Lock] = {}
+_cerrojo_exclusivos = threading.Lock()
+
+
+def exclusivo(nombre: str) -> threading.Lock:
+    """El cerrojo del proceso para el evento pesado `nombre` (entrenar, medir…)."""
+    with _cerrojo_exclusivos:
+        return _EXCLUSIVOS.setdefault(nombre, threading.Lock())
+
+
+def envolver(fn: Callable, exclusivo_de: str | None = None) -> Callable:
+    """La función de cálculo lista para Gradio: ValueError -> gr.Error en español, figuras -> Plotly.
+
+    Conserva la firma de `fn`, que Gradio usa para nombrar los parámetros del API.
+    Sirve también para generadores (cada valor producido se convierte). Con
+    `exclusivo_de`, a lo sumo una llamada a la vez en todo el proceso; las demás esperan.
+    """
+    cerrojo = exclusivo(exclusivo_de) if exclusivo_de else contextlib.nullcontext()
+    donde = fn.__module__.removeprefix("demos.").removesuffix(".pestana")  # la pestaña (o su parte), para el log
+    if inspect.isgeneratorfunction(fn):
+
+        @functools.wraps(fn)
+        def generador(*args, **kwargs):
+            with cerrojo:
+                try:
+                    for valor in fn(*args, **kwargs):
+                        yield a_gradio(valor)
+                except gr.Error:
+                    raise
+                except Exception as e:
+                    raise error_en_espanol(e, donde) from None
+
+        return generador
+
+    @functools.wraps(fn)
+    def envuelta(*args, **kwargs):
+        with cerrojo:
+            try:
+                return a_gradio(fn(*args, **kwargs))
+            except gr.Error:
+                raise
+            except Exception as e:
+                raise error_en_espanol(e, donde) from None
+
+    return envuelta
+
+
+LATEX = [{"left": "$$", "right": "$$", "display": True}, {"left": "$", "right": "$", "display": False}]
+
+
+def explicacion(texto: str, **kw) -> gr.Markdown:
+    """El texto que abre una pestaña, con fórmulas en $…$ (en línea) y $$…$$ (aparte)."""
+    return gr.Markdown(texto, latex_delimiters=LATEX, elem_classes=["explicacion"], **kw)
+
+
+def grafico(etiqueta: str, **kw) -> gr.Plot:
+    """Un componente de salida para una figura de `demos.comun.figuras`: la dibuja el navegador (Plotly).
+
+    La etiqueta no se muestra encima (el título va en la figura); queda para lectores de pantalla.
+    """
+    kw.setdefault("show_label", False)
+    return gr.Plot(label=etiqueta, elem_classes=["figura"], **kw)
+
+
+def llenar_al_abrir(aparece, calculo: Callable, entradas: list, salidas: list) -> None:
+    """Llena una sección secundaria de la pestaña la primera vez que `aparece` cambia.
+
+    `aparece` es una salida de la vista principal (p. ej. su texto): cambia cuando la pestaña
+    se abre y se muestra su vista inicial. Así la sección no se calcula al armar la app (eso
+    pesaba en el arranque) y, para cada visitante, se calcula una sola vez.
+    """
+    llena = gr.State(False)
+
+    def llenar(ya, *valores):
+        if ya:
+            return [gr.skip()] * (1 + len(salidas))
+        return [True, *calculo(*valores)]
+
+    aparece.change(llenar, [llena, *entradas], [llena, *salidas], api_visibility="private", show_progress="hidden")

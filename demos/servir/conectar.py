@@ -1,0 +1,156 @@
+"""Lo que une una pestaña a la página: el evento público, la vista inicial, la URL y las descargas.
+
+`app.py` llama a `conectar` y a `vista_inicial` con la `Vista` que devuelve el `construir()` de
+cada pestaña; las pestañas no importan este módulo. Los valores de la URL no son de fiar: se
+convierten al tipo de cada control y lo que no encaja se ignora con un aviso.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import Any
+
+import gradio as gr
+
+from demos.comun.seguridad import escapar_html
+from demos.comun.vista import Vista, a_gradio, envolver, error_en_espanol
+
+MAX_TEXTO_URL = 500  # un valor de la URL más largo se ignora
+
+
+# --- valores que llegan por la URL ---------------------------------------------------------------
+
+
+def valor_desde_url(componente: Any, texto: str) -> Any:
+    """Convierte un valor de la URL al tipo del componente, o da ValueError en español."""
+    if len(texto) > MAX_TEXTO_URL:
+        raise ValueError(f"es más largo que {MAX_TEXTO_URL} caracteres")
+    if isinstance(componente, gr.Checkbox):
+        if texto.lower() in {"1", "true", "si", "sí", "on"}:
+            return True
+        if texto.lower() in {"0", "false", "no", "off"}:
+            return False
+        raise ValueError("debe ser 1 o 0")
+    if isinstance(componente, gr.Slider | gr.Number):
+        try:
+            x = float(texto.replace(",", "."))
+        except ValueError:
+            raise ValueError("no es un número") from None
+        if not math.isfinite(x):
+            raise ValueError("no es un número finito")
+        lo = getattr(componente, "minimum", None)
+        hi = getattr(componente, "maximum", None)
+        if (lo is not None and x < lo) or (hi is not None and x > hi):
+            raise ValueError(f"debe estar entre {lo:g} y {hi:g}")
+        # Entero solo si el control lo es: un Number sin `precision` trae step=1 y aun así es decimal.
+        entero = componente.precision == 0 if isinstance(componente, gr.Number) else componente.step == 1
+        return round(x) if entero else x
+    if isinstance(componente, gr.Radio | gr.Dropdown):
+        opciones = [c[1] if isinstance(c, tuple | list) else c for c in componente.choices]
+        for opcion in opciones:  # la URL trae texto; la opción puede ser un número
+            if str(opcion) == texto:
+                return opcion
+        raise ValueError("debe ser una de: " + ", ".join(map(str, opciones)))
+    return texto
+
+
+def aplicar_url(vista: Vista, parametros: dict[str, str], valores: list) -> tuple[list, list[str]]:
+    """Los valores de las entradas con los ajustes válidos de la URL, y los avisos de los que no."""
+    valores = list(valores)
+    avisos = []
+    for nombre, texto in parametros.items():
+        if nombre not in vista.url:
+            continue
+        i = next(k for k, c in enumerate(vista.entradas) if c is vista.url[nombre])
+        try:
+            valores[i] = valor_desde_url(vista.url[nombre], texto)
+        except ValueError as e:
+            avisos.append(f"«{nombre}={texto[:40]}» se ignoró: {e}.")
+    return valores, avisos
+
+
+# --- vista inicial y descargas --------------------------------------------------------------------
+
+_cache_inicial: dict[str, tuple] = {}
+_cerrojo_inicial = threading.Lock()
+
+
+def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores: list) -> tuple[list, tuple]:
+    """(valores de las entradas, salidas) al abrir la pestaña, con los ajustes de la URL aplicados.
+
+    Sin ajustes, la vista es la misma para todos: se calcula una vez por proceso.
+    """
+    valores_url, avisos = aplicar_url(vista, parametros, valores)
+    for aviso in avisos:
+        gr.Warning(escapar_html(aviso), title="Ajuste de la URL")  # repite la URL: nada de HTML
+    if valores_url != list(valores):
+        try:
+            return valores_url, a_gradio(vista.fn(*valores_url))
+        except ValueError as e:
+            gr.Warning(escapar_html(f"Los ajustes de la URL se ignoraron: {e}"), title="Ajuste de la URL")
+    with _cerrojo_inicial:
+        guardada = _cache_inicial.get(clave)
+    if guardada is None:
+        try:
+            guardada = a_gradio(vista.fn(*valores))
+        except Exception as e:
+            raise error_en_espanol(e, clave) from None
+        with _cerrojo_inicial:
+            _cache_inicial[clave] = guardada
+    return list(valores), guardada
+
+
+def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
+    """El evento público de la pestaña y su botón de descargas (dentro del contexto de Blocks).
+
+    También da ids estables en la página a los controles de la URL (`<prefijo>-<nombre>`) y a
+    las figuras (`<prefijo>-figura<k>`): las pruebas de navegador y el CSS los encuentran así.
+    """
+    for nombre, componente in vista.url.items():
+        componente.elem_id = componente.elem_id or f"{prefijo}-{nombre}"
+    figuras = [s for s in vista.salidas if isinstance(s, gr.Plot)]
+    for k, componente in enumerate(figuras, start=1):
+        componente.elem_id = componente.elem_id or f"{prefijo}-figura{k}"
+        componente.elem_classes = [*(componente.elem_classes or []), "figura"]
+    disparadores = vista.disparadores
+    if disparadores is None:
+        disparadores = []
+        for c in vista.entradas:
+            if isinstance(c, gr.Textbox):
+                disparadores += [c.submit, c.blur]
+            elif hasattr(c, "input"):
+                disparadores.append(c.input)
+    gr.on(
+        disparadores,
+        envolver(vista.fn),
+        inputs=vista.entradas,
+        outputs=vista.salidas,
+        api_name=api_name,
+        trigger_mode="always_last",
+        show_progress="minimal",
+    )
+    if figuras:
+        with gr.Accordion("Descargar las figuras (PNG a 220 ppp y SVG, para diapositivas)", open=False):
+            boton = gr.Button("Preparar descargas", size="sm")
+            archivos = gr.File(label="Figuras", file_count="multiple", interactive=False)
+
+        def descargar(*valores):
+            try:
+                from demos.servir.descarga import exportar_figuras  # matplotlib, solo al pedir descargas
+
+                return exportar_figuras(prefijo, vista.fn(*valores))
+            except gr.Error:
+                raise
+            except Exception as e:
+                raise error_en_espanol(e, prefijo) from None
+
+        # Trabajo pesado (PNG a 220 ppp y SVG con matplotlib): con su cola y sus topes (servidor/cola.py).
+        boton.click(
+            descargar,
+            inputs=vista.entradas,
+            outputs=archivos,
+            api_visibility="private",
+            concurrency_id="descargas",
+            concurrency_limit=1,
+        )
