@@ -42,7 +42,7 @@ bench: $(VENV)/.instalado-dev
 # Reentrena los cinco checkpoints incluidos (deterministas).
 checkpoints: $(VENV)/.instalado-run
 	for n in inversion-digitos inversion-digitos-sin-posicion vit-digitos cbam-digitos clasificador-opiniones; do \
-	  $(PY) -m modelos.entrenar $$n || exit 1; done
+	  $(PY) -m modelos.entrenamiento $$n || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis artefactos

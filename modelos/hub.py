@@ -16,7 +16,7 @@ Variables de entorno:
   ATENCION_HUB_ORG            organización del Hub (por omisión «atencion-transformers»).
   ATENCION_REVISION_<NOMBRE>  commit (40 hex) que fija la revisión en lugar de la del REGISTRO;
                               NOMBRE en mayúsculas y con «_», p. ej. ATENCION_REVISION_VIT_DIGITOS.
-                              `python -m modelos.publicar` imprime estas líneas.
+                              `python -m modelos.entrenamiento.publicar` imprime estas líneas.
   ATENCION_CHECKPOINTS        carpeta de las copias incluidas (por omisión `checkpoints/`).
   ATENCION_DISPOSITIVO        cpu | cuda | mps: fuerza el dispositivo.
   SPACES_ZERO_GPU=true        (la fija un Space con ZeroGPU) el cálculo va a la CPU salvo dentro de
@@ -47,6 +47,10 @@ from huggingface_hub.errors import (
 from torch import nn
 
 from ._archivos import ErrorCheckpoint, construir_validado, una_linea, validar_extra
+from .clasificador import ClasificadorAtencion
+from .transformer import TransformerJuguete
+from .visual import RedCBAM
+from .vit import ViTDiminuto
 
 log = logging.getLogger(__name__)
 
@@ -223,14 +227,18 @@ def _cerrojo_de(clave: object) -> threading.Lock:
         return _cerrojos.setdefault(clave, threading.Lock())
 
 
-def _clase(nombre_clase: str) -> type[nn.Module]:
-    import modelos
+# Las clases que puede nombrar un `Checkpoint` del registro.
+CLASES: dict[str, type[nn.Module]] = {
+    c.__name__: c for c in (TransformerJuguete, ViTDiminuto, RedCBAM, ClasificadorAtencion)
+}
 
-    return getattr(modelos, nombre_clase)
+
+def _clase(nombre_clase: str) -> type[nn.Module]:
+    return CLASES[nombre_clase]
 
 
 def _arreglo_incluida(nombre: str) -> str:
-    return f"regenera con `python -m modelos.entrenar {nombre}`"
+    return f"regenera con `python -m modelos.entrenamiento {nombre}`"
 
 
 def _con_respaldo(ck: Checkpoint, archivos: tuple[str, ...], usar, que: str):
@@ -238,7 +246,8 @@ def _con_respaldo(ck: Checkpoint, archivos: tuple[str, ...], usar, que: str):
     copia incluida. Deja una línea de log con la fuente y el porqué."""
     try:
         rutas, como = _del_hub(ck, archivos)
-        resultado = usar(rutas, f"publica de nuevo con `python -m modelos.publicar {ck.nombre}` y fija el commit")
+        arreglo = f"publica de nuevo con `python -m modelos.entrenamiento.publicar {ck.nombre}` y fija el commit"
+        resultado = usar(rutas, arreglo)
         log.info("%s: Hub %s@%s (revisión fijada, %s).", que, ck.repo, ck.revision_fijada(), como)
         return resultado
     except _SinHub as e:
@@ -263,8 +272,8 @@ def _del_hub(ck: Checkpoint, archivos: tuple[str, ...]) -> tuple[dict[str, Path]
     rev = ck.revision_fijada()
     if rev is None:
         raise _SinHub(
-            f"no hay revisión fijada en el Hub: publica con `python -m modelos.publicar` y fíjala en el REGISTRO"
-            f" o en {ck.variable_revision}",
+            "no hay revisión fijada en el Hub: publica con `python -m modelos.entrenamiento.publicar` y fíjala en "
+            f"el REGISTRO o en {ck.variable_revision}",
             logging.INFO,
         )
     if not _COMMIT.fullmatch(rev):

@@ -54,7 +54,7 @@ def vocabulario(nombre: str = NOMBRE) -> Vocabulario:
     try:
         return Vocabulario.desde_json(ruta.read_text(encoding="utf-8"))
     except ValueError as e:
-        raise ValueError(f"{ruta}: {e} Regenera con `python -m modelos.entrenar {nombre}`.") from None
+        raise ValueError(f"{ruta}: {e} Regenera con `python -m modelos.entrenamiento {nombre}`.") from None
 
 
 def _recortar(texto: object) -> tuple[str, bool]:

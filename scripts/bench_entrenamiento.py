@@ -2,9 +2,9 @@
 
     python scripts/bench_entrenamiento.py [--repeticiones 3] [--hilos 1]
 
-Mide en la misma corrida, alternando, la receta de `python -m modelos.entrenar inversion-digitos`
-y el bucle de entrenamiento de la lección (1 época de 20,000 secuencias con DataLoader, que es
-cuando llega al 100 %), y además `entrenar_inversion` como la llama la pestaña «entrénalo tú»
+Mide en la misma corrida, alternando, la receta de `python -m modelos.entrenamiento inversion-digitos`
+y el bucle de entrenamiento de la lección (2 épocas de 20,000 secuencias con DataLoader: la misma
+receta, sin validaciones ni instantáneas), y además `entrenar_inversion` como la llama la pestaña «entrénalo tú»
 (2 y 5 épocas de 10,000 secuencias). Imprime medianas de reloj y de CPU del proceso; la de CPU
 varía menos cuando otros procesos comparten la máquina. Por omisión con 1 hilo de torch, como la
 línea de comandos que escribe la tarjeta: con 2 y la CPU ocupada por otros, los hilos de OpenMP que se
@@ -23,9 +23,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from modelos.entrenar import entrenar_inversion
-from modelos.recetas import construir
-from modelos.tarjeta import comparar_con_leccion, hilos, maquina
+from modelos.entrenamiento.inversion import entrenar_inversion
+from modelos.entrenamiento.recetas import comparar_con_leccion, construir
+from modelos.entrenamiento.tarjetas import hilos, maquina
+from modelos.hilos import fijar_para_el_proceso
 
 
 def medir_pestana(epocas: int, repeticiones: int) -> tuple[float, float, int, float]:
@@ -44,8 +45,8 @@ def comparar(repeticiones: int = 3) -> tuple[list[str], list[list[str]]]:
     """(cabecera, filas) de la comparación, con el número de hilos de torch que haya fijado el llamador."""
     c = comparar_con_leccion(repeticiones)
     filas = [
-        (f"receta inversion-digitos ({c['pasos']} pasos, hasta 100 %)", c["nuestra"], c["nuestra_cpu"]),
-        ("bucle de la lección, 1 época (313 pasos, hasta 100 %)", c["leccion"], c["leccion_cpu"]),
+        (f"receta inversion-digitos ({c['pasos']} pasos, con validaciones)", c["nuestra"], c["nuestra_cpu"]),
+        (f"bucle de la lección, {c['epocas_leccion']} épocas (DataLoader)", c["leccion"], c["leccion_cpu"]),
         ("**razón receta / lección**", c["razon"], c["razon_cpu"]),
     ]
     for epocas in (2, 5):
@@ -63,11 +64,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeticiones", type=int, default=3)
     parser.add_argument(
-        "--hilos", type=int, default=1, help="hilos de torch; 1 como `python -m modelos.entrenar`, 0 los de por omisión"
+        "--hilos",
+        type=int,
+        default=1,
+        help="hilos de torch; 1 como `python -m modelos.entrenamiento`, 0 los de por omisión",
     )
     args = parser.parse_args()
     if args.hilos:
-        torch.set_num_threads(args.hilos)  # este proceso es solo la medida
+        fijar_para_el_proceso(args.hilos)  # este proceso es solo la medida
     print(f"Máquina: {maquina()}\n")
     cabecera, filas = comparar(args.repeticiones)
     print("| " + " | ".join(cabecera) + " |\n|" + "---|" * len(cabecera))

@@ -11,7 +11,7 @@ import torch
 
 from modelos import AgrupacionAtencion, ClasificadorAtencion, cargar
 from modelos import prediccion as pred
-from modelos.entrenar_opiniones import codificar, entrenar_clasificador, vocabulario_entrenamiento
+from modelos.entrenamiento.opiniones import codificar, entrenar_clasificador, vocabulario_entrenamiento
 from modelos.hub import CARPETA
 from modelos.opiniones import CLASES, CLAVES_SENTIMIENTO, POLARIDAD, opiniones, particiones
 from modelos.vocabulario import DESCONOCIDA, RELLENO, Vocabulario, tokenizar

@@ -24,7 +24,8 @@ import torch
 from hub_falso import HubFalso, Mudo, puerto_cerrado
 
 import modelos
-from modelos import hub, publicar
+from modelos import hub
+from modelos.entrenamiento import publicar
 from modelos.transformer import TransformerJuguete
 
 RAIZ = Path(__file__).resolve().parent.parent
@@ -129,7 +130,7 @@ def publicar_casos(hub_falso: HubFalso, raiz: Path, otros: Path) -> dict[str, st
 
     publica("revision-no-encontrada")
     fijados = {
-        # lo que haría `python -m modelos.publicar`: la copia incluida, tal cual
+        # lo que haría `python -m modelos.entrenamiento.publicar`: la copia incluida, tal cual
         "publicado": publica("publicado", raiz / "incluidas" / "publicado"),
         "no-en-cache": publica("no-en-cache"),
         "repo-no-encontrado": OTRO_COMMIT,  # nada publicado
@@ -261,7 +262,8 @@ def test_sin_revision_fijada_usa_la_copia_incluida_con_una_linea_de_log(juguete,
         (
             "INFO",
             f"Checkpoint prueba-juguete: copia incluida {juguete} (no hay revisión fijada en el Hub: publica con"
-            " `python -m modelos.publicar` y fíjala en el REGISTRO o en ATENCION_REVISION_PRUEBA_JUGUETE).",
+            " `python -m modelos.entrenamiento.publicar` y fíjala en el REGISTRO o en"
+            " ATENCION_REVISION_PRUEBA_JUGUETE).",
         )
     ]
 
@@ -341,7 +343,7 @@ def test_copia_incluida_rota_da_un_error_que_nombra_archivo_y_arreglo(juguete, c
         modelos.cargar("prueba-juguete")
     texto = str(info.value)
     assert f"{juguete / archivo}: {mensaje}" in texto, texto
-    assert "regenera con `python -m modelos.entrenar prueba-juguete`" in texto
+    assert "regenera con `python -m modelos.entrenamiento prueba-juguete`" in texto
     assert "Tampoco se usó el Hub: no hay revisión fijada" in texto
     # Reparada la copia, la siguiente llamada carga (el error no quedó guardado).
     if juguete.exists():
@@ -391,7 +393,7 @@ def test_dispositivo_forzado_y_validado(monkeypatch):
 def test_los_checkpoints_reales_cargan_de_la_copia_incluida_en_menos_de_2_s(tmp_path):
     faltan = [n for n in hub.REGISTRO if not (hub.CARPETA / n / "model.safetensors").is_file()]
     if faltan:
-        pytest.skip(f"aún no existen: {', '.join(faltan)} (python -m modelos.entrenar NOMBRE)")
+        pytest.skip(f"aún no existen: {', '.join(faltan)} (python -m modelos.entrenamiento NOMBRE)")
     acciones = [{"nombre": n} for n in hub.REGISTRO]
     resultados, log = correr(tmp_path, acciones, HF_HUB_OFFLINE="1", ATENCION_CHECKPOINTS=str(hub.CARPETA))
     total = sum(r["segundos"] for r in resultados.values())

@@ -1,8 +1,8 @@
 """Publica en el Hub las copias incluidas en `checkpoints/NOMBRE/` e imprime las revisiones a fijar.
 
-    python -m modelos.publicar                      # todos, en ATENCION_HUB_ORG
-    python -m modelos.publicar --org mi-org vit-digitos
-    python -m modelos.publicar --ensayo             # valida y lista, sin subir nada
+    python -m modelos.entrenamiento.publicar                          # todos, en ATENCION_HUB_ORG
+    python -m modelos.entrenamiento.publicar --org mi-org vit-digitos
+    python -m modelos.entrenamiento.publicar --ensayo                 # valida y lista, sin subir nada
 
 Necesita red y un token con permiso de escritura (`HF_TOKEN` o `hf auth login`); no se
 corre en CI. Antes de subir, cada carpeta pasa la misma validación que `cargar` (config.json
@@ -18,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import hub
+from .. import hub
 
 PATRONES = ["*.safetensors", "*.json", "*.md"]
 
@@ -56,7 +56,9 @@ def publicar(nombres: list[str], org: str, *, privado: bool = False, ensayo: boo
 
 
 def main(argv: list[str] | None = None) -> int:
-    lector = argparse.ArgumentParser(prog="python -m modelos.publicar", description=__doc__.splitlines()[0])
+    lector = argparse.ArgumentParser(
+        prog="python -m modelos.entrenamiento.publicar", description=__doc__.splitlines()[0]
+    )
     lector.add_argument("nombres", nargs="*", metavar="NOMBRE", help=f"por omisión, todos: {', '.join(hub.REGISTRO)}")
     org_omision = os.environ.get(hub.VARIABLE_ORG, "").strip() or hub.ORG_POR_OMISION
     lector.add_argument(

@@ -1,6 +1,6 @@
 """La tarjeta de cada checkpoint (README.md con el front matter del Hub) y las medidas que cita.
 
-`python -m modelos.entrenar NOMBRE` la escribe con lo medido en esa misma corrida:
+`python -m modelos.entrenamiento NOMBRE` la escribe con lo medido en esa misma corrida:
 exactitud en datos no usados para entrenar, tiempo, máquina y, para
 inversion-digitos, la razón frente al bucle de entrenamiento de la lección.
 """
@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import os
 import platform
-import statistics
-import time
 from pathlib import Path
 
 import torch
-from torch import nn
 
+from ..datos import secuencias_digitos
 from . import tarjeta_opiniones
-from .datos import secuencias_digitos
-from .entrenar import entrenar_inversion, exactitud, validacion_inversion
-from .recetas import RECETAS, construir, entrenar
+from .inversion import validacion_inversion
+from .recetas import RECETAS
 
 TITULOS = {
     "inversion-digitos": "Transformer de juguete que invierte 8 dígitos",
@@ -79,6 +76,12 @@ ELECCION = {
     ),
 }
 
+# Lo que imprime la lección con la receta de inversion-digitos (atencion_y_transformers.salida.txt).
+LECCION = {
+    "inversion-digitos": {"perdidas": "0.599 y 0.006", "digitos": "100.0 %", "secuencias": "100.0 %"},
+    "inversion-digitos-sin-posicion": {"perdidas": "1.867 y 1.680", "digitos": "31.7 %", "secuencias": "0.0 %"},
+}
+
 DATOS_IMAGENES = (
     "`sklearn.datasets.load_digits()`: 1,797 dígitos escritos a mano, de 8 × 8 píxeles en gris (de 0 a 16, "
     "escalados a 0–1 en `modelos.datos.normalizar_digitos`). Partición de `modelos.datos.digitos_sklearn()`: "
@@ -113,58 +116,6 @@ def _carga() -> str:
     return (
         f"Carga media del sistema al terminar: {os.getloadavg()[0]:.1f} (la CPU puede compartirse con otros procesos)."
     )
-
-
-def bucle_leccion(epocas: int = 1) -> tuple[float, float]:
-    """El bucle de la lección, como vara de medir: (segundos, exactitud por secuencia).
-
-    20,000 secuencias, DataLoader con shuffle, lote 64, Adam 1e-3 y la validación al final de cada época.
-    """
-    from torch.utils.data import DataLoader, TensorDataset
-
-    inicio = time.perf_counter()
-    X, Y = secuencias_digitos(20_000, 0)
-    X_val, Y_val = validacion_inversion()
-    modelo = construir("inversion-digitos")
-    cargador = DataLoader(TensorDataset(X, Y), batch_size=64, shuffle=True, generator=torch.Generator().manual_seed(0))
-    optimizador = torch.optim.Adam(modelo.parameters(), lr=1e-3)
-    for _ in range(epocas):
-        modelo.train()
-        for x, y in cargador:
-            optimizador.zero_grad()
-            nn.functional.cross_entropy(modelo(x).transpose(1, 2), y).backward()
-            optimizador.step()
-        _, secuencias = exactitud(modelo.eval(), X_val, Y_val)
-    return time.perf_counter() - inicio, secuencias
-
-
-def comparar_con_leccion(repeticiones: int = 3, epocas_leccion: int = 1) -> dict:
-    """Medianas de corridas alternadas de la receta de inversion-digitos y del bucle de la lección.
-
-    Mide el tiempo de reloj y el de CPU del proceso (este varía menos si otros procesos comparten
-    la máquina). Comprueba de paso el determinismo: todas las corridas dan los mismos pesos. En
-    "resultado" va el `Resultado` de la última corrida de la receta.
-    """
-    # La primera pasada de torch prepara núcleos y memoria: que no le cueste a ninguno de los dos.
-    list(entrenar_inversion(construir("inversion-digitos"), epocas=1, secuencias_por_epoca=640))
-    medidas: dict[str, list[float]] = {"nuestra": [], "leccion": [], "nuestra_cpu": [], "leccion_cpu": []}
-    pesos = []
-    for _ in range(repeticiones):
-        cpu = time.process_time()
-        r = entrenar("inversion-digitos")
-        medidas["nuestra_cpu"].append(time.process_time() - cpu)
-        medidas["nuestra"].append(r.segundos)
-        pesos.append(r.modelo.state_dict())
-        cpu, reloj = time.process_time(), time.perf_counter()
-        bucle_leccion(epocas_leccion)
-        medidas["leccion_cpu"].append(time.process_time() - cpu)
-        medidas["leccion"].append(time.perf_counter() - reloj)
-    c: dict = {k: statistics.median(v) for k, v in medidas.items()}
-    c["razon"], c["razon_cpu"] = c["nuestra"] / c["leccion"], c["nuestra_cpu"] / c["leccion_cpu"]
-    c["iguales"] = all(torch.equal(p[k], pesos[0][k]) for p in pesos for k in p)
-    c["pasos"] = RECETAS["inversion-digitos"].epocas * -(-RECETAS["inversion-digitos"].secuencias_por_epoca // 64)
-    c["repeticiones"], c["hilos"], c["resultado"] = repeticiones, torch.get_num_threads(), r
-    return c
 
 
 def _front_matter(nombre: str, metrica: str, valor: float) -> str:
@@ -213,9 +164,10 @@ def _seccion_datos(nombre: str, receta) -> str:
     n = receta.secuencias_por_epoca
     return (
         "Secuencias de 8 dígitos del 0 al 9, uniformes al azar: `modelos.datos.secuencias_digitos(n, semilla)`; "
-        f"el objetivo es la misma secuencia al revés. Entrenamiento: {n:,} secuencias de la semilla 0. "
+        f"el objetivo es la misma secuencia al revés. Entrenamiento: {n:,} secuencias de la semilla 0, las mismas "
+        "que `X_ent` en la lección (`torch.randint(0, 10, (20000, 8), generator=g)` con `g` de semilla 0). "
         "Validación (la métrica de abajo): 2,000 secuencias nuevas de la semilla 2³² − 1 "
-        "(`modelos.entrenar.validacion_inversion()`), que ningún entrenamiento usa; por azar, "
+        "(`modelos.entrenamiento.inversion.validacion_inversion()`), que ningún entrenamiento usa; por azar, "
         f"{_coincidencias_validacion(n)} coinciden con alguna de entrenamiento (hay 10⁸ posibles)."
     )
 
@@ -226,9 +178,12 @@ def _seccion_receta(nombre: str, receta) -> str:
     if nombre.startswith("inversion"):
         pasos = receta.epocas * -(-receta.secuencias_por_epoca // 64)
         return (
-            f"Adam con tasa {receta.tasa:g} (la de la lección), lotes de 64 y entropía cruzada por posición; "
-            f"{receta.epocas} época de {receta.secuencias_por_epoca:,} secuencias barajadas, {pasos} pasos. Es "
-            "`modelos.entrenar.entrenar_inversion`, el mismo bucle que usa la pestaña «entrénalo tú»."
+            f"la de la lección: Adam con tasa {receta.tasa:g}, lotes de 64 y entropía cruzada por posición; "
+            f"{receta.epocas} épocas de las mismas {receta.secuencias_por_epoca:,} secuencias, barajadas en cada "
+            f"una, {pasos} pasos; el modelo, con `torch.manual_seed(0)` como en la lección. Es "
+            "`modelos.entrenamiento.inversion.entrenar_inversion`, el mismo bucle que usa la pestaña «entrénalo "
+            "tú»; baraja con `torch.randperm` y un generador propio en lugar del DataLoader de la lección, así que "
+            "los lotes no son los mismos que los de la lección."
         )
     pasos = receta.epocas * -(-1347 // 64)
     return (
@@ -244,10 +199,27 @@ def _seccion_resultados(nombre: str, resultado, receta) -> tuple[str, str, float
         return tarjeta_opiniones.tabla(m, receta), "exactitud en prueba", m["prueba"]
     if nombre.startswith("inversion"):
         meta = f"≥ {receta.meta:.1%}" if receta.meta else "ninguna: es el contraste"
+        leccion = LECCION[nombre]
+        perdidas = " y ".join(f"{p:.3f}" for p in m["perdidas_entrenamiento"])
+        pr = m["probabilidades"]
         tabla = (
-            "| medida (2,000 secuencias de validación) | valor | meta |\n|---|---|---|\n"
-            f"| secuencias enteras acertadas | {m['secuencias']:.2%} | {meta} |\n"
-            f"| dígitos acertados | {m['digitos']:.2%} | |\n| pérdida (entropía cruzada) | {m['perdida']:.4f} | |"
+            "Medido en las 2,000 secuencias de validación, que el entrenamiento no vio; la última columna es lo "
+            "que imprime la lección con la misma receta.\n\n"
+            "| medida | valor | meta | la lección |\n|---|---|---|---|\n"
+            f"| secuencias enteras acertadas | {m['secuencias']:.2%} | {meta} | {leccion['secuencias']} |\n"
+            f"| dígitos acertados | {m['digitos']:.2%} | | {leccion['digitos']} |\n"
+            f"| pérdida de entrenamiento de cada época (media por lote) | {perdidas} | | {leccion['perdidas']} |\n"
+            f"| pérdida en validación (entropía cruzada) | {m['perdida']:.4f} | | |\n"
+            f"| probabilidad media del dígito correcto | {pr['correcta']:.4f} | | |\n"
+            f"| la más baja que da al dígito correcto | {pr['correcta_minima']:.4f} | | |\n"
+            f"| la más baja que da a un dígito que predice | {pr['predicha_minima']:.4f} | | |"
+        )
+        entrada, prediccion, prob = m["ejemplo"]
+        tabla += (
+            f"\n\nEl ejemplo de la lección, {' '.join(map(str, entrada))}: el modelo escribe "
+            f"{' '.join(map(str, prediccion))}, con probabilidades "
+            + ", ".join(f"{p:.3f}" for p in prob)
+            + " (una por posición)."
         )
         if not receta.meta:  # el contraste: lo que dice algo es cuántos dígitos acierta
             return tabla, "dígitos acertados", m["digitos"]
@@ -260,7 +232,7 @@ def _seccion_resultados(nombre: str, resultado, receta) -> tuple[str, str, float
     if "mapa_diferencia" in m:
         tabla += (
             "\n\nLas compuertas, en las mismas 450 imágenes de prueba (medias por imagen; «trazo» = píxeles de "
-            "entrada > 0.3; `modelos.recetas.selectividad`):\n\n| medida | valor |\n|---|---|\n"
+            "entrada > 0.3; `modelos.entrenamiento.recetas.selectividad`):\n\n| medida | valor |\n|---|---|\n"
             f"| mapa espacial m dentro del trazo | {m['mapa_dentro']:.2f} |\n"
             f"| m fuera del trazo | {m['mapa_fuera']:.2f} |\n"
             f"| **diferencia dentro − fuera** | **{m['mapa_diferencia']:.2f}** |\n"
@@ -276,15 +248,22 @@ def _seccion_leccion(c: dict) -> str:
         "## Frente al bucle de la lección\n\n"
         f"Medianas de {c['repeticiones']} corridas alternadas en la misma máquina y el mismo proceso, con "
         f"{hilos(c['hilos'])} de torch (`python scripts/bench_entrenamiento.py` repite la medida). "
-        "El bucle de la lección: 20,000 secuencias con DataLoader, lote 64, Adam 1e-3, 1 época (313 pasos), "
-        "que es cuando llega al 100 %.\n\n"
+        f"El bucle de la lección: 20,000 secuencias con DataLoader, lote 64, Adam 1e-3, {c['epocas_leccion']} "
+        "épocas, sin validar a mitad ni guardar instantáneas: la misma receta.\n\n"
         "| entrenamiento | reloj (s) | CPU (s) |\n|---|---|---|\n"
         f"| esta receta ({c['pasos']} pasos, con validaciones e instantáneas) | {c['nuestra']:.2f} "
         f"| {c['nuestra_cpu']:.2f} |\n"
-        f"| bucle de la lección, 1 época | {c['leccion']:.2f} | {c['leccion_cpu']:.2f} |\n"
+        f"| bucle de la lección, {c['epocas_leccion']} épocas | {c['leccion']:.2f} | {c['leccion_cpu']:.2f} |\n"
         f"| **razón** | **{c['razon']:.2f}** | **{c['razon_cpu']:.2f}** |\n\n"
         f"Las {c['repeticiones']} corridas dieron los mismos pesos, bit a bit: {'sí' if c['iguales'] else 'NO'}.\n"
     )
+
+
+def _transicion(tomas: list) -> str:
+    """Entre qué pasos pasa de no acertar ninguna secuencia a acertar casi todas."""
+    antes = max((m["paso"] for m, _ in tomas if m["secuencias"] < 0.01), default=0)
+    despues = min((m["paso"] for m, _ in tomas if m["secuencias"] >= 0.95), default=tomas[-1][0]["paso"])
+    return f"La transición de no saber a invertir se ve entre los pasos {antes} y {despues}"
 
 
 def _seccion_instantaneas(tomas: list) -> str:
@@ -296,8 +275,9 @@ def _seccion_instantaneas(tomas: list) -> str:
     return (
         "## Instantáneas del entrenamiento\n\n`instantaneas.safetensors` guarda los pesos en "
         f"{len(tomas)} momentos (las claves de la instantánea k llevan el prefijo `k/`) e `instantaneas.json` "
-        "sus métricas en las 2,000 secuencias de validación; `modelos.entrenar.instantaneas()` las carga. "
-        "La transición de no saber a invertir se ve entre los pasos 60 y 100.\n\n"
+        "sus métricas en las 2,000 secuencias de validación; `modelos.entrenamiento.inversion.instantaneas()` "
+        "las carga. "
+        f"{_transicion(tomas)}; después, hasta el final de cada época, baja la pérdida.\n\n"
         "| k | paso | secuencias vistas | pérdida | dígitos | secuencias |\n|---|---|---|---|---|---|\n" + filas + "\n"
     )
 
@@ -317,7 +297,7 @@ def escribir(carpeta: Path, nombre: str, resultado, receta, comparacion: dict | 
         f'modelo = cargar("{nombre}")  # en eval, una vez por proceso\n'
         f'modelo = {clase}.from_pretrained("checkpoints/{nombre}")  # o directo, desde la carpeta\n```\n',
         f"## Datos\n\n{_seccion_datos(nombre, receta)}\n",
-        f"## Entrenamiento\n\n- Comando, desde la raíz del repositorio: `python -m modelos.entrenar {nombre}`\n"
+        f"## Entrenamiento\n\n- Comando, desde la raíz del repositorio: `python -m modelos.entrenamiento {nombre}`\n"
         f"- Receta: {_seccion_receta(nombre, receta)}\n"
         "- Determinista: semilla 0, generadores propios, un hilo de torch y "
         "`torch.use_deterministic_algorithms(True)`, en la CPU. En la misma máquina y versión de torch, los pesos "

@@ -16,9 +16,9 @@ from functools import lru_cache
 import torch
 from torch import Tensor, nn
 
-from .clasificador import ClasificadorAtencion
-from .opiniones import Opinion, particiones
-from .vocabulario import DESCONOCIDA, Vocabulario
+from ..clasificador import ClasificadorAtencion
+from ..opiniones import Opinion, particiones
+from ..vocabulario import DESCONOCIDA, Vocabulario
 
 NEGACIONES = frozenset({"no", "nunca", "nada"})
 

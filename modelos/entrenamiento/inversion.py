@@ -1,12 +1,10 @@
-"""Los bucles de entrenamiento, deterministas, y la exactitud con que se miden.
+"""El bucle que enseña a invertir 8 dígitos, la exactitud con que se mide y las instantáneas.
 
-    python -m modelos.entrenar NOMBRE   ->   checkpoints/NOMBRE/{config.json, model.safetensors, README.md}
-
-`entrenar_inversion` es también el bucle de la pestaña «entrénalo tú»: entrena in
-situ el modelo que le dan y va informando del progreso. `instantaneas()` carga
-las del entrenamiento de inversion-digitos. Semillas fijas y generadores propios,
-nunca el estado aleatorio global: dos corridas iguales dan los mismos pesos, bit a
-bit. Las recetas de los checkpoints y la línea de comandos están en `recetas.py`.
+`entrenar_inversion` es el bucle de la receta de inversion-digitos y también el de la pestaña
+«entrénalo tú»: entrena in situ el modelo que le dan y va informando del progreso.
+`instantaneas()` carga las del entrenamiento de inversion-digitos. Semillas fijas y generadores
+propios, nunca el estado aleatorio global: dos corridas iguales dan los mismos pesos, bit a bit.
+Las recetas de los checkpoints están en `recetas.py`; la línea de comandos, en `__main__.py`.
 """
 
 from __future__ import annotations
@@ -16,15 +14,15 @@ import math
 import numbers
 import statistics
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from functools import lru_cache
 
 import torch
 from torch import Tensor, nn
 
-from .datos import DIGITOS, LARGO, secuencias_digitos
-from .hub import cargar_archivo, dispositivo
-from .transformer import TransformerJuguete
+from ..datos import DIGITOS, LARGO, secuencias_digitos
+from ..hilos import un_hilo
+from ..hub import cargar_archivo, dispositivo
+from ..transformer import TransformerJuguete
 
 # torch toma la semilla módulo 2³²: la de validación es la última y `semilla` no puede llegar a ella.
 SEMILLA_VALIDACION = 2**32 - 1
@@ -127,24 +125,6 @@ def entrenar_inversion(
     return _bucle_inversion(modelo, *argumentos, detener)
 
 
-@contextmanager
-def _un_hilo() -> Iterator[None]:
-    """Un solo hilo de cálculo mientras dura el bloque, en el hilo del sistema que lo ejecuta.
-
-    Con modelos tan pequeños, repartir cada operación entre núcleos ahorra poco, y si otros
-    procesos ocupan la CPU los hilos de OpenMP que se esperan entre sí la hacen 5 a 10 veces más
-    lenta. torch guarda ese número por hilo (OpenMP y MKL): los demás hilos (otras peticiones de
-    Gradio) siguen como estaban, salvo uno que usara torch por primera vez justo ahora, que
-    empezaría con un hilo. Se restaura al salir, antes de cada `yield`.
-    """
-    antes = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(antes)
-
-
 def _bucle_inversion(modelo, epocas, n, lote, tasa, semilla, cada, detener) -> Iterator[dict]:
     dev = next(modelo.parameters()).device
     X, Y = (t.to(dev) for t in secuencias_digitos(n, semilla))  # (n, 8) y su inversión
@@ -187,7 +167,7 @@ def _bucle_inversion(modelo, epocas, n, lote, tasa, semilla, cada, detener) -> I
 
     try:
         while not estado["detenido"]:
-            with _un_hilo():  # Gradio puede reanudar el generador desde otro hilo: se fija en cada tramo
+            with un_hilo():  # Gradio puede reanudar el generador desde otro hilo: se fija en cada tramo
                 resultado = avanzar()
             if resultado is None:
                 return
@@ -220,65 +200,3 @@ def instantaneas(nombre: str = "inversion-digitos") -> list[tuple[dict, Transfor
     una vez por proceso y se comparten: no los mutes.
     """
     return [(dict(m), modelo) for m, modelo in _instantaneas(nombre)]
-
-
-# ---------------------------------------------------------------- imágenes (dígitos de sklearn)
-
-
-def desplazar(x: Tensor, g: torch.Generator, margen: int = 1) -> Tensor:
-    """Aumentación: cada imagen (B, 1, H, W) se corre al azar hasta `margen` px en cada eje, con ceros."""
-    B, _, H, W = x.shape
-    relleno = nn.functional.pad(x, (margen,) * 4)  # (B, 1, H + 2m, W + 2m)
-    dy, dx = torch.randint(0, 2 * margen + 1, (2, B, 1), generator=g)  # (B, 1) cada uno
-    filas, columnas = dy + torch.arange(H), dx + torch.arange(W)  # (B, H), (B, W)
-    recorte = relleno[torch.arange(B)[:, None, None], 0, filas[:, :, None], columnas[:, None, :]]  # (B, H, W)
-    return recorte.unsqueeze(1)
-
-
-def entrenar_imagenes(
-    modelo: nn.Module,
-    X: Tensor,
-    y: Tensor,
-    *,
-    epocas: int,
-    tasa: float,
-    decaimiento: float,
-    semilla: int = 0,
-    castigo: Callable[..., Tensor] | None = None,
-) -> list[float]:
-    """AdamW con un ciclo de tasa (OneCycle), lotes de 64 y desplazamientos de ±1 px.
-
-    X: (N, 1, 8, 8), y: (N,). Con `castigo`, el modelo se llama con `con_pesos=True` y a la
-    entropía cruzada se suma `castigo(*compuertas)` (p. ej. el presupuesto de atención de CBAM).
-    Devuelve la entropía cruzada media de cada época (sin el castigo); deja el modelo en eval.
-    """
-    g = torch.Generator().manual_seed(semilla)
-    optimizador = torch.optim.AdamW(modelo.parameters(), lr=tasa, weight_decay=decaimiento)
-    por_epoca = math.ceil(len(X) / 64)
-    programa = torch.optim.lr_scheduler.OneCycleLR(optimizador, max_lr=tasa, total_steps=epocas * por_epoca)
-    perdidas = []
-    for _ in range(epocas):
-        modelo.train()
-        suma = 0.0
-        for indices in torch.randperm(len(X), generator=g).split(64):
-            optimizador.zero_grad()
-            x = desplazar(X[indices], g)
-            if castigo is None:
-                perdida = nn.functional.cross_entropy(modelo(x), y[indices])
-                perdida.backward()
-            else:
-                logits, *compuertas = modelo(x, con_pesos=True)
-                perdida = nn.functional.cross_entropy(logits, y[indices])
-                (perdida + castigo(*compuertas)).backward()
-            optimizador.step()
-            programa.step()
-            suma += perdida.item() * len(indices)
-        perdidas.append(suma / len(X))
-    modelo.eval()
-    return perdidas
-
-
-if __name__ == "__main__":  # `python -m modelos.entrenar NOMBRE`: la línea de comandos vive en recetas.py
-    from modelos.recetas import main
-
-    raise SystemExit(main())

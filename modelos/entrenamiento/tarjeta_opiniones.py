@@ -1,8 +1,9 @@
-"""Las partes de la tarjeta de `clasificador-opiniones` (la arma `modelos.tarjeta`)."""
+"""Las partes de la tarjeta de `clasificador-opiniones` (la arma `modelos.entrenamiento.tarjetas`)."""
 
 from __future__ import annotations
 
-from .opiniones import SEMILLAS, TAMANOS, particiones
+from ..opiniones import SEMILLAS, TAMANOS, particiones
+from .opiniones import vocabulario_entrenamiento
 
 TITULO = "Clasificador de opiniones con agrupación por atención"
 
@@ -29,7 +30,7 @@ ELECCION = (
     "91 % en validación, y casi todos los fallos eran un atenuante delante del adjetivo («algo», «un poco», "
     "«demasiado»): la gramática solo los ponía con adjetivos negativos, así que delataban la etiqueta tanto como "
     "el adjetivo. Desde entonces van con las dos polaridades («algo divertida», «un poco lenta»). Las metas se "
-    "comprueban en cada corrida (`python -m modelos.entrenar` falla si no llega). La partición de prueba se midió "
+    "comprueban en cada corrida (`python -m modelos.entrenamiento` falla si no llega). La partición de prueba se midió "
     "solo con la receta ya fija."
 )
 
@@ -67,8 +68,6 @@ def datos() -> str:
 
 
 def _vocabulario() -> int:
-    from .entrenar_opiniones import vocabulario_entrenamiento
-
     return len(vocabulario_entrenamiento())
 
 
@@ -77,7 +76,7 @@ def receta(r) -> str:
     return (
         f"AdamW con una sola subida y bajada de la tasa (OneCycle, máximo {r.tasa:g}) y decaimiento de pesos "
         f"{r.decaimiento:g}; lotes de 64, entropía cruzada, {r.epocas} épocas ({pasos:,} pasos). "
-        "Es `modelos.entrenar_opiniones.entrenar_clasificador`. " + ELECCION
+        "Es `modelos.entrenamiento.opiniones.entrenar_clasificador`. " + ELECCION
     )
 
 
@@ -88,7 +87,7 @@ def tabla(m: dict, r) -> str:
     return "\n".join(
         [
             f"Medido en la partición de prueba ({m['n']:,} frases que el entrenamiento no vio; "
-            "`modelos.entrenar_opiniones.medir`).\n",
+            "`modelos.entrenamiento.opiniones.medir`).\n",
             "| medida | valor | meta |",
             "|---|---|---|",
             fila("exactitud", "prueba", "n", f"≥ {r.meta:.0%}"),

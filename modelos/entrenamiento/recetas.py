@@ -1,30 +1,29 @@
-"""Las recetas de los checkpoints incluidos y la línea de comandos que los escribe.
+"""Las recetas de los checkpoints incluidos: cómo se entrena y se mide cada uno.
 
-    python -m modelos.entrenar NOMBRE   ->   checkpoints/NOMBRE/{config.json, model.safetensors, README.md}
-
-En la CPU, con un hilo, semilla 0 y `torch.use_deterministic_algorithms(True)`:
-en la misma máquina y versión de torch, los pesos salen iguales bit a bit.
+`python -m modelos.entrenamiento NOMBRE` (en `__main__.py`) entrena con la receta y escribe
+checkpoints/NOMBRE/. En la CPU, con un hilo, semilla 0 y `torch.use_deterministic_algorithms(True)`:
+en la misma máquina y versión de torch, los pesos salen iguales bit a bit. Aquí también está el
+bucle de la lección, como vara de medir la receta de inversion-digitos.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
+import statistics
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 
 import torch
 from torch import Tensor, nn
 
-from .clasificador import ClasificadorAtencion
-from .datos import digitos_sklearn
-from .entrenar import entrenar_imagenes, entrenar_inversion, exactitud, validacion_inversion
-from .hub import CARPETA
-from .transformer import TransformerJuguete
-from .visual import RedCBAM
-from .vit import ViTDiminuto
+from ..clasificador import ClasificadorAtencion
+from ..datos import digitos_sklearn, secuencias_digitos
+from ..transformer import TransformerJuguete
+from ..visual import RedCBAM
+from ..vit import ViTDiminuto
+from .imagenes import entrenar_imagenes
+from .inversion import entrenar_inversion, exactitud, validacion_inversion
+from .opiniones import entrenar_opiniones, vocabulario_entrenamiento
 
 # ---------------------------------------------------------------- recetas de los checkpoints
 
@@ -52,15 +51,17 @@ class Receta:
 
 
 RECETAS: dict[str, Receta] = {
-    # Adam 1e-3 como en la lección, pero 160 pasos en vez de 313: pasa de no saber a invertir entre los
-    # pasos 60 y 100 y a los 120 ya acierta todo. Una instantánea cada 20 pasos.
+    # La receta de la lección: 20,000 secuencias de la semilla 0, lotes de 64, Adam 1e-3, 2 épocas (626 pasos).
+    # Pasa de no saber a invertir entre los pasos 40 y 100; el resto baja la pérdida. Instantáneas cada 20
+    # pasos hasta el 160 y al final de cada época (313 y 626).
     "inversion-digitos": Receta(
-        TransformerJuguete, {}, 1, 1e-3, 10_240, instantaneas=tuple(range(0, 161, 20)), meta=0.995
+        TransformerJuguete, {}, 2, 1e-3, 20_000, instantaneas=(*range(0, 161, 20), 313, 626), meta=0.995
     ),
-    "inversion-digitos-sin-posicion": Receta(TransformerJuguete, {"con_posicion": False}, 1, 1e-3, 10_240),
+    # El contraste de la lección, con la misma receta: sin posición se queda en ≈ 32 % de los dígitos.
+    "inversion-digitos-sin-posicion": Receta(TransformerJuguete, {"con_posicion": False}, 2, 1e-3, 20_000),
     # Sin castigo, las compuertas se saturan (m ≈ 1 en todo el dígito, w ≈ 1 salvo dos canales) y no enseñan
     # nada. Con un presupuesto (m: media ≤ 0.5 por imagen, la fracción de píxeles con algo de tinta; w: ≤ 0.35)
-    # la red tiene que elegir dónde y en qué canales mirar. Elegido en una validación apartada (tarjeta.py).
+    # la red tiene que elegir dónde y en qué canales mirar. Elegido en una validación apartada (tarjetas.py).
     "cbam-digitos": Receta(
         RedCBAM, {}, 30, 3e-3, decaimiento=1e-4, meta=0.97, castigo=1.0, presupuesto_mapa=0.5, presupuesto_canal=0.35
     ),
@@ -93,12 +94,13 @@ def construir(nombre: str, semilla: int = 0) -> nn.Module:
     receta = RECETAS[nombre]
     config = receta.config
     if receta.clase is ClasificadorAtencion:  # el tamaño del vocabulario sale de los datos
-        from .entrenar_opiniones import vocabulario_entrenamiento
-
         config = {"vocabulario": len(vocabulario_entrenamiento()), **config}
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(semilla)
         return receta.clase(**config)
+
+
+EJEMPLO_LECCION = (8, 3, 3, 9, 6, 9, 4, 0)  # la que invierte la lección tras entrenar
 
 
 def _medir_secuencias(modelo: nn.Module) -> dict:
@@ -114,6 +116,30 @@ def _medir_secuencias(modelo: nn.Module) -> dict:
     }
 
 
+def probabilidades(modelo: nn.Module, X: Tensor, Y: Tensor) -> dict:
+    """Cuánto se fía el modelo de sus dígitos: X, Y (N, L) -> medias y mínimos de probabilidad.
+
+    "correcta": la media de la probabilidad que da al dígito correcto; "predicha_minima": la más
+    baja que da a un dígito que predice; "correcta_minima": la más baja que da al correcto.
+    """
+    with torch.inference_mode():
+        p = modelo(X).softmax(dim=-1)  # (N, L, 10)
+    correcta = p.gather(-1, Y.unsqueeze(-1)).squeeze(-1)  # (N, L)
+    return {
+        "correcta": correcta.mean().item(),
+        "correcta_minima": correcta.min().item(),
+        "predicha_minima": p.amax(dim=-1).min().item(),
+    }
+
+
+def ejemplo_leccion(modelo: nn.Module) -> tuple[list[int], list[int], list[float]]:
+    """La secuencia que invierte la lección (8 3 3 9 6 9 4 0): (entrada, predicción, probabilidad de cada dígito)."""
+    x = torch.tensor([EJEMPLO_LECCION])  # (1, 8)
+    with torch.inference_mode():
+        p = modelo(x)[0].softmax(dim=-1).max(dim=-1)  # valores y argmax, (8,)
+    return list(EJEMPLO_LECCION), p.indices.tolist(), p.values.tolist()
+
+
 def _entrenar_secuencias(nombre: str, receta: Receta, epocas: int) -> Resultado:
     modelo = construir(nombre)
     n, lote = receta.secuencias_por_epoca, 64
@@ -127,13 +153,19 @@ def _entrenar_secuencias(nombre: str, receta: Receta, epocas: int) -> Resultado:
 
     if 0 in receta.instantaneas:
         tomar(0)
-    # Informes solo donde hace falta una instantánea (o al final de cada época): medir cuesta.
-    cada = math.gcd(*receta.instantaneas) or por_epoca
+    # Informes solo donde hace falta una instantánea (el final de cada época siempre informa): medir cuesta.
+    cada = math.gcd(*(p for p in receta.instantaneas if p % por_epoca)) or por_epoca
+    suma, anterior = [0.0] * epocas, 0  # la pérdida de entrenamiento de cada época, como la imprime la lección
     for informe in entrenar_inversion(modelo, epocas=epocas, secuencias_por_epoca=n, tasa=receta.tasa, cada=cada):
+        suma[informe["epoca"] - 1] += informe["perdida"] * (informe["paso"] - anterior)  # media desde el anterior
+        anterior = informe["paso"]
         if informe["paso"] in receta.instantaneas:
             tomar(informe["paso"])
     final = tomas[-1][0] if tomas and tomas[-1][0]["paso"] == epocas * por_epoca else _medir_secuencias(modelo)
     metricas = {k: final[k] for k in ("perdida", "digitos", "secuencias")}
+    metricas["perdidas_entrenamiento"] = [s / por_epoca for s in suma]
+    metricas["probabilidades"] = probabilidades(modelo, *validacion_inversion())
+    metricas["ejemplo"] = ejemplo_leccion(modelo)
     return Resultado(modelo, metricas, instantaneas=tomas)
 
 
@@ -186,10 +218,6 @@ def _entrenar_imagenes(nombre: str, receta: Receta, epocas: int) -> Resultado:
 
 
 def _entrenar_opiniones(nombre: str, receta: Receta, epocas: int) -> Resultado:
-    from dataclasses import replace
-
-    from .entrenar_opiniones import entrenar_opiniones, vocabulario_entrenamiento
-
     modelo = construir(nombre)
     metricas = entrenar_opiniones(modelo, replace(receta, epocas=epocas))
     return Resultado(modelo, metricas, archivos={"vocabulario.json": vocabulario_entrenamiento().a_json()})
@@ -208,68 +236,59 @@ def entrenar(nombre: str, epocas: int | None = None) -> Resultado:
     return resultado
 
 
-# ---------------------------------------------------------------- línea de comandos
+# ---------------------------------------------------------------- frente al bucle de la lección
 
 
-def guardar(nombre: str, resultado: Resultado, carpeta: Path, comparacion: dict | None = None) -> None:
-    """config.json y model.safetensors (del mixin), las instantáneas y otros archivos si los hay, y la tarjeta."""
-    from safetensors.torch import save_file
+def bucle_leccion(epocas: int = 2) -> tuple[float, float]:
+    """El bucle de la lección, como vara de medir: (segundos, exactitud por secuencia).
 
-    from . import tarjeta
+    20,000 secuencias, DataLoader con shuffle, lote 64, Adam 1e-3 y la validación al final de cada época.
+    """
+    from torch.utils.data import DataLoader, TensorDataset
 
-    carpeta.mkdir(parents=True, exist_ok=True)
-    resultado.modelo.save_pretrained(carpeta)
-    if resultado.instantaneas:
-        tensores = {
-            f"{m['indice']}/{k}": v.contiguous() for m, pesos in resultado.instantaneas for k, v in pesos.items()
-        }
-        save_file(tensores, carpeta / "instantaneas.safetensors", metadata={"format": "pt"})
-        metricas = json.dumps([m for m, _ in resultado.instantaneas], indent=1, ensure_ascii=False)
-        (carpeta / "instantaneas.json").write_text(metricas + "\n", encoding="utf-8")
-    for archivo, texto in resultado.archivos.items():
-        (carpeta / archivo).write_text(texto, encoding="utf-8")
-    tarjeta.escribir(carpeta, nombre, resultado, RECETAS[nombre], comparacion)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from . import tarjeta
-
-    parser = argparse.ArgumentParser(
-        prog="python -m modelos.entrenar",
-        description="Entrena un checkpoint incluido, de forma determinista en la CPU, y escribe CARPETA/NOMBRE/.",
-    )
-    parser.add_argument("nombre", choices=list(RECETAS))
-    parser.add_argument("--carpeta", type=Path, default=CARPETA, help="por omisión, checkpoints/ del repositorio")
-    args = parser.parse_args(argv)
-    torch.use_deterministic_algorithms(True)  # solo en este proceso: la app no pasa por aquí
-    # Un hilo: los pesos no dependen de cuántos núcleos haya, y estos modelos diminutos apenas ganan con más.
-    torch.set_num_threads(1)
-    comparacion = None
-    if args.nombre == "inversion-digitos":
-        print("Midiendo frente al bucle de la lección (3 corridas de cada uno, alternadas)…", flush=True)
-        comparacion = tarjeta.comparar_con_leccion(3)
-        resultado = comparacion.pop("resultado")  # la última de las 3 corridas, idénticas
-        resultado.segundos = comparacion["nuestra"]
-    else:
-        resultado = entrenar(args.nombre)
-    guardar(args.nombre, resultado, args.carpeta / args.nombre, comparacion)
-    medidas = "  ".join(f"{k} {v:.4f}" for k, v in resultado.metricas.items())
-    print(f"{args.nombre}: {medidas}  ({resultado.segundos:.2f} s) -> {args.carpeta / args.nombre}")
-    if comparacion:
-        print(f"Razón frente al bucle de la lección: {comparacion['razon']:.2f}")
-    receta = RECETAS[args.nombre]
-    logrado = resultado.metricas.get("secuencias", resultado.metricas.get("prueba", 0.0))
-    if logrado < receta.meta:
-        print(f"AVISO: {logrado:.2%} no llega a la meta de {receta.meta:.1%}.")
-        return 1
-    if resultado.metricas.get("clave", 1.0) < receta.meta_clave:
-        print(
-            f"AVISO: la agrupación pesa más la palabra clave en {resultado.metricas['clave']:.2%} de las frases; "
-            f"la meta es {receta.meta_clave:.0%}."
-        )
-        return 1
-    return 0
+    inicio = time.perf_counter()
+    X, Y = secuencias_digitos(20_000, 0)
+    X_val, Y_val = validacion_inversion()
+    modelo = construir("inversion-digitos")
+    cargador = DataLoader(TensorDataset(X, Y), batch_size=64, shuffle=True, generator=torch.Generator().manual_seed(0))
+    optimizador = torch.optim.Adam(modelo.parameters(), lr=1e-3)
+    for _ in range(epocas):
+        modelo.train()
+        for x, y in cargador:
+            optimizador.zero_grad()
+            nn.functional.cross_entropy(modelo(x).transpose(1, 2), y).backward()
+            optimizador.step()
+        _, secuencias = exactitud(modelo.eval(), X_val, Y_val)
+    return time.perf_counter() - inicio, secuencias
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def comparar_con_leccion(repeticiones: int = 3, epocas_leccion: int = 2) -> dict:
+    """Medianas de corridas alternadas de la receta de inversion-digitos y del bucle de la lección.
+
+    Las dos hacen lo mismo (20,000 secuencias, lote 64, Adam 1e-3, 2 épocas); la receta además
+    valida cada 20 pasos y guarda instantáneas, y baraja con `randperm` en vez de un DataLoader.
+    Mide el tiempo de reloj y el de CPU del proceso (este varía menos si otros procesos comparten
+    la máquina). Comprueba de paso el determinismo: todas las corridas dan los mismos pesos. En
+    "resultado" va el `Resultado` de la última corrida de la receta.
+    """
+    # La primera pasada de torch prepara núcleos y memoria: que no le cueste a ninguno de los dos.
+    list(entrenar_inversion(construir("inversion-digitos"), epocas=1, secuencias_por_epoca=640))
+    medidas: dict[str, list[float]] = {"nuestra": [], "leccion": [], "nuestra_cpu": [], "leccion_cpu": []}
+    pesos = []
+    for _ in range(repeticiones):
+        cpu = time.process_time()
+        r = entrenar("inversion-digitos")
+        medidas["nuestra_cpu"].append(time.process_time() - cpu)
+        medidas["nuestra"].append(r.segundos)
+        pesos.append(r.modelo.state_dict())
+        cpu, reloj = time.process_time(), time.perf_counter()
+        bucle_leccion(epocas_leccion)
+        medidas["leccion_cpu"].append(time.process_time() - cpu)
+        medidas["leccion"].append(time.perf_counter() - reloj)
+    c: dict = {k: statistics.median(v) for k, v in medidas.items()}
+    c["razon"], c["razon_cpu"] = c["nuestra"] / c["leccion"], c["nuestra_cpu"] / c["leccion_cpu"]
+    c["iguales"] = all(torch.equal(p[k], pesos[0][k]) for p in pesos for k in p)
+    c["pasos"] = RECETAS["inversion-digitos"].epocas * -(-RECETAS["inversion-digitos"].secuencias_por_epoca // 64)
+    c["repeticiones"], c["hilos"], c["resultado"] = repeticiones, torch.get_num_threads(), r
+    c["epocas_leccion"] = epocas_leccion
+    return c
