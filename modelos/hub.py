@@ -124,7 +124,7 @@ def dispositivo_pesado() -> torch.device:
 @dataclass(frozen=True)
 class Checkpoint:
     nombre: str
-    clase: str  # nombre de la clase en `modelos`
+    clase: str  # nombre de la clase, una de `CLASES`
     revision: str | None  # commit del Hub fijado; None si aún no se publicó
 
     @property
