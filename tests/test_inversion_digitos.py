@@ -141,10 +141,10 @@ def test_los_controles_ofrecen_solo_los_bloques_y_cabezas_del_modelo():
     # En la página, «Bloque» y «Cabeza» llegan solo hasta lo que tiene el modelo elegido (la lección: 1 y 2).
     assert forma("con-posicion") == (1, 2) and forma("sin-posicion") == (1, 2)
     assert forma("el-mio") == (1, 2)  # sin entrenar todavía: como el de la lección
-    assert [v for _, v in opciones_cabeza(2)] == ["promedio", "1", "2"]
+    assert [v for _, v in opciones_cabeza(2)] == ["1", "2", "promedio"]
     bloque, cabeza = _ajustar_controles("con-posicion", None, 3, "4")
     assert bloque["value"] == 1 and bloque["interactive"] is False and "tiene 1 bloque" in bloque["label"]
-    assert [v for _, v in cabeza["choices"]] == ["promedio", "1", "2"] and cabeza["value"] == "promedio"
+    assert [v for _, v in cabeza["choices"]] == ["1", "2", "promedio"] and cabeza["value"] == "1"
     estado = {"config": {"d_modelo": 32, "cabezas": 4, "bloques": 2, "con_posicion": True}, "pesos": None}
     estado["pesos"] = modelos.TransformerJuguete(**estado["config"]).state_dict()
     assert forma("el-mio", estado) == (2, 4)
@@ -156,6 +156,15 @@ def test_los_controles_ofrecen_solo_los_bloques_y_cabezas_del_modelo():
 def test_cada_cabeza_y_el_promedio():
     _, _, pesos = predecir(modelos.cargar("inversion-digitos"), LECCION)
     assert np.allclose(mapa(pesos, 0, None), (mapa(pesos, 0, 0) + mapa(pesos, 0, 1)) / 2)
+
+
+def test_abre_en_la_figura_de_la_leccion_la_cabeza_1():
+    """La lección dibuja `pesos[0, 0]`: la primera cabeza del único bloque, con la antidiagonal."""
+    _, figura, _ = calcular()
+    assert "cabeza 1 de 2" in figura.titulo
+    _, _, pesos = predecir(modelos.cargar("inversion-digitos"), LECCION)
+    assert np.array_equal(figura.matriz, mapa(pesos, 0, 0))
+    assert list(figura.matriz.argmax(axis=1)) == list(range(7, -1, -1))
 
 
 def test_la_vista_no_muta_el_modelo_compartido():
@@ -177,9 +186,10 @@ def test_la_tabla_marca_cada_digito():
 @pytest.mark.parametrize(
     "kw, modelo, cabeza",
     [
-        ({}, "inversion-digitos", None),
-        ({"modelo": "sin-posicion"}, "inversion-digitos-sin-posicion", None),
+        ({}, "inversion-digitos", 0),  # abre en la cabeza 1, la de la figura de la lección
+        ({"modelo": "sin-posicion"}, "inversion-digitos-sin-posicion", 0),
         ({"cabeza": "2"}, "inversion-digitos", 1),
+        ({"cabeza": "promedio"}, "inversion-digitos", None),
     ],
 )
 def test_el_mapa_describe_la_figura_5(kw, modelo, cabeza):

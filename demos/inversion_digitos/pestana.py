@@ -34,7 +34,8 @@ from modelos.datos import DIGITOS, LARGO
 OPCIONES_MODELO = [("con posición", CON), ("sin posición", SIN), ("el mío (entrénalo abajo)", MIO)]
 MAX_BLOQUES, MAX_CABEZAS = 3, 4
 PROMEDIO = "promedio"
-OPCIONES_CABEZA = [("promedio de las cabezas", PROMEDIO)] + [(f"cabeza {h}", str(h)) for h in range(1, MAX_CABEZAS + 1)]
+PRIMERA = "1"  # la figura de la lección dibuja la primera cabeza (`pesos[0, 0]`); el promedio, a un clic
+OPCIONES_CABEZA = [(f"cabeza {h}", str(h)) for h in range(1, MAX_CABEZAS + 1)]
 
 EXPLICACION = r"""
 Un transformer de juguete (1 bloque, 2 cabezas, 13 674 parámetros) aprendió a **invertir** 8 dígitos:
@@ -91,8 +92,8 @@ def forma(modelo: str = CON, propio=None) -> tuple[int, int]:
 
 
 def opciones_cabeza(cabezas: int) -> list[tuple[str, str]]:
-    """Las opciones del control «Cabeza» para un modelo con `cabezas` cabezas: el promedio y cada una."""
-    return OPCIONES_CABEZA[: cabezas + 1]
+    """Las opciones del control «Cabeza» para un modelo con `cabezas` cabezas: cada una y el promedio."""
+    return [*OPCIONES_CABEZA[:cabezas], ("promedio de las cabezas", PROMEDIO)]
 
 
 def _ajustar_controles(modelo, propio, bloque, cabeza):
@@ -113,7 +114,7 @@ def _ajustar_controles(modelo, propio, bloque, cabeza):
             interactive=bloques > 1,
             label=f"Bloque (este modelo tiene {cuantos(bloques, 'bloque')})",
         ),
-        gr.update(choices=opciones_cabeza(cabezas), value=cabeza if cabeza in validas else PROMEDIO),
+        gr.update(choices=opciones_cabeza(cabezas), value=cabeza if cabeza in validas else PRIMERA),
     )
 
 
@@ -148,7 +149,7 @@ def _texto(digitos, prediccion, modelo, nombre, avisos) -> str:
     return "\n\n".join(partes)
 
 
-def calcular(digitos: str = LECCION, modelo: str = CON, bloque: float = 1, cabeza: str = PROMEDIO, propio=None):
+def calcular(digitos: str = LECCION, modelo: str = CON, bloque: float = 1, cabeza: str = PRIMERA, propio=None):
     """La vista: (tabla HTML de la predicción, mapa de atención, texto)."""
     entrada = leer_digitos(digitos)
     bloque_ = _entero(bloque, "El bloque", 1, MAX_BLOQUES) - 1
@@ -201,7 +202,7 @@ def construir() -> Vista:
                     interactive=bloques > 1,
                     label=f"Bloque (este modelo tiene {cuantos(bloques, 'bloque')})",
                 )
-                cabeza = Opcion(opciones_cabeza(cabezas), value=PROMEDIO, label="Cabeza")
+                cabeza = Opcion(opciones_cabeza(cabezas), value=PRIMERA, label="Cabeza (la lección dibuja la 1)")
     propio = gr.State(None)
     with gr.Row():
         with gr.Column():
