@@ -12,7 +12,7 @@ from torch.nn import functional as F
 from demos.comun.pantalla import a_json
 from demos.mascara_causal.convenciones import MANERAS, calcular_convenciones, multihead_sin_pesos
 from modelos.convenciones import NOTA_MODELOS
-from tests.test_navegador import fuente_figura, pagina  # noqa: F401 (la página de Chromium)
+from tests.ayuda_navegador import fuente_figura
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +22,9 @@ def seccion():
 
 def test_la_misma_mascara_escrita_al_reves_en_pytorch_y_en_hugging_face(seccion):
     mascaras, _, _, _ = seccion
+    # Cada valor va en código (`True`, `1`): es la máscara como la escribe Python, no una palabra en inglés.
+    assert all(v.startswith("`") and v.endswith("`") for fila in mascaras for v in fila[2:])
+    mascaras = [[*fila[:2], *(v.strip("`") for v in fila[2:])] for fila in mascaras]
     frase_2 = {fila[1].split(",")[0]: fila[2:] for fila in mascaras[3:6]}  # la frase de 3 palabras y 2 de relleno
     assert frase_2["PyTorch"] == ["False", "False", "False", "True", "True"]  # True = ignorar
     assert frase_2["Hugging Face"] == ["1", "1", "1", "0", "0"]  # 1 = conservar
@@ -70,7 +73,7 @@ def test_el_texto_dice_la_version_de_torch_y_la_convencion_de_modelos(seccion):
 
 
 @pytest.mark.navegador
-def test_el_acordeon_se_llena_al_abrirlo_y_escribe_nan(pagina, url_app):  # noqa: F811
+def test_el_acordeon_se_llena_al_abrirlo_y_escribe_nan(pagina, url_app):
     pagina.goto(f"{url_app}demo/mascara-causal/")
     fuente_figura(pagina, "mascara-causal")
     assert pagina.get_by_text("NaN, NaN, NaN, NaN").count() == 0  # cerrado: no se calculó

@@ -51,11 +51,16 @@ def tabla_mascaras(mascaras: dict[str, torch.Tensor]) -> list[list[str]]:
     for i, n in enumerate(LARGOS):
         frase = f"{i + 1} ({n} palabras{', ' + str(L - n) + ' de relleno' if n < L else ''})"
         filas += [
-            [frase, "PyTorch, key_padding_mask: True = ignorar", *map(str, mascaras["pytorch"][i].tolist())],
-            ["", "Hugging Face, attention_mask: 1 = conservar", *map(str, mascaras["hugging_face"][i].tolist())],
-            ["", "SDPA, attn_mask booleana: True = mirar", *map(str, mascaras["sdpa"][i].tolist())],
+            [frase, "PyTorch, `key_padding_mask`: `True` = ignorar", *_codigo(mascaras["pytorch"][i])],
+            ["", "Hugging Face, `attention_mask`: `1` = conservar", *_codigo(mascaras["hugging_face"][i])],
+            ["", "SDPA, `attn_mask` booleana: `True` = mirar", *_codigo(mascaras["sdpa"][i])],
         ]
     return filas
+
+
+def _codigo(fila: torch.Tensor) -> list[str]:
+    """Cada valor como lo escribe Python, en código (`True`, `0`): es la máscara tal cual, no una palabra."""
+    return [f"`{v}`" for v in fila.tolist()]
 
 
 def figura_convenciones(pesos: dict[str, torch.Tensor], mascaras: dict[str, torch.Tensor]) -> Paneles:
@@ -142,7 +147,12 @@ def construir_convenciones() -> None:
     """El acordeón de la sección; se calcula la primera vez que se abre."""
     with gr.Accordion("Convenciones de máscaras: booleana o de 0 y 1, y la fila toda tapada", open=False) as acordeon:
         gr.Markdown(INTRO)
-        mascaras = gr.Dataframe(headers=COLUMNAS_MASCARAS, label="La misma máscara de relleno", interactive=False)
+        mascaras = gr.Dataframe(
+            headers=COLUMNAS_MASCARAS,
+            datatype="markdown",  # los valores van en código: `True` es PyTorch, no una palabra en inglés
+            label="La misma máscara de relleno",
+            interactive=False,
+        )
         figura = grafico("Pesos de la frase 2 con la máscara bien y mal puesta")
         fila = gr.Dataframe(headers=COLUMNAS_FILA, label=f"Una fila con sus {CLAVES} claves tapadas", interactive=False)
         texto = gr.Markdown()
