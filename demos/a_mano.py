@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import math
-import re
 
 import gradio as gr
 import numpy as np
 import torch
 
-from demos.comun import Deslizador, Mapa, Paneles, TablaEditable, Vista, escapar_md, explicacion, grafico, numero
+from demos.comun import (
+    Deslizador,
+    Mapa,
+    Paneles,
+    TablaEditable,
+    Vista,
+    entero,
+    escapar_md,
+    explicacion,
+    grafico,
+    lista_de_palabras,
+    numero,
+)
 
 PALABRAS = "Ana, sacó, plata"
 Q0 = [[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]  # una fila por palabra, como en la lección
@@ -35,21 +46,14 @@ palabra, escríbela y agrega una fila a Q, K y V.
 
 def leer_palabras(texto) -> list[str]:
     """«Ana, sacó, plata» o «Ana sacó plata» -> ["Ana", "sacó", "plata"]."""
-    if not isinstance(texto, str):
-        raise ValueError("Las palabras deben ser un texto, separadas por comas o espacios.")
-    if len(texto) > MAX_PALABRAS * (MAX_LETRAS + 2):
-        raise ValueError(f"El texto de las palabras es demasiado largo: caben hasta {MAX_PALABRAS} palabras.")
-    palabras = [p for p in re.split(r"[,;\s]+", texto.strip()) if p]
-    if not palabras:
-        raise ValueError("Escribe al menos una palabra (separadas por comas o espacios).")
-    if len(palabras) > MAX_PALABRAS:
-        raise ValueError(f"Hay {len(palabras)} palabras; caben de 1 a {MAX_PALABRAS}.")
-    largas = [p for p in palabras if len(p) > MAX_LETRAS]
-    if largas:
-        raise ValueError(
-            f"«{largas[0][:MAX_LETRAS]}…» es muy larga: cada palabra puede tener hasta {MAX_LETRAS} letras."
-        )
-    return palabras
+    return lista_de_palabras(
+        texto,
+        "las palabras",
+        separador="coma o espacio",
+        max_palabras=MAX_PALABRAS,
+        max_letras=MAX_LETRAS,
+        max_texto=MAX_PALABRAS * (MAX_LETRAS + 2),
+    )
 
 
 def _filas(valor) -> list:
@@ -304,13 +308,8 @@ def _figura(palabras, puntajes, pesos, salida) -> Paneles:
 def calcular(palabras: str = PALABRAS, Q=Q0, K=K0, V=V0, fila: float = 1):
     """La vista: (figura, puntajes, pesos con su suma, salida, detalle de una fila)."""
     palabras, Q, K, V = validar(palabras, Q, K, V)
-    try:
-        fila = float(fila)
-    except (TypeError, ValueError):
-        raise ValueError(f"La fila que se detalla debe ser un número entero entre 1 y {MAX_PALABRAS}.") from None
-    if not math.isfinite(fila) or fila != int(fila) or not 1 <= fila <= MAX_PALABRAS:
-        raise ValueError(f"La fila que se detalla debe ser un número entero entre 1 y {MAX_PALABRAS}.")
-    i = min(int(fila), len(palabras)) - 1  # si sobran filas en el control, se detalla la última palabra
+    fila = entero(fila, "La fila que se detalla", 1, MAX_PALABRAS)
+    i = min(fila, len(palabras)) - 1  # si sobran filas en el control, se detalla la última palabra
     puntajes, pesos, salida = atender(Q, K, V)
     etiquetas = _unicas(palabras)
     texto = detalle(i, palabras, Q, K, V, puntajes, pesos, salida)

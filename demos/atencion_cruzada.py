@@ -11,7 +11,19 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos.comun import Mapa, Numero, Opcion, Paneles, Vista, envolver, escapar_md, explicacion, grafico
+from demos.comun import (
+    Mapa,
+    Numero,
+    Opcion,
+    Paneles,
+    Vista,
+    entero,
+    envolver,
+    escapar_md,
+    explicacion,
+    grafico,
+    lista_de_palabras,
+)
 from modelos import AtencionCruzada
 
 D_MODELO, CABEZAS = 64, 4
@@ -51,32 +63,21 @@ SIN_ENTRENAR = "Sin entrenar: pesa lo que se escribe parecido; mira la forma, no
 
 def leer_frase(texto, nombre: str) -> list[str]:
     """Una frase -> sus palabras (separadas por espacios), con los límites de la pestaña."""
-    if not isinstance(texto, str):
-        raise ValueError(f"La frase {nombre} debe ser un texto.")
-    if len(texto) > MAX_TEXTO:
-        raise ValueError(f"La frase {nombre} es demasiado larga: caben hasta {MAX_PALABRAS} palabras.")
-    palabras = texto.split()
-    if not palabras:
-        raise ValueError(f"Escribe la frase {nombre} (al menos una palabra).")
-    if len(palabras) > MAX_PALABRAS:
-        raise ValueError(f"La frase {nombre} tiene {len(palabras)} palabras; caben hasta {MAX_PALABRAS}.")
-    larga = next((p for p in palabras if len(p) > MAX_LETRAS), None)
-    if larga:
-        raise ValueError(f"«{larga[:MAX_LETRAS]}…» es muy larga: cada palabra puede tener hasta {MAX_LETRAS} letras.")
-    return palabras
+    return lista_de_palabras(
+        texto,
+        f"la frase {nombre}",
+        separador="espacio",
+        max_palabras=MAX_PALABRAS,
+        max_letras=MAX_LETRAS,
+        max_texto=MAX_TEXTO,
+    )
 
 
 def validar(objetivo, fuente, proyecciones, semilla) -> tuple[list[str], list[str], str, int]:
     objetivo, fuente = leer_frase(objetivo, "objetivo"), leer_frase(fuente, "fuente")
     if proyecciones not in (IDENTIDAD, AL_AZAR):
         raise ValueError(f"Las proyecciones deben ser «{IDENTIDAD}» o «{AL_AZAR}».")
-    try:
-        s = float(semilla)
-    except (TypeError, ValueError):
-        s = math.nan
-    if not math.isfinite(s) or s != int(s) or not 0 <= s <= SEMILLA_MAX:
-        raise ValueError(f"La semilla debe ser un número entero entre 0 y {SEMILLA_MAX}.")
-    return objetivo, fuente, proyecciones, int(s)
+    return objetivo, fuente, proyecciones, entero(semilla, "La semilla", 0, SEMILLA_MAX)
 
 
 # --- vectores de palabras y la capa -------------------------------------------------------------

@@ -22,7 +22,7 @@ from demos.comun import (
     Vista,
     explicacion,
     grafico,
-    numero,
+    miles,
 )
 from demos.comun import entero as _entero
 from modelos import BloqueTransformer
@@ -134,10 +134,6 @@ def diferencia_con_pytorch(d: int, h: int, m: int, semilla: int = 0) -> float:
         return (y - suyo(x)).abs().max().item()
 
 
-def _miles(n: int) -> str:
-    return numero(n, ",.0f")
-
-
 X, ANCHO, ALTO = 3.7, 4.2, 0.64  # el tronco del bloque: centro y tamaño de sus cajas
 X_ATAJO, RADIO = 0.9, 0.32  # por dónde suben los atajos residuales; el círculo de cada suma
 
@@ -147,7 +143,7 @@ def figura_diagrama(d: int, h: int, m: int, partes: dict[str, int]) -> Diagrama:
 
     Los atajos residuales (en C2) salen de la entrada de cada paso y llegan a su suma (+).
     """
-    norma = f"{_miles(partes['LayerNorm'] // 2)} parámetros"
+    norma = f"{miles(partes['LayerNorm'] // 2)} parámetros"
     cabezas = f"{h} {'cabeza' if h == 1 else 'cabezas'}"
     cajas = [
         Caja(X, 0.5, "Embeddings + posición", ANCHO, ALTO, nota=f"entrada (L × {d})"),
@@ -159,10 +155,10 @@ def figura_diagrama(d: int, h: int, m: int, partes: dict[str, int]) -> Diagrama:
             ANCHO,
             ALTO,
             resaltada=True,
-            nota=f"{_miles(partes['Atención'])} parámetros, {cabezas}",
+            nota=f"{miles(partes['Atención'])} parámetros, {cabezas}",
         ),
         Caja(X, 4.9, "LayerNorm", ANCHO, ALTO, nota=norma),
-        Caja(X, 6.0, f"MLP ({d} → {m} → {d})", ANCHO, ALTO, nota=f"{_miles(partes['MLP'])} parámetros"),
+        Caja(X, 6.0, f"MLP ({d} → {m} → {d})", ANCHO, ALTO, nota=f"{miles(partes['MLP'])} parámetros"),
         Caja(X, 8.2, "Salida: mismo tamaño", ANCHO, ALTO, nota=f"salida (L × {d})"),
     ]
     sumas = [Caja(X, y, "+", 2 * RADIO, 2 * RADIO, redonda=True) for y in (3.8, 7.1)]
@@ -174,7 +170,7 @@ def figura_diagrama(d: int, h: int, m: int, partes: dict[str, int]) -> Diagrama:
     return Diagrama(
         tuple(tronco),
         tuple(flechas),
-        titulo=f"Un bloque transformer: {_miles(sum(partes.values()))} parámetros",
+        titulo=f"Un bloque transformer: {miles(sum(partes.values()))} parámetros",
         ancho=10.0,
         alto=8.7,
     )
@@ -184,7 +180,7 @@ def figura_barras(partes: dict[str, int]) -> Barras:
     total = sum(partes.values())
     valores = [partes[p] for p in PARTES]
     textos = tuple(
-        f"{_miles(v)} ({v / total:.1%})" if v >= 0.01 * total else f"{_miles(v)} ({v / total:.2%})" for v in valores
+        f"{miles(v)} ({v / total:.1%})" if v >= 0.01 * total else f"{miles(v)} ({v / total:.2%})" for v in valores
     )
     return Barras(
         PARTES,
@@ -203,14 +199,14 @@ def calcular(d_modelo: float = 64, cabezas: float = 4, d_mlp: float = 256):
     cuentas = desglose(d, h, m)
     nuestro, suyo, cerrada = cuentas["nuestro"], cuentas["pytorch"], formula(d, m)
     formulas = {"Atención": "4·d² + 4·d", "MLP": "2·d·d_mlp + d_mlp + d", "LayerNorm": "2 × 2·d"}
-    tabla = [[p, formulas[p], _miles(nuestro[p]), _miles(suyo[p])] for p in PARTES]
+    tabla = [[p, formulas[p], miles(nuestro[p]), miles(suyo[p])] for p in PARTES]
     total, total_suyo = sum(nuestro.values()), sum(suyo.values())
-    tabla.append(["Total", "", _miles(total), _miles(total_suyo)])
+    tabla.append(["Total", "", miles(total), miles(total_suyo)])
     igual = nuestro == suyo == cerrada
     texto = (
         f"**Igual a PyTorch: {'sí' if igual else 'no'}.** `BloqueTransformer({d}, {h}, {m})` tiene "
-        f"**{_miles(total)}** parámetros; `nn.TransformerEncoderLayer({d}, {h}, dim_feedforward={m}, dropout=0.0, "
-        f"batch_first=True, norm_first=True)` tiene **{_miles(total_suyo)}** (contados en vivo, sin reservar memoria)."
+        f"**{miles(total)}** parámetros; `nn.TransformerEncoderLayer({d}, {h}, dim_feedforward={m}, dropout=0.0, "
+        f"batch_first=True, norm_first=True)` tiene **{miles(total_suyo)}** (contados en vivo, sin reservar memoria)."
     )
     if total <= LIMITE_SALIDAS:
         texto += (

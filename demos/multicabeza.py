@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from demos.comun import C0, Deslizador, Imagen, Mapa, Numero, Paneles, Vista, explicacion, grafico, numero
+from demos.comun import C0, Deslizador, Imagen, Mapa, Numero, Paneles, Vista, explicacion, grafico, miles
 from demos.comun import entero as _entero
 from modelos import AtencionMulticabeza
 
@@ -165,10 +165,6 @@ def _figura(pesos: np.ndarray) -> Paneles:
     return Paneles(tuple(figuras), columnas=columnas, titulo=TITULO_FIGURA, alto_fila=alto_fila)
 
 
-def _miles(n: int) -> str:
-    return numero(n, ",.0f")  # 13 674: espacio fino de miles, como en todas las pestañas
-
-
 def _si_no(dif: float) -> str:
     return "sí" if dif <= TOLERANCIA else "no"
 
@@ -190,8 +186,8 @@ def calcular(d_modelo: float = 16, cabezas: float = 4, largo: float = 5, semilla
     iguales = "los mismos" if r["total"] == r["total_oficial"] else "distintos de los"
     texto = (
         f"Cada una de las **{h} cabezas** recibe **{d} / {h} = {d // h} columnas** de Q, K y V y divide sus "
-        f"puntajes por √{d // h}. Los parámetros no dependen del número de cabezas: son {_miles(r['total'])} "
-        f"con cualquier número de cabezas, {iguales} de `nn.MultiheadAttention` ({_miles(r['total_oficial'])}). "
+        f"puntajes por √{d // h}. Los parámetros no dependen del número de cabezas: son {miles(r['total'])} "
+        f"con cualquier número de cabezas, {iguales} de `nn.MultiheadAttention` ({miles(r['total_oficial'])}). "
         f"«¿Iguales?» usa la tolerancia de la lección: diferencia máxima ≤ {TOLERANCIA:g}.\n\n"
         f"La capa no está entrenada: sus pesos salen de números al azar (el más alto es {r['pesos_figura'].max():.2f}; "
         f"parejos serían 1/{L} = {1 / L:.2f}), así que la escala de color va de 0 al peso más alto. "

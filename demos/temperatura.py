@@ -18,10 +18,13 @@ from demos.comun import (
     Referencia,
     Serie,
     Vista,
+    entero,
     escapar_md,
     explicacion,
     grafico,
-    numero,
+    lista_de_palabras,
+    miles,
+    real,
 )
 
 PALABRAS = "plata, sacó, Ana, del"
@@ -69,15 +72,14 @@ def _texto(valor, nombre: str) -> str:
 
 def leer_palabras(texto) -> list[str]:
     """«plata, sacó, Ana, del» -> ["plata", "sacó", "Ana", "del"]."""
-    palabras = [p.strip() for p in _texto(texto, "las palabras").split(",")]
-    if len(palabras) > MAX_PALABRAS:
-        raise ValueError(f"Hay {len(palabras)} palabras: se aceptan a lo sumo {MAX_PALABRAS}.")
-    for i, p in enumerate(palabras, start=1):
-        if not p:
-            raise ValueError(f"La palabra {i} está vacía: sepáralas con una sola coma, sin coma al final.")
-        if len(p) > MAX_LARGO_PALABRA:
-            raise ValueError(f"La palabra {i} tiene {len(p)} caracteres: se aceptan a lo sumo {MAX_LARGO_PALABRA}.")
-    return palabras
+    return lista_de_palabras(
+        texto,
+        "las palabras",
+        separador="coma",
+        max_palabras=MAX_PALABRAS,
+        max_letras=MAX_LARGO_PALABRA,
+        max_texto=MAX_TEXTO,
+    )
 
 
 def leer_puntajes(texto) -> list[float]:
@@ -97,17 +99,6 @@ def leer_puntajes(texto) -> list[float]:
             raise ValueError(f"El puntaje {i} debe ser un número finito entre −{MAX_PUNTAJE:g} y {MAX_PUNTAJE:g}.")
         puntajes.append(x)
     return puntajes
-
-
-def _numero(x, nombre: str, lo: float, hi: float, entero: bool = False) -> float:
-    tipo = "un número entero" if entero else "un número"
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{nombre} debe ser {tipo} entre {lo:g} y {hi:g}.") from None
-    if not math.isfinite(x) or not lo <= x <= hi or (entero and x != int(x)):
-        raise ValueError(f"{nombre} debe ser {tipo} entre {lo:g} y {hi:g}; llegó {x:g}.")
-    return int(x) if entero else x
 
 
 # --- cálculo -------------------------------------------------------------------------------------
@@ -130,11 +121,6 @@ def muestrear(p: np.ndarray, n: int, semilla: int) -> np.ndarray:
     g = torch.Generator().manual_seed(semilla)
     fichas = torch.multinomial(torch.as_tensor(p), n, replacement=True, generator=g)  # (n,)
     return torch.bincount(fichas, minlength=len(p)).numpy()
-
-
-def _miles(x) -> str:
-    """10000 -> «10 000» (espacio fino: en español la coma es decimal)."""
-    return numero(int(x), ",.0f")
 
 
 # --- figuras ---------------------------------------------------------------------------------------
@@ -199,9 +185,9 @@ def _figura_muestreo(palabras, p, cuentas, T) -> Barras:
         categorias,
         (
             Serie("peso (probabilidad)", p, numeros=("",) * n),
-            Serie(f"frecuencia (fichas / {_miles(N)})", cuentas / N, color=C1, numeros=tuple(map(_miles, cuentas))),
+            Serie(f"frecuencia (fichas / {miles(N)})", cuentas / N, color=C1, numeros=tuple(map(miles, cuentas))),
         ),
-        titulo=f"{_miles(N)} fichas con T = {T:g}",
+        titulo=f"{miles(N)} fichas con T = {T:g}",
         eje_x=eje_x,
         eje_y="Peso o frecuencia",
         numeros=n <= 12,
@@ -219,9 +205,9 @@ def calcular(palabras: str = PALABRAS, puntajes: str = PUNTAJES, T: float = 1.0,
     s = leer_puntajes(puntajes)
     if len(lista) != len(s):
         raise ValueError(f"Hay {len(lista)} palabras y {len(s)} puntajes: debe haber un puntaje por palabra.")
-    T = _numero(T, "La temperatura T", T_MIN, T_MAX)
-    n = _numero(n, "El número de fichas N", 1, N_MAX, entero=True)
-    semilla = _numero(semilla, "La semilla", 0, SEMILLA_MAX, entero=True)
+    T = real(T, "La temperatura T", T_MIN, T_MAX)
+    n = entero(n, "El número de fichas N", 1, N_MAX)
+    semilla = entero(semilla, "La semilla", 0, SEMILLA_MAX)
 
     p = pesos(s, T)
     cuentas = muestrear(p, n, semilla)
@@ -236,7 +222,7 @@ def calcular(palabras: str = PALABRAS, puntajes: str = PUNTAJES, T: float = 1.0,
         f"Con T = {T:g}, la entropía es **{H:.2f} bits** (de 0 a log₂ {len(lista)} = {H_max:.2f}): los pesos "
         f"están tan repartidos como si se eligiera al azar entre **{2**H:.1f}** palabras parejas. "
         f"La palabra con más peso, «{escapar_md(lista[int(p.argmax())])}», se lleva {p.max():.2f}; "
-        f"en {_miles(n)} fichas salió {_miles(veces)} {'vez' if veces == 1 else 'veces'}.\n\n{PUENTE}"
+        f"en {miles(n)} fichas salió {miles(veces)} {'vez' if veces == 1 else 'veces'}.\n\n{PUENTE}"
     )
     return (
         _figura_barras(lista, p, T),

@@ -93,6 +93,20 @@ def navegador():
         b.close()
 
 
+@pytest.fixture
+def pagina(navegador):
+    """Una página nueva de Chromium que junta los errores de la consola (sin el ruido del navegador)."""
+    from tests.ayuda_navegador import RUIDO
+
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
+    pg = contexto.new_page()
+    pg.errores = []
+    pg.on("console", lambda m: m.type == "error" and not RUIDO.search(m.text) and pg.errores.append(m.text))
+    pg.on("pageerror", lambda e: pg.errores.append(str(e)))
+    yield pg
+    contexto.close()
+
+
 def espera_error(cliente, api_name: str, **kwargs) -> str:
     """Llama al endpoint esperando un error de la app; devuelve su mensaje (en español)."""
     from gradio_client.exceptions import AppError

@@ -1,5 +1,7 @@
 """La pestaña «Atención a mano» reproduce los números de la lección y rechaza tablas mal formadas."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -183,7 +185,7 @@ def test_entrada_mala_da_valueerror_en_espanol(kw, mensaje):
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     figura, puntajes, pesos, salida, texto = cliente.predict(api_name="/a_mano")
-    assert figura
+    assert [t["type"] for t in json.loads(figura["plot"])["data"]] == ["heatmap"] * 4  # puntajes, pesos, sumas, salida
     assert _numeros(puntajes) == PUNTAJES_LECCION
     assert [f[:-1] for f in _numeros(pesos)] == PESOS_LECCION
     assert _numeros(salida) == SALIDA_LECCION

@@ -16,8 +16,8 @@ from demos.clasificador_atencion.pestana import EJEMPLOS, VACIA, calcular, model
 from demos.comun.figuras import Imagen, Mapa
 from demos.comun.pantalla import a_json
 from modelos.prediccion import predecir
+from tests.ayuda_navegador import espera_cambio, fuente_figura
 from tests.conftest import espera_error
-from tests.test_navegador import espera_cambio, fuente_figura, pagina  # noqa: F401 (la página de Chromium)
 
 NEGADA = "La película no fue aburrida."  # fichas: La película no fue aburrida .
 
@@ -201,7 +201,7 @@ def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
 
 
 @pytest.mark.navegador
-def test_en_el_navegador_quitar_una_palabra_y_cambiar_de_frase(pagina, url_app):  # noqa: F811
+def test_en_el_navegador_quitar_una_palabra_y_cambiar_de_frase(pagina, url_app):
     """La URL fija la frase y sus palabras llegan al desplegable; quitar «no» da dos filas; un ejemplo vuelve a
     «ninguna» con las palabras de la frase nueva."""
     id_ = "clasificador-atencion"

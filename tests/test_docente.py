@@ -17,8 +17,8 @@ import re
 import pytest
 
 from demos import GRUPOS
+from tests.ayuda_navegador import CAPTURAS, fuente_figura
 from tests.conftest import RAIZ
-from tests.test_navegador import CAPTURAS, fuente_figura
 
 pytestmark = pytest.mark.navegador
 

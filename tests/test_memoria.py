@@ -1,5 +1,7 @@
 """La pestaña «Memoria O(n²)»: la tabla de la lección y la medición en vivo."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -137,7 +139,7 @@ def test_medicion_rechaza_entrada_mala(largo_maximo, tipo, mensaje):
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     figura, tabla, texto = cliente.predict(api_name="/memoria")
-    assert figura
+    assert json.loads(figura["plot"])["layout"]["title"]["text"].startswith("Pesos de atención en float32: pendiente 2")
     assert [f[2] for f in tabla["data"]] == MB_LECCION
 
 

@@ -1,5 +1,6 @@
 """La pestaña «Multicabeza» da lo mismo que nn.MultiheadAttention con los mismos pesos."""
 
+import json
 import threading
 
 import numpy as np
@@ -159,7 +160,7 @@ def test_entrada_mala_da_valueerror_en_espanol(kw, mensaje):
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     figura, comprobacion, tabla, texto = cliente.predict(api_name="/multicabeza")
-    assert figura
+    assert [a["text"] for a in json.loads(figura["plot"])["layout"]["annotations"]][:2] == ["Cabeza 1", "Cabeza 2"]
     assert [fila[1] for fila in comprobacion["data"]] == ["sí", "sí"]
     assert [fila[2] for fila in tabla["data"]] == [816, 272, 1088, 1088]
 

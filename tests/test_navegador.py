@@ -16,25 +16,10 @@ import gradio as gr
 import pytest
 
 from demos import PESTANAS
+from tests.ayuda_navegador import CAPTURAS, ESPERA_MS, espera_cambio, fuente_figura
 from tests.conftest import RAIZ, puerto_libre
 
 pytestmark = pytest.mark.navegador
-
-CAPTURAS = RAIZ / "artefactos" / "capturas"
-ESPERA_MS = 30_000
-# Ruido de fondo que no es de la app: recursos que el navegador pide por su cuenta.
-RUIDO = re.compile(r"favicon|manifest\.json|Failed to load resource.*404")
-
-
-@pytest.fixture
-def pagina(navegador):
-    contexto = navegador.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
-    pg = contexto.new_page()
-    pg.errores = []
-    pg.on("console", lambda m: m.type == "error" and not RUIDO.search(m.text) and pg.errores.append(m.text))
-    pg.on("pageerror", lambda e: pg.errores.append(str(e)))
-    yield pg
-    contexto.close()
 
 
 def vista_de(id_: str):
@@ -63,32 +48,6 @@ def escribir(pg, id_: str, ajustes: dict[str, str]) -> None:
             caja.press("Enter" if (c.lines or 1) == 1 else "Tab")
         else:
             raise AssertionError(f"{id_}: no sé escribir en un {type(c).__name__} ({nombre})")
-
-
-# Lo que dibuja la primera figura de la pestaña: los datos de sus trazos de Plotly (o el src de una imagen).
-# customdata lleva los nombres que dice la pista: otras palabras con los mismos números cambian la figura.
-FIRMA = """(sel) => {
-  const g = document.querySelector(sel + " .js-plotly-plot");
-  if (g && g.data && g.data.length)
-    return JSON.stringify(g.data.map(t => [t.z, t.y, t.x, t.text, t.source, t.customdata]));
-  const i = document.querySelector(sel + " img");
-  return i && i.src ? i.src : null;
-}"""
-
-
-def fuente_figura(pg, id_: str) -> str:
-    """Espera a que la primera figura de la pestaña tenga datos dibujados y devuelve su firma."""
-    sel = f"#{id_}-figura1"
-    pg.wait_for_function(f"(sel) => ({FIRMA})(sel) !== null", arg=sel, timeout=ESPERA_MS)
-    return pg.evaluate(FIRMA, sel)
-
-
-def espera_cambio(pg, id_: str, antes: str) -> None:
-    pg.wait_for_function(
-        f"([sel, antes]) => {{ const f = ({FIRMA})(sel); return f !== null && f !== antes; }}",
-        arg=[f"#{id_}-figura1", antes],
-        timeout=ESPERA_MS,
-    )
 
 
 def textos_aviso(pg) -> str:

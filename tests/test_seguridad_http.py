@@ -95,7 +95,7 @@ def test_413_en_espanol_y_las_subidas_tienen_su_propio_limite(url_app):
 
 def test_todo_se_sirve_con_nosniff(url_app, cliente):
     *_, tabla, _, _ = cliente.predict(api_name="/temperatura")
-    assert tabla
+    assert [fila[0] for fila in tabla["data"]] == ["plata", "sacó", "Ana", "del"]  # la vista inicial, servida
     for ruta in ("", "config", "demo/escalado/", "gradio_api/info", "theme.css"):
         r = httpx.get(f"{url_app}{ruta}", timeout=60)
         assert r.headers.get("x-content-type-options") == "nosniff", ruta

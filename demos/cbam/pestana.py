@@ -14,8 +14,6 @@ from demos.comun import (
     C0,
     GRIS,
     ORIGEN_PRUEBA,
-    PISTA_DIBUJO,
-    Aviso,
     Barras,
     Deslizador,
     Mapa,
@@ -29,8 +27,12 @@ from demos.comun import (
     explicacion,
     grafico,
     imagen_digito,
+    lectura,
+    modelo_entrenado,
     probabilidades,
+    real,
     selector_digito,
+    vista_sin_dibujo,
 )
 
 NOMBRE = "cbam-digitos"
@@ -48,35 +50,15 @@ Aquí, la red pequeña `cbam-digitos`, entrenada con los dígitos de 8 × 8 de s
 """
 
 
-def _modelo():
-    try:
-        return modelos.cargar(NOMBRE)
-    except Exception:
-        raise ValueError(
-            f"El modelo «{NOMBRE}» no está disponible todavía (falta su checkpoint). "
-            f"Genéralo con `python -m modelos.entrenar {NOMBRE}`."
-        ) from None
-
-
 def _interruptor(valor: Any, nombre: str) -> bool:
     if isinstance(valor, bool | np.bool_):
         return bool(valor)
     raise ValueError(f"«{nombre}» debe ser verdadero o falso; llegó {valor!s:.20}.")
 
 
-def _opacidad(valor: Any) -> float:
-    try:
-        v = float(valor)
-    except (TypeError, ValueError):
-        v = float("nan")
-    if not np.isfinite(v) or not 0 <= v <= 1:
-        raise ValueError(f"La opacidad del mapa debe ser un número entre 0 y 1; llegó {valor!s:.20}.")
-    return v
-
-
 def mirar(x: torch.Tensor, canal: bool = True, espacial: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """x (1, 1, 8, 8) en CPU -> (probabilidades (10,), pesos de canal (C,), mapa espacial (8, 8)), en CPU."""
-    modelo = _modelo()
+    modelo = modelo_entrenado(NOMBRE)
     with torch.inference_mode():
         logits, w, m = modelo(x.to(modelos.dispositivo()), con_pesos=True, canal=canal, espacial=espacial)
     return probabilidades(logits), w[0, :, 0, 0].float().cpu().numpy(), m[0, 0].float().cpu().numpy()
@@ -117,10 +99,6 @@ def _figura_pesos(p: np.ndarray, w: np.ndarray, verdadera: int | None, canal: bo
     return Paneles((barras_probabilidades(p, verdadera), pesos), columnas=2, anchos=(1, 1.9), alto_fila=300)
 
 
-def _vacias(mensaje: str) -> tuple[Aviso, Aviso]:
-    return Aviso(mensaje, "Entrada y mapa espacial"), Aviso(mensaje, "Predicción y pesos de canal")
-
-
 def calcular(
     origen: str = ORIGEN_PRUEBA,
     indice: float = 0,
@@ -131,15 +109,13 @@ def calcular(
 ):
     """La vista: (entrada y mapa espacial, predicción y pesos de canal, texto)."""
     canal, espacial = _interruptor(canal, "Rama de canal"), _interruptor(espacial, "Rama espacial")
-    opacidad = _opacidad(opacidad)
+    opacidad = real(opacidad, "La opacidad del mapa", 0, 1)
     elegido = digito_elegido(origen, indice, dibujo)
     if elegido is None:
-        return *_vacias("Dibuja un dígito en el recuadro"), PISTA_DIBUJO
+        return vista_sin_dibujo("Entrada y mapa espacial", "Predicción y pesos de canal")
     x, verdadera, descripcion = elegido
     p, w, m = mirar(x, canal, espacial)
-    prediccion = int(p.argmax())
-    veredicto = "" if verdadera is None else (" ✓ acierta" if prediccion == verdadera else f" ✗ (era {verdadera})")
-    texto = f"Para {descripcion}, la red dice **{prediccion}** con probabilidad **{p[prediccion]:.0%}**{veredicto}"
+    texto = lectura("la red", descripcion, p, verdadera)
     if canal and espacial:
         texto += "."
     else:

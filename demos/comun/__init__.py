@@ -28,12 +28,16 @@ if TYPE_CHECKING:  # la misma lista que _NOMBRES, para los editores y el grafo d
         ORIGEN_DIBUJO,
         ORIGEN_PRUEBA,
         PISTA_DIBUJO,
+        SIN_DIBUJO,
         al_elegir_digito,
         barras_probabilidades,
         digito_elegido,
         imagen_digito,
+        lectura,
+        modelo_entrenado,
         probabilidades,
         selector_digito,
+        vista_sin_dibujo,
     )
     from demos.comun.figuras import (
         C0,
@@ -57,23 +61,24 @@ if TYPE_CHECKING:  # la misma lista que _NOMBRES, para los editores y el grafo d
         Paneles,
         Referencia,
         Serie,
+        miles,
         numero,
     )
     from demos.comun.imagenes import Dibujo, Subida, abrir_imagen
     from demos.comun.seguridad import escapar_html, escapar_md
-    from demos.comun.validar import entero, palabras, real
+    from demos.comun.validar import entero, lista_de_palabras, real, uno_de
     from demos.comun.vista import Vista, a_gradio, envolver, exclusivo, explicacion, grafico, llenar_al_abrir
     from demos.comun.zerogpu import gpu
 
 _NOMBRES = {
     "controles": "Deslizador Desplegable Numero Opcion TablaEditable",
-    "digitos": "ORIGEN_DIBUJO ORIGEN_PRUEBA PISTA_DIBUJO al_elegir_digito barras_probabilidades digito_elegido "
-    "imagen_digito probabilidades selector_digito",
+    "digitos": "ORIGEN_DIBUJO ORIGEN_PRUEBA PISTA_DIBUJO SIN_DIBUJO al_elegir_digito barras_probabilidades "
+    "digito_elegido imagen_digito lectura modelo_entrenado probabilidades selector_digito vista_sin_dibujo",
     "figuras": "C0 C1 C2 C3 CLARO GRIS MAX_NUMEROS Aviso Barras Caja Curva Curvas Diagrama Flecha Histograma "
-    "Imagen Mapa Nota Paneles Referencia Serie numero",
+    "Imagen Mapa Nota Paneles Referencia Serie miles numero",
     "imagenes": "Dibujo Subida abrir_imagen",
     "seguridad": "escapar_html escapar_md",
-    "validar": "entero palabras real",
+    "validar": "entero lista_de_palabras real uno_de",
     "vista": "Vista a_gradio envolver exclusivo explicacion grafico llenar_al_abrir",
     "zerogpu": "gpu",
 }

@@ -94,7 +94,7 @@ def rechazar_invalido(payload, mensaje: str, donde: str = "?") -> None:
 
 
 class TablaEditable(gr.Dataframe):
-    """Un Dataframe que deja la validación a la función de cálculo (como los controles de `_ui`)."""
+    """Un Dataframe que deja la validación a la función de cálculo (como los controles de arriba)."""
 
     is_template = True  # el navegador lo dibuja como un Dataframe
     data_model = _CualquierTabla

@@ -13,14 +13,16 @@ import gradio as gr
 import numpy as np
 import torch
 
+import modelos
 from demos.comun.controles import Deslizador, Opcion
-from demos.comun.figuras import C0, CLARO, Barras, Imagen, Serie
+from demos.comun.figuras import C0, CLARO, Aviso, Barras, Imagen, Serie
 from demos.comun.imagenes import Dibujo, lienzo_digito, tinta_desde_dibujo
 from demos.comun.validar import entero
 from modelos.datos import digito_desde_matriz, digitos_sklearn
 
 ORIGEN_PRUEBA, ORIGEN_DIBUJO = "partición de prueba", "mi dibujo"
 ORIGENES = (ORIGEN_PRUEBA, ORIGEN_DIBUJO)
+SIN_DIBUJO = "Dibuja un dígito en el recuadro"
 PISTA_DIBUJO = "**Dibuja un dígito** (0 a 9) en el recuadro, con trazo grueso, o elige uno de la partición de prueba."
 
 
@@ -40,6 +42,29 @@ def digito_elegido(origen: str = ORIGEN_PRUEBA, indice: float = 0, dibujo: Any =
     _, X, _, y = digitos_sklearn()
     i = entero(indice, "El índice del dígito", 0, len(X) - 1)
     return X[i : i + 1], int(y[i]), f"la imagen n.º {i} de la partición de prueba (un {int(y[i])})"
+
+
+def modelo_entrenado(nombre: str) -> torch.nn.Module:
+    """El checkpoint `nombre` (cargado una vez, compartido), o ValueError en español si falta."""
+    try:
+        return modelos.cargar(nombre)
+    except Exception:
+        raise ValueError(
+            f"El modelo «{nombre}» no está disponible todavía (falta su checkpoint). "
+            f"Genéralo con `python -m modelos.entrenamiento {nombre}`."
+        ) from None
+
+
+def vista_sin_dibujo(*titulos: str) -> tuple:
+    """La vista de una sección de dígito con el lienzo vacío: un aviso por figura (con su título) y la pista."""
+    return (*(Aviso(SIN_DIBUJO, titulo) for titulo in titulos), PISTA_DIBUJO)
+
+
+def lectura(quien: str, descripcion: str, p: np.ndarray, verdadera: int | None) -> str:
+    """«Para tu dibujo, el ViT dice **8** con probabilidad **97%** ✓ acierta» (sin punto final)."""
+    prediccion = int(p.argmax())
+    veredicto = "" if verdadera is None else (" ✓ acierta" if prediccion == verdadera else f" ✗ (era {verdadera})")
+    return f"Para {descripcion}, {quien} dice **{prediccion}** con probabilidad **{p[prediccion]:.0%}**{veredicto}"
 
 
 def probabilidades(logits: torch.Tensor) -> np.ndarray:

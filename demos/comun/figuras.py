@@ -43,6 +43,11 @@ def numero(x: float, formato: str = ".2f") -> str:
     return format(float(x), formato).replace(",", "\u202f").replace("-", "−")
 
 
+def miles(n: float) -> str:
+    """Un número entero con espacio fino de miles, como en todas las pestañas: 13674 -> «13 674»."""
+    return numero(n, ",.0f")
+
+
 def _arreglo(valor, nombre: str, dimensiones: tuple[int, ...]) -> np.ndarray:
     a = np.asarray(valor, dtype=float)
     if a.ndim not in dimensiones:

@@ -1,8 +1,15 @@
-"""Validación común de las funciones de cálculo: lo que llega por el API no pasó por los controles."""
+"""Validación común de las funciones de cálculo: lo que llega por el API no pasó por los controles.
+
+Una sola dueña para cada cosa que llega de fuera: números enteros (`entero`), números reales
+(`real`), un valor de una lista cerrada (`uno_de`) y listas de palabras (`lista_de_palabras`). Cada una da
+un `ValueError` en español que dice qué se acepta; `envolver` lo vuelve un aviso en la página.
+"""
 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Collection
 
 
 def entero(x, nombre: str, lo: int, hi: int) -> int:
@@ -11,9 +18,80 @@ def entero(x, nombre: str, lo: int, hi: int) -> int:
     Acepta 3, 3.0 y "3"; rechaza 2.5, NaN, ±inf, textos no numéricos y números enormes.
     """
     try:
-        x = float(x)
+        v = float(x)
     except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
-    if not math.isfinite(x) or x != int(x) or not lo <= x <= hi:
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {x:g}.")
-    return int(x)
+    if not math.isfinite(v) or v != int(v) or not lo <= v <= hi:
+        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {v:g}.")
+    return int(v)
+
+
+def real(x, nombre: str, lo: float, hi: float) -> float:
+    """`x` como número finito en [lo, hi], o ValueError en español (acepta 0.5 y "0.5")."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{nombre} debe ser un número entre {lo:g} y {hi:g}.") from None
+    if not math.isfinite(v) or not lo <= v <= hi:
+        raise ValueError(f"{nombre} debe ser un número entre {lo:g} y {hi:g}; llegó {v:g}.")
+    return v
+
+
+def uno_de(x, nombre: str, validos: Collection[int]) -> int:
+    """`x` como uno de los enteros `validos` (p. ej. 1, 2 o 4 cabezas), o ValueError en español."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError, OverflowError):
+        v = math.nan
+    if v not in validos:
+        raise ValueError(f"{nombre} debe ser uno de {', '.join(map(str, validos))}; llegó {str(x)[:20]!r}.")
+    return int(v)
+
+
+# Cómo se separan las palabras, y cómo se le dice al visitante.
+SEPARADORES = {
+    "coma": "separadas por comas",  # «plata, sacó, Ana del»: cada trozo, sin espacios a los lados
+    "espacio": "separadas por espacios",
+    "coma o espacio": "separadas por comas o espacios",
+}
+
+
+def lista_de_palabras(
+    texto, que: str, *, separador: str, max_palabras: int, max_letras: int, max_texto: int
+) -> list[str]:
+    """Una lista de palabras escrita por el visitante -> sus palabras, con los límites de la pestaña.
+
+    `que` nombra lo que se escribe, con su artículo («las palabras», «una frase», «la frase
+    fuente»): los mensajes lo usan. `separador` es una clave de SEPARADORES. Con «coma», un trozo
+    vacío («a, , b») es un error; con los otros, los separadores seguidos cuentan como uno.
+    El largo del texto se mira antes de partirlo: un texto enorme no llega a partirse.
+    """
+    como = SEPARADORES[separador]
+    if not isinstance(texto, str):
+        articulo = que.partition(" ")[0]
+        raise ValueError(f"Escribe {que} ({como}): {'deben' if articulo in ('las', 'los') else 'debe'} ser un texto.")
+    articulo, _, resto = que.partition(" ")
+    if len(texto) > max_texto:
+        femenino = articulo in ("la", "una")  # «la frase»: larga; «las palabras»: el texto, largo
+        sujeto = f"La {resto} es demasiado larga" if femenino else f"El texto de {que} es demasiado largo"
+        raise ValueError(f"{sujeto}: a lo sumo {max_texto} caracteres y {max_palabras} palabras.")
+    if not texto.strip():
+        raise ValueError(f"Escribe {que} (al menos una palabra, {como}).")
+    if separador == "coma":
+        lista = [p.strip() for p in texto.split(",")]
+    elif separador == "espacio":
+        lista = texto.split()
+    else:
+        lista = [p for p in re.split(r"[,;\s]+", texto.strip()) if p]
+    if len(lista) > max_palabras:
+        m = max_palabras
+        raise ValueError(f"Hay {len(lista)} palabras y caben hasta {m}: escribe a lo sumo {m} (caben de 1 a {m}).")
+    for i, p in enumerate(lista, start=1):
+        if not p:
+            raise ValueError(f"La palabra {i} está vacía: sepáralas con una sola coma, sin coma al final.")
+        if len(p) > max_letras:
+            raise ValueError(
+                f"La palabra {i} («{p[:max_letras]}…») es muy larga: tiene {len(p)} letras y caben hasta "
+                f"{max_letras} letras (a lo sumo {max_letras} por palabra)."
+            )
+    return lista

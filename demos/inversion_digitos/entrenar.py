@@ -16,7 +16,7 @@ import gradio as gr
 import torch
 
 import modelos
-from demos.comun import Aviso, Deslizador, Opcion, a_gradio, envolver, grafico, numero
+from demos.comun import Aviso, Deslizador, Opcion, a_gradio, envolver, grafico, numero, uno_de
 from demos.inversion_digitos.dibujos import LOTE, figura_atencion, figura_curva
 from demos.inversion_digitos.modelo import LECCION, MIO, cuantos, leer_digitos, mapa, predecir
 from modelos.entrenamiento.inversion import entrenar_inversion, instantaneas
@@ -77,22 +77,13 @@ def ver_instantanea(digitos: str = LECCION, indice: float = 0):
 
 
 def _validar(epocas, con_posicion, cabezas, bloques) -> tuple[int, bool, int, int]:
-    def entero(x, nombre, validos):
-        try:
-            v = float(x)
-        except (TypeError, ValueError):
-            v = float("nan")
-        if v not in validos:
-            raise ValueError(f"{nombre} debe ser uno de {', '.join(map(str, validos))}; llegó {x!r}.")
-        return int(v)
-
     if con_posicion not in (True, False):  # también 0 y 1
         raise ValueError(f"«Con posición» debe ser verdadero o falso; llegó {con_posicion!r}.")
     return (
-        entero(epocas, "El número de épocas", range(1, MAX_EPOCAS + 1)),
+        uno_de(epocas, "El número de épocas", range(1, MAX_EPOCAS + 1)),
         bool(con_posicion),
-        entero(cabezas, "El número de cabezas", CABEZAS),
-        entero(bloques, "El número de bloques", range(1, MAX_BLOQUES + 1)),
+        uno_de(cabezas, "El número de cabezas", CABEZAS),
+        uno_de(bloques, "El número de bloques", range(1, MAX_BLOQUES + 1)),
     )
 
 

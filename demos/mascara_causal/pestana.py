@@ -8,7 +8,19 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos.comun import MAX_NUMEROS, Deslizador, Mapa, Numero, Opcion, Paneles, Vista, escapar_md, explicacion, grafico
+from demos.comun import (
+    MAX_NUMEROS,
+    Deslizador,
+    Mapa,
+    Numero,
+    Opcion,
+    Paneles,
+    Vista,
+    escapar_md,
+    explicacion,
+    grafico,
+    lista_de_palabras,
+)
 from demos.comun import entero as _entero
 from demos.mascara_causal.convenciones import construir_convenciones
 from modelos import atencion, mascara_causal
@@ -43,17 +55,14 @@ $w$ palabras anteriores y a sí misma. $Q$ y $K$ son vectores al azar de largo $
 
 def leer_frase(frase) -> list[str]:
     """«Ana sacó plata del banco» -> ["Ana", "sacó", "plata", "del", "banco"] (separadas por espacios)."""
-    if not isinstance(frase, str) or not frase.strip():
-        raise ValueError("Escribe una frase: palabras separadas por espacios.")
-    if len(frase) > MAX_TEXTO:
-        raise ValueError(f"La frase es demasiado larga: a lo sumo {MAX_TEXTO} caracteres y {MAX_PALABRAS} palabras.")
-    palabras = frase.split()
-    if len(palabras) > MAX_PALABRAS:
-        raise ValueError(f"La frase tiene {len(palabras)} palabras: se aceptan a lo sumo {MAX_PALABRAS}.")
-    for i, p in enumerate(palabras, start=1):
-        if len(p) > MAX_LARGO_PALABRA:
-            raise ValueError(f"La palabra {i} tiene {len(p)} caracteres: se aceptan a lo sumo {MAX_LARGO_PALABRA}.")
-    return palabras
+    return lista_de_palabras(
+        frase,
+        "una frase",
+        separador="espacio",
+        max_palabras=MAX_PALABRAS,
+        max_letras=MAX_LARGO_PALABRA,
+        max_texto=MAX_TEXTO,
+    )
 
 
 def _tipo(tipo) -> str:

@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from demos.comun import C0, C1, GRIS, Curva, Curvas, Paneles, gpu, numero
+from demos.comun import C0, C1, GRIS, Curva, Curvas, Paneles, gpu, miles, numero
 from modelos import atencion, dispositivo
 
 TIPOS = {"float32": (torch.float32, 4), "bfloat16": (torch.bfloat16, 2)}  # nombre -> (dtype, bytes)
@@ -28,18 +28,11 @@ LARGO_MAX_MEDIDA = {"cpu": 2048, "cuda": 32768}
 LARGO_MAX_OTRO = 8192
 
 
-def _tipo(tipo) -> str:
+def tipo_de_dato(tipo) -> str:
+    """El tipo de dato elegido («float32», «bfloat16»…), o ValueError en español."""
     if not isinstance(tipo, str) or tipo not in TIPOS:
         raise ValueError(f"El tipo de dato debe ser uno de: {', '.join(TIPOS)}; llegó «{str(tipo)[:40]}».")
     return tipo
-
-
-def _miles(n) -> str:
-    return numero(n, ",.0f")  # 2 048: espacio fino de miles
-
-
-def _mb(b: float) -> str:
-    return f"{numero(b / 1e6, ',.2f')} MB"
 
 
 def largos_permitidos(disp: torch.device) -> list[int]:
@@ -121,7 +114,7 @@ def _backend(operador: str) -> str:
 
 
 def validar_medida(largo_maximo, tipo, disp: torch.device) -> tuple[int, str]:
-    tipo = _tipo(tipo)
+    tipo = tipo_de_dato(tipo)
     permitidos = largos_permitidos(disp)
     try:
         L = float(largo_maximo)
@@ -134,7 +127,7 @@ def validar_medida(largo_maximo, tipo, disp: torch.device) -> tuple[int, str]:
         )
     L = int(L)
     if disp.type == "cuda" and 3 * L * L * TIPOS[tipo][1] > torch.cuda.mem_get_info(disp)[0] / 2:
-        raise ValueError(f"No hay memoria libre suficiente en la GPU para L = {_miles(L)}: elige un largo menor.")
+        raise ValueError(f"No hay memoria libre suficiente en la GPU para L = {miles(L)}: elige un largo menor.")
     return L, tipo
 
 
@@ -201,7 +194,7 @@ def _medir_todo(largos: list[int], dtype: torch.dtype, disp: torch.device) -> tu
 def _fila(L: int, i: int, res: dict, operador: str) -> list[str]:
     tiempos = [f"{res[m]['tiempo'][i] * 1e3:.2f}" for m in METODOS]
     memorias = ["—" if res[m]["memoria"][i] is None else numero(res[m]["memoria"][i] / 1e6, ",.2f") for m in METODOS]
-    return [_miles(L), *tiempos, *memorias, _backend(operador)]
+    return [miles(L), *tiempos, *memorias, _backend(operador)]
 
 
 @gpu(20)  # en ZeroGPU, con GPU prestada: en una H200 tarda < 1 s (docs/gpu_smoke.md); el resto, margen

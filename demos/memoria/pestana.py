@@ -26,25 +26,20 @@ from demos.comun import (
     envolver,
     explicacion,
     grafico,
+    miles,
     numero,
 )
 from demos.comun import entero as _entero
-from demos.memoria.medida import TIPOS, _mb, _tipo, largos_permitidos, medir
+from demos.memoria.medida import TIPOS, largos_permitidos, medir, tipo_de_dato
 from modelos.hub import dispositivo_pesado
-
-
-def _miles(n) -> str:
-    """100000 -> «100 000»: espacio fino de miles, como en todas las pestañas (la coma no es decimal aquí)."""
-    return numero(n, ",.0f")
-
 
 LARGOS_TABLA = (100, 1_000, 10_000, 100_000)
 CABEZAS_MAX, CAPAS_MAX, LOTE_MAX = 128, 128, 1024
 GPUS_GB = (16, 80)  # memorias de referencia en la figura
 VENTANA, VENTANA_MAX = 512, 65_536  # w: cada palabra mira a las w anteriores y a sí misma (0: sin ventana)
-VENTANAS = [("sin ventana", 0), *((_miles(w), w) for w in (64, 128, 256)), ("512 (como Longformer)", 512)]
-VENTANAS += [(_miles(w), w) for w in (1024, 2048)] + [("4 096 (como Mistral 7B)", 4096)]
-VENTANAS += [(_miles(w), w) for w in (8192, 16384, 32768, VENTANA_MAX)]
+VENTANAS = [("sin ventana", 0), *((miles(w), w) for w in (64, 128, 256)), ("512 (como Longformer)", 512)]
+VENTANAS += [(miles(w), w) for w in (1024, 2048)] + [("4 096 (como Mistral 7B)", 4096)]
+VENTANAS += [(miles(w), w) for w in (8192, 16384, 32768, VENTANA_MAX)]
 
 ANTES_DE_MEDIR = Aviso(
     "Pulsa «Medir en este dispositivo»: aquí se dibujan el tiempo y la memoria de las dos atenciones",
@@ -71,6 +66,10 @@ $$\text{memoria con ventana} = B \cdot N \cdot h \cdot L \cdot \min(L,\, w + 1) 
 """
 
 
+def _mb(b: float) -> str:
+    return f"{numero(b / 1e6, ',.2f')} MB"
+
+
 def _legible(b: float) -> str:
     for unidad, escala in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
         if b >= escala:
@@ -89,7 +88,7 @@ def tabla_memoria(tipo: str = "float32", factor: int = 1, ventana: int = 0) -> l
     ventana, la memoria total con ella (L · (w + 1) por cabeza)."""
     b = TIPOS[tipo][1]
     return [
-        [_miles(L), _miles(L * L), _mb(L * L * b), _mb(L * L * b * factor)]
+        [miles(L), miles(L * L), _mb(L * L * b), _mb(L * L * b * factor)]
         + ([_mb(int(con_ventana(L, ventana)) * b * factor)] if ventana else ["—"])
         for L in LARGOS_TABLA
     ]
@@ -102,7 +101,7 @@ def _figura_teorica(tipo: str, factor: int, ventana: int = 0) -> Curvas:
     L = np.round(np.logspace(1, 6, 51))  # de 10 a 10⁶ palabras, 10 puntos por década
     curvas = [Curva("por cabeza", L, L**2 * b / 1e6, color=C0, estilo="lineas")]
     if factor > 1:
-        curvas.append(Curva(f"total (× {_miles(factor)})", L, L**2 * b * factor / 1e6, color=C1, estilo="lineas"))
+        curvas.append(Curva(f"total (× {miles(factor)})", L, L**2 * b * factor / 1e6, color=C1, estilo="lineas"))
     if ventana:
         w = numero(ventana, ",.0f")
         y = con_ventana(L, ventana) * b / 1e6
@@ -115,7 +114,7 @@ def _figura_teorica(tipo: str, factor: int, ventana: int = 0) -> Curvas:
     return Curvas(
         tuple(curvas),
         titulo=f"Pesos de atención en {tipo}: pendiente 2 en log-log"
-        + (f"\ncon ventana w = {_miles(ventana)}: pendiente 1 desde L = {_miles(ventana + 1)}" if ventana else ""),
+        + (f"\ncon ventana w = {miles(ventana)}: pendiente 1 desde L = {miles(ventana + 1)}" if ventana else ""),
         eje_x="Largo de la frase L (palabras, escala log)",
         eje_y="Memoria de los pesos (MB, escala log)",
         log_x=True,
@@ -140,12 +139,12 @@ def _texto_ventana(ventana: int, b: int, factor: int) -> str:
     if not ventana:
         return "Sin ventana (w = 0), cada palabra mira a todas: L² pesos por matriz."
     return (
-        f"Con una **ventana de w = {_miles(ventana)}** (cada palabra mira a las {_miles(ventana)} anteriores y a "
-        f"sí misma), cada fila guarda a lo sumo {_miles(ventana + 1)} pesos, **O(L·w)** en vez de O(L²): a "
-        f"{_miles(L)} palabras, "
+        f"Con una **ventana de w = {miles(ventana)}** (cada palabra mira a las {miles(ventana)} anteriores y a "
+        f"sí misma), cada fila guarda a lo sumo {miles(ventana + 1)} pesos, **O(L·w)** en vez de O(L²): a "
+        f"{miles(L)} palabras, "
         f"**{_legible(con_ventana(L, ventana) * b * factor)}** en vez de {_legible(L * L * b * factor)} "
-        f"({_miles(L * L / con_ventana(L, ventana))} veces menos), y una GPU de 16 GB llega a "
-        f"L ≈ {_miles(_alcance(16, b, factor, ventana))}. Eso solo se ahorra si se calculan únicamente las "
+        f"({miles(L * L / con_ventana(L, ventana))} veces menos), y una GPU de 16 GB llega a "
+        f"L ≈ {miles(_alcance(16, b, factor, ventana))}. Eso solo se ahorra si se calculan únicamente las "
         "casillas de la banda, como Longformer o la ventana de FlashAttention 2 (Mistral); la máscara de ventana "
         "de la pestaña *Máscara causal* tapa casillas de la matriz entera, que sigue ocupando L²."
     )
@@ -154,7 +153,7 @@ def _texto_ventana(ventana: int, b: int, factor: int) -> str:
 def calcular(tipo: str = "float32", cabezas: float = 1, capas: float = 1, lote: float = 1, ventana: float = VENTANA):
     """La vista: (figura log-log, tabla de memoria, texto). `ventana` = w (0: sin ventana) solo añade la curva,
     la columna y el párrafo de la atención con ventana; lo demás no depende de ella."""
-    tipo = _tipo(tipo)
+    tipo = tipo_de_dato(tipo)
     cabezas = _entero(cabezas, "El número de cabezas", 1, CABEZAS_MAX)
     capas = _entero(capas, "El número de capas", 1, CAPAS_MAX)
     lote = _entero(lote, "El lote", 1, LOTE_MAX)
@@ -164,9 +163,9 @@ def calcular(tipo: str = "float32", cabezas: float = 1, capas: float = 1, lote: 
     texto = (
         f"En {tipo} cada peso ocupa {b} bytes. Con {lote} {'frase' if lote == 1 else 'frases'}, "
         f"{capas} {'capa' if capas == 1 else 'capas'} y {cabezas} {'cabeza' if cabezas == 1 else 'cabezas'}, "
-        f"hay **{_miles(factor)}** {'matriz' if factor == 1 else 'matrices'} de L × L: a 100 000 palabras, "
+        f"hay **{miles(factor)}** {'matriz' if factor == 1 else 'matrices'} de L × L: a 100 000 palabras, "
         f"**{_legible(100_000**2 * b * factor)}**. Solo con los pesos, una GPU de 16 GB llega a "
-        f"L ≈ {_miles(cabe[16])} y una de 80 GB a L ≈ {_miles(cabe[80])}.\n\n"
+        f"L ≈ {miles(cabe[16])} y una de 80 GB a L ≈ {miles(cabe[80])}.\n\n"
         "(El total cuenta todas las capas a la vez, como en el entrenamiento, que guarda los pesos para "
         "el paso hacia atrás; al solo predecir, cada capa puede soltar los suyos.)\n\n"
         + _texto_ventana(ventana, b, factor)

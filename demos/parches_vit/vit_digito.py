@@ -22,8 +22,6 @@ import modelos
 from demos.comun import (
     C1,
     ORIGEN_PRUEBA,
-    PISTA_DIBUJO,
-    Aviso,
     Paneles,
     al_elegir_digito,
     barras_probabilidades,
@@ -31,9 +29,12 @@ from demos.comun import (
     envolver,
     grafico,
     imagen_digito,
+    lectura,
     llenar_al_abrir,
+    modelo_entrenado,
     probabilidades,
     selector_digito,
+    vista_sin_dibujo,
 )
 
 NOMBRE = "vit-digitos"
@@ -46,16 +47,6 @@ Abajo, a qué parches mira el [CLS] en cada bloque y cabeza. El *attention rollo
 promedia las cabezas, suma la identidad (la conexión residual), renormaliza cada fila y multiplica los bloques:
 $\tilde A_b = \mathrm{norm}(\bar A_b + I)$, $R = \tilde A_B \cdots \tilde A_1$; la fila del [CLS] de $R$ es el mapa.
 """
-
-
-def _modelo():
-    try:
-        return modelos.cargar(NOMBRE)
-    except Exception:
-        raise ValueError(
-            f"El modelo «{NOMBRE}» no está disponible todavía (falta su checkpoint). "
-            f"Genéralo con `python -m modelos.entrenar {NOMBRE}`."
-        ) from None
 
 
 def rollout(pesos: list[Tensor]) -> Tensor:
@@ -72,7 +63,7 @@ def rollout(pesos: list[Tensor]) -> Tensor:
 
 def atender(x: Tensor) -> tuple[np.ndarray, list[Tensor]]:
     """x (1, 1, 8, 8) en CPU -> (probabilidades (10,), pesos de cada bloque (cabezas, N+1, N+1) en CPU)."""
-    modelo = _modelo()
+    modelo = modelo_entrenado(NOMBRE)
     with torch.inference_mode():
         logits, pesos = modelo(x.to(modelos.dispositivo()), con_pesos=True)
     return probabilidades(logits), [p[0].float().cpu() for p in pesos]
@@ -125,25 +116,19 @@ def _figura_cabezas(digito: np.ndarray, pesos: list[Tensor]) -> Paneles:
     )
 
 
-def _vacias(mensaje: str) -> tuple[Aviso, Aviso]:
-    return Aviso(mensaje, "Entrada, rollout y predicción"), Aviso(mensaje, "Atención del [CLS] por bloque y cabeza")
-
-
 def digito(origen: str = ORIGEN_PRUEBA, indice: float = 0, dibujo: Any = None):
     """La vista del ViT entrenado: (predicción con rollout, atención del [CLS] por cabeza, texto)."""
     elegido = digito_elegido(origen, indice, dibujo)
     if elegido is None:
-        return *_vacias("Dibuja un dígito en el recuadro"), PISTA_DIBUJO
+        return vista_sin_dibujo("Entrada, rollout y predicción", "Atención del [CLS] por bloque y cabeza")
     x, verdadera, descripcion = elegido
     p, pesos = atender(x)
     R = rollout(pesos)
     lado = round((R.shape[-1] - 1) ** 0.5)
     mapa = R[0, 1:].reshape(lado, lado).numpy()  # (4, 4): fila del [CLS], sin él mismo
     img = x[0, 0].numpy()
-    prediccion = int(p.argmax())
-    veredicto = "" if verdadera is None else (" ✓ acierta" if prediccion == verdadera else f" ✗ (era {verdadera})")
     texto = (
-        f"Para {descripcion}, el ViT dice **{prediccion}** con probabilidad **{p[prediccion]:.0%}**{veredicto}. "
+        lectura("el ViT", descripcion, p, verdadera) + ". "
         f"El rollout reparte {mapa.sum():.0%} del resumen entre los 16 parches; el parche que más aporta es el "
         f"{int(mapa.argmax())} (fila {int(mapa.argmax()) // lado}, columna {int(mapa.argmax()) % lado})."
     )
