@@ -70,3 +70,24 @@ def test_valor_desde_url_malo_da_razon_en_espanol(componente, texto, mensaje):
         c = componente()
     with pytest.raises(ValueError, match=mensaje):
         valor_desde_url(c, texto)
+
+
+def test_la_fachada_comun_da_cada_nombre_que_declara():
+    """`demos.comun` carga sus nombres al pedirlos: la lista de `_NOMBRES` y los imports que leen los editores
+    (bajo TYPE_CHECKING) son la misma, y cada nombre existe en su módulo."""
+    import ast
+    import inspect
+
+    import demos.comun as comun
+
+    arbol = ast.parse(inspect.getsource(comun))
+    estaticos = {
+        (n.module.rsplit(".", 1)[-1], a.name)
+        for n in ast.walk(arbol)
+        if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("demos.comun.")
+        for a in n.names
+    }
+    assert estaticos == {(m, nombre) for nombre, m in comun._DONDE.items()}
+    assert all(getattr(comun, nombre) is not None for nombre in comun.__all__)
+    with pytest.raises(AttributeError):
+        comun.no_existe  # noqa: B018
