@@ -24,13 +24,15 @@ from demos.comun import (
     entero,
     explicacion,
     grafico,
+    miles,
 )
 
 CONSULTAS = 1000
 D_MAX, CLAVES_MAX, SEMILLA_MAX = 4096, 64, 2**31 - 1
 DIMENSIONES_CURVA = tuple(2**k for k in range(13))  # 1, 2, 4, ..., 4096
 LOG2_D_MAX = 12  # el deslizador en escala logarítmica: log₂ 4096
-D_RAPIDAS = (2, 64, 512)  # botones: donde no pasa nada, un tamaño de cabeza típico y uno grande
+D_LECCION = (2, 64, 512)  # las d de la lección: donde no pasa nada, un tamaño de cabeza típico y uno grande
+D_INICIAL = 64  # abre donde se ve el problema: sin escala, un peso se lleva casi todo (0.87)
 
 EXPLICACION = r"""
 Si las consultas y las claves tienen $d$ números al azar de varianza 1, el producto punto
@@ -40,7 +42,8 @@ cerca de 0) y los gradientes se apagan. Dividir por $\sqrt{d}$ devuelve la desvi
 
 $$\text{Atención}(Q, K, V) = \text{softmax}\!\left(\frac{Q K^\top}{\sqrt{d}}\right) V$$
 
-Aquí, 1000 consultas al azar miran a unas cuantas claves al azar. Mueve $d$ y compara.
+Aquí, 1 000 consultas al azar miran a unas cuantas claves al azar. Mueve $d$ y compara; la tabla
+repite el experimento de la lección con d = 2, 64 y 512.
 """
 
 PUENTE = (
@@ -62,16 +65,29 @@ def _entropia(p: torch.Tensor) -> torch.Tensor:
     return -(p * torch.log2(p.clamp_min(1e-30))).sum(dim=-1)
 
 
+def _sorteo(d: int, claves: int, semilla: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Las consultas (CONSULTAS, d) y las claves (claves, d) al azar de la semilla.
+
+    Las d de la lección salen como en la lección: un solo generador para d = 2, 64 y 512, en ese
+    orden (así d = 64 da 8.0 → 1.00, como la lección, y no lo de un generador recién sembrado).
+    Otra d empieza su propio generador con la semilla.
+    """
+    g = torch.Generator().manual_seed(semilla)
+    for anterior in D_LECCION if d in D_LECCION else ():
+        if anterior == d:
+            break
+        torch.randn(CONSULTAS + claves, anterior, generator=g)  # lo que la lección sorteó antes
+    return torch.randn(CONSULTAS, d, generator=g), torch.randn(claves, d, generator=g)
+
+
 def medir(d: int, claves: int = 8, semilla: int = 0) -> dict[str, float | np.ndarray]:
     """Productos punto de CONSULTAS consultas contra `claves` claves en dimensión `d`.
 
     Devuelve la desviación antes y después de dividir por √d, el peso máximo
     medio y la entropía media (bits) de los pesos, y los puntajes mismos.
-    Con semilla 0, d = 2 y 8 claves da la primera fila de la lección.
+    Con semilla 0 y 8 claves, d = 2, 64 y 512 dan las tres filas de la lección.
     """
-    g = torch.Generator().manual_seed(semilla)
-    q = torch.randn(CONSULTAS, d, generator=g)
-    k = torch.randn(claves, d, generator=g)
+    q, k = _sorteo(d, claves, semilla)
     punto = q @ k.T  # (CONSULTAS, claves)
     escalado = punto / math.sqrt(d)
     p_sin, p_con = torch.softmax(punto, dim=-1), torch.softmax(escalado, dim=-1)
@@ -139,17 +155,31 @@ def _figura_curva(claves: int, d: int, m: dict) -> Curvas:
     )
 
 
-def calcular(d: float = 2, claves: float = 8, semilla: float = 0):
-    """La vista: (histogramas, curva, tabla de medidas, texto)."""
+def _fila(d: int, m: dict, elegida: bool) -> list[str]:
+    """Una fila de la tabla, con los decimales que imprime la lección: «8.0 → 1.00»."""
+    return [
+        f"{miles(d)}{'  ◀ elegida' if elegida else ''}",
+        f"{m['desv_sin']:.1f} → {m['desv_con']:.2f}",
+        f"{m['max_sin']:.2f} → {m['max_con']:.2f}",
+        f"{m['entropia_sin']:.2f} → {m['entropia_con']:.2f}",
+    ]
+
+
+@lru_cache(maxsize=256)
+def _filas_leccion(claves: int, semilla: int) -> tuple[tuple[str, ...], ...]:
+    """Las tres d de la lección (sin marcar); la elegida, si es una de ellas, se marca aparte."""
+    return tuple(tuple(_fila(dl, medir(dl, claves, semilla), False)) for dl in D_LECCION)
+
+
+def calcular(d: float = D_INICIAL, claves: float = 8, semilla: float = 0):
+    """La vista: (histogramas, curva, tabla de la lección y de la d elegida, texto)."""
     d, claves, semilla = _validar(d, claves, semilla)
     m = medir(d, claves, semilla)
-    tabla = [
-        ["Desviación de los puntajes", round(m["desv_sin"], 1), round(m["desv_con"], 2)],
-        ["Peso máximo medio", round(m["max_sin"], 2), round(m["max_con"], 2)],
-        ["Entropía media de los pesos (bits)", round(m["entropia_sin"], 2), round(m["entropia_con"], 2)],
-    ]
+    filas = {dl: list(fila) for dl, fila in zip(D_LECCION, _filas_leccion(claves, semilla), strict=True)}
+    filas[d] = _fila(d, m, True)
+    tabla = [filas[k] for k in sorted(filas)]
     texto = (
-        f"Con d = {d}: desviación **{m['desv_sin']:.1f} → {m['desv_con']:.2f}**, peso máximo medio "
+        f"Con d = {miles(d)}: desviación **{m['desv_sin']:.1f} → {m['desv_con']:.2f}**, peso máximo medio "
         f"**{m['max_sin']:.2f} → {m['max_con']:.2f}**. La entropía máxima posible con {claves} claves "
         f"es log₂ {claves} = {math.log2(claves):.2f} bits (pesos parejos); 0 bits es un *one-hot*.\n\n{PUENTE}"
     )
@@ -178,28 +208,30 @@ def construir() -> Vista:
         log_d = Deslizador(
             0,
             LOG2_D_MAX,
-            value=1,
+            value=math.log2(D_INICIAL),
             step=0.5,
             scale=3,
-            label=f"log₂ d  (0 → d = 1;  6 → d = 64;  9 → d = 512;  {LOG2_D_MAX} → d = {D_MAX})",
+            label=f"log₂ d  (0 → d = 1;  6 → d = 64;  9 → d = 512;  {LOG2_D_MAX} → d = {miles(D_MAX)})",
         )
-        d = Numero(2, precision=0, minimum=1, maximum=D_MAX, step=1, scale=1, label=f"Dimensión d (de 1 a {D_MAX})")
+        d = Numero(
+            D_INICIAL, precision=0, minimum=1, maximum=D_MAX, step=1, scale=1, label=f"Dimensión d (de 1 a {D_MAX})"
+        )
     with gr.Row():
-        rapidos = [gr.Button(f"d = {v}", size="sm", min_width=80) for v in D_RAPIDAS]
+        rapidos = [gr.Button(f"d = {v}", size="sm", min_width=80) for v in D_LECCION]
         claves = Deslizador(2, CLAVES_MAX, value=8, step=1, scale=3, label="Número de claves")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, label="Semilla")
     # d es la entrada de `calcular` y de la URL; el deslizador de log₂ d y los botones solo la escriben.
     log_d.input(_d_desde_log, log_d, d, api_visibility="private", show_progress="hidden")
     d.change(_log_desde_d, [d, log_d], log_d, api_visibility="private", show_progress="hidden")
-    for boton, v in zip(rapidos, D_RAPIDAS, strict=True):
+    for boton, v in zip(rapidos, D_LECCION, strict=True):
         boton.click(lambda v=v: v, outputs=d, api_visibility="private", queue=False)
     histogramas = grafico("Puntajes antes y después de dividir por √d")
     with gr.Row():
         curva_ = grafico("Peso máximo medio según d", scale=3)
         with gr.Column(scale=2):
             tabla = gr.Dataframe(
-                headers=["Medida (1000 consultas)", "Sin escala", "Con escala"],
-                label="Antes → después",
+                headers=["d", "Desviación", "Peso máximo medio", "Entropía media (bits)"],
+                label="Sin escala → con escala (1 000 consultas; las d de la lección, y la elegida)",
                 interactive=False,
             )
             texto = gr.Markdown()

@@ -20,17 +20,21 @@ def test_d2_semilla0_da_la_fila_de_la_leccion():
 
 @pytest.mark.parametrize(
     "d, desv_sin, desv_con, max_sin, max_con",
-    [(64, 8.0, 1.00, 0.87, 0.36), (512, 23.3, 1.03, 0.96, 0.37)],
+    [(64, "8.0", "1.00", "0.87", "0.36"), (512, "23.3", "1.03", "0.96", "0.37")],
 )
-def test_d_grande_cerca_de_la_leccion(d, desv_sin, desv_con, max_sin, max_con):
+def test_d_grande_da_la_fila_de_la_leccion(d, desv_sin, desv_con, max_sin, max_con):
+    """Exactas: las tres d de la lección salen de un solo generador, en su orden, como en la lección."""
     m = medir(d, claves=8, semilla=0)
-    for medido, leccion in [
-        (m["desv_sin"], desv_sin),
-        (m["desv_con"], desv_con),
-        (m["max_sin"], max_sin),
-        (m["max_con"], max_con),
-    ]:
-        assert medido == pytest.approx(leccion, rel=0.10)
+    medido = (f"{m['desv_sin']:.1f}", f"{m['desv_con']:.2f}", f"{m['max_sin']:.2f}", f"{m['max_con']:.2f}")
+    assert medido == (desv_sin, desv_con, max_sin, max_con)
+
+
+def test_otra_d_empieza_su_propio_generador():
+    import torch
+
+    g = torch.Generator().manual_seed(5)
+    q, k = torch.randn(CONSULTAS, 100, generator=g), torch.randn(8, 100, generator=g)
+    assert medir(100, 8, 5)["punto"].tolist() == (q @ k.T).flatten().tolist()
 
 
 def test_escalar_devuelve_la_desviacion_a_1_y_baja_el_peso_maximo():
@@ -42,11 +46,24 @@ def test_escalar_devuelve_la_desviacion_a_1_y_baja_el_peso_maximo():
     assert m["entropia_con"] <= math.log2(8)
 
 
-def test_vista_inicial_tiene_la_tabla_de_la_leccion():
+LECCION = [
+    ["2", "1.5 → 1.05", "0.40 → 0.32"],
+    ["64", "8.0 → 1.00", "0.87 → 0.36"],
+    ["512", "23.3 → 1.03", "0.96 → 0.37"],
+]
+
+
+def test_vista_inicial_tiene_la_tabla_de_la_leccion_y_abre_en_d_64():
     _, _, tabla, texto = calcular()
-    assert tabla[0][1:] == [1.5, 1.05]
-    assert tabla[1][1:] == [0.40, 0.32]
-    assert "T = √d" in texto
+    assert [[f[0].split()[0], *f[1:3]] for f in tabla] == LECCION
+    assert [f[0] for f in tabla] == ["2", "64  ◀ elegida", "512"]
+    assert "Con d = 64: desviación **8.0 → 1.00**" in texto and "T = √d" in texto
+
+
+def test_una_d_fuera_de_la_leccion_entra_en_la_tabla_en_su_lugar():
+    _, _, tabla, _ = calcular(d=4096)
+    assert [f[0] for f in tabla] == ["2", "64", "512", "4\u202f096  ◀ elegida"]
+    assert [[f[0].split()[0], *f[1:3]] for f in tabla[:3]] == LECCION
 
 
 @pytest.mark.parametrize("d", [2, 512])
@@ -96,8 +113,8 @@ def test_entrada_mala_da_valueerror_en_espanol(d, claves, semilla):
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     histos, curva, tabla, texto = cliente.predict(api_name="/escalado")
-    assert histos and curva
-    assert tabla["data"][0][1:] == [1.5, 1.05]
+    assert histos["type"] == "plotly" and curva["type"] == "plotly"
+    assert [f[1] for f in tabla["data"]] == ["1.5 → 1.05", "8.0 → 1.00", "23.3 → 1.03"]
 
 
 def test_api_rechaza_d_fuera_de_rango_y_sigue_respondiendo(cliente):
@@ -119,4 +136,4 @@ def test_el_deslizador_logaritmico_y_los_botones_escriben_d():
         vista = escalado.construir()
     botones = [b.value for b in demo.blocks.values() if isinstance(b, gr.Button)]
     assert botones == ["d = 2", "d = 64", "d = 512"]
-    assert vista.url["d"].value == 2  # abre donde abre la lección; los botones saltan a 64 y 512
+    assert vista.url["d"].value == 64  # abre donde se ve el problema; los botones saltan a 2, 64 y 512
