@@ -44,6 +44,8 @@ def test_recorte_de_la_leccion_da_60_parches_de_768():
     assert formas_["aplanar cada parche"] == "(60, 768)"
     assert formas_["nn.Linear(768, 64)"] == "(1, 60, 64)"
     assert formas_["+ [CLS] al frente"] == "(1, 61, 64)"
+    assert formas_["bloque transformer (4 cabezas)"] == "(1, 61, 64)"  # «Después del bloque» de la lección
+    assert formas_["resumen: la ficha [CLS]"] == "(1, 64)"  # «Resumen ([CLS])»
     assert "60 parches de 768 números" in texto
 
 

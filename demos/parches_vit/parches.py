@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from demos.comun import C0, C1, Imagen, Nota, Paneles, abrir_imagen
-from modelos import parches
+from modelos import BloqueTransformer, parches
 from modelos.datos import imagen_muestra, recorte_leccion
 
 IMAGEN_LECCION = "recorte de la lección (china.jpg, 96 × 160 px)"
@@ -80,6 +80,12 @@ def _proyeccion(entrada: int) -> nn.Linear:
     return nn.Linear(entrada, D_VIT).requires_grad_(False)
 
 
+@lru_cache(maxsize=1)
+def _bloque() -> BloqueTransformer:
+    """El bloque de la lección para las fichas de la imagen: d = D_VIT, 4 cabezas, MLP de 4·d (sin entrenar)."""
+    return BloqueTransformer(D_VIT, 4, 4 * D_VIT).requires_grad_(False).eval()
+
+
 def formas(imagen: torch.Tensor, P: int) -> tuple[list[list[str]], torch.Tensor]:
     """Cada paso de imagen a fichas, calculado de verdad: (tabla de formas, secuencia (N, 3·P·P))."""
     C, H, W = imagen.shape
@@ -89,6 +95,7 @@ def formas(imagen: torch.Tensor, P: int) -> tuple[list[list[str]], torch.Tensor]
     with torch.inference_mode():
         fichas = _proyeccion(largo)(secuencia.unsqueeze(0))  # (1, N, d)
         con_cls = torch.cat([fichas.new_zeros(1, 1, D_VIT), fichas], dim=1)  # (1, N+1, d)
+        z, _ = _bloque()(con_cls)  # (1, N+1, d): la misma forma, así los bloques se apilan
     filas, columnas = cortes.shape[1:3]
     tabla = [
         ["imagen", str(tuple(imagen.shape)), f"{C} canales de {H} × {W} píxeles"],
@@ -96,6 +103,8 @@ def formas(imagen: torch.Tensor, P: int) -> tuple[list[list[str]], torch.Tensor]
         ["aplanar cada parche", str(tuple(secuencia.shape)), f"N = {filas}·{columnas} = {N} filas de {C}·{P}·{P}"],
         [f"nn.Linear({largo}, {D_VIT})", str(tuple(fichas.shape)), f"una ficha de d = {D_VIT} por parche"],
         ["+ [CLS] al frente", str(tuple(con_cls.shape)), f"N + 1 = {N + 1} fichas"],
+        ["bloque transformer (4 cabezas)", str(tuple(z.shape)), "la misma forma: cada ficha miró a las demás"],
+        ["resumen: la ficha [CLS]", str(tuple(z[:, 0].shape)), "lo que el clasificador lee de toda la imagen"],
     ]
     return tabla, secuencia
 
