@@ -3,6 +3,12 @@
 python app.py                      todas las pestañas en una página
 python app.py --demo temperatura   una sola pestaña
 gradio app.py                      modo recarga (usa el `demo` de este módulo)
+
+Este módulo arma las páginas (la suite y cada pestaña suelta) y tiene la CLI; lo que sirve y el
+proceso viven en `servidor/`. Al importarlo: `servidor.proceso.preparar()` (carpeta propia del
+proceso, arenas de malloc, hilos de torch: antes de crear un solo componente) y se arma `demo`,
+la suite con su cola, que es lo que `gradio app.py` lanza. Servir (`main`) arranca además la
+precarga de checkpoints y la app ASGI de `servidor.asgi`.
 """
 
 from __future__ import annotations
@@ -12,35 +18,27 @@ import spaces  # noqa: F401
 
 # isort: split
 import argparse
-import asyncio
-import contextlib
-import ctypes
 import logging
 import os
-import sys
-import threading
+import weakref
 
-import anyio
 import gradio as gr
-from fastapi import FastAPI, Request
-from fastapi.responses import RedirectResponse
 
-from servidor import disco
+from servidor import proceso
 
 # Antes de importar las pestañas y de crear un solo componente: todo lo que el proceso escriba
-# (subidas y caché de Gradio, figuras, descargas) va a su carpeta propia (servidor/disco.py).
-disco.preparar()
+# (subidas y caché de Gradio, figuras, descargas) va a su carpeta propia (servidor/disco.py), y
+# los hilos de torch y las arenas de malloc quedan fijados para los hilos de trabajo.
+proceso.preparar()
 
 # isort: split
 from demos import PESTANAS, POR_ID, Pestana, buscar  # noqa: E402
 from demos.comun import Vista, escapar_html  # noqa: E402
 from demos.comun.zerogpu import arrancar_zerogpu  # noqa: E402
 from demos.servir.conectar import conectar, vista_inicial  # noqa: E402
-from servidor import cola  # noqa: E402
-from servidor.entradas import montar  # noqa: E402
-from servidor.protecciones import Protecciones  # noqa: E402
-
-log = logging.getLogger("app")
+from servidor import disco  # noqa: E402
+from servidor.asgi import crear_app  # noqa: E402
+from servidor.cola import configurar_cola  # noqa: E402
 
 TITULO = "Atención y transformers"
 
@@ -122,6 +120,14 @@ JS = """
 """
 
 
+_VISTAS: weakref.WeakKeyDictionary[gr.Blocks, dict[str, Vista]] = weakref.WeakKeyDictionary()
+
+
+def vistas(blocks: gr.Blocks) -> dict[str, Vista]:
+    """Las vistas de las pestañas de una página armada aquí (`demo` o `construir_una`), por id."""
+    return _VISTAS[blocks]
+
+
 def _parametros(request: gr.Request | None) -> dict[str, str]:
     return dict(request.query_params) if request is not None else {}
 
@@ -162,7 +168,7 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
                             abierta = gr.State(False)
                         partes.append((p, vista, abierta, tab))
                         grupos[g][2].append(partes[-1])
-        suite.vistas = {p.id: vista for p, vista, _, _ in partes}  # para inspeccionarlas (pruebas)
+        _VISTAS[suite] = {p.id: vista for p, vista, _, _ in partes}
 
         def al_cargar(request: gr.Request, *valores):
             parametros = _parametros(request)
@@ -254,7 +260,7 @@ def construir_una(id_: str) -> gr.Blocks:
     with gr.Blocks(title=f"{p.titulo} · {TITULO}", delete_cache=(600, 3600)) as una:
         gr.Markdown(f"## {p.titulo}", elem_id="cabecera")
         vista = _pestana(p)
-        una.vistas = {p.id: vista}
+        _VISTAS[una] = {p.id: vista}
 
         def al_cargar(request: gr.Request, *valores):
             entradas, salidas = vista_inicial(p.id, vista, _parametros(request), list(valores))
@@ -268,7 +274,7 @@ TAMANO_MAXIMO_SUBIDA = "10mb"  # Gradio rechaza antes de leer lo que pase de aqu
 
 
 def opciones_lanzamiento() -> dict:
-    """Lo mismo para `launch()` y para cada montaje: estilo, modo presentación, límite de subida."""
+    """Las opciones de cada montaje (`gr.mount_gradio_app`): estilo, modo presentación, límite de subida."""
     return {
         "css": CSS,
         "js": JS,
@@ -278,152 +284,6 @@ def opciones_lanzamiento() -> dict:
     }
 
 
-def configurar_cola(blocks: gr.Blocks, max_size: int = cola.MAX_COLA) -> gr.Blocks:
-    """La cola de cada montaje, con todos sus tamaños explícitos (servidor/cola.py los explica).
-
-    - `max_size` = 128 en espera por montaje; a lo sumo 8 de una misma sesión, así una sola no la llena.
-    - Eventos ligeros: de a 4 a la vez, cada uno con su `concurrency_id` (nunca esperan a los pesados).
-    - Pesados (`concurrency_id` «entrenar», «medir», «descargas»): 1 a la vez por montaje, un
-      cerrojo de proceso entre montajes (`_ui.exclusivo`), uno pendiente por sesión y 4 por tipo en
-      todo el proceso; el que sobra recibe «Hay N entrenamientos en cola; prueba en un momento.»
-    - Toda negativa sale en español (429), nunca el «Queue is full» de Gradio.
-    """
-    return cola.configurar_cola(blocks, max_size=max_size)
-
-
-def precargar_checkpoints() -> list[str]:
-    """Carga cada checkpoint del registro y dice en el log cuál falla y por qué.
-
-    Corre en un hilo al arrancar: la app no espera, el primer visitante de una
-    pestaña con modelo no paga la carga, y nadie usa una app a medias sin que el
-    log lo diga. Devuelve los nombres que fallaron.
-    """
-    from modelos import REGISTRO, cargar
-
-    malos = []
-    for nombre in REGISTRO:
-        try:
-            cargar(nombre)
-        except Exception as e:
-            malos.append(nombre)
-            log.error("Checkpoint %s NO disponible; sus pestañas darán error hasta arreglarlo: %s", nombre, e)
-    if not malos:
-        log.info("Checkpoints listos: %s", ", ".join(REGISTRO))
-    return malos
-
-
-def crear_app(solo: str | None = None, host_propio: str = "localhost"):
-    """La aplicación ASGI: la suite en / y cada pestaña en /demo/<id>/ (o una sola pestaña en /).
-
-    Las pestañas sueltas se arman la primera vez que alguien las pide (`MontajesPerezosos`):
-    armar y montar las doce al arrancar costaba ~4 s de arranque en frío. Todo montaje pasa por
-    `servidor.entradas.montar` (la comprobación de archivos subidos de Gradio, activa) y todo va
-    detrás de `Protecciones` (cuerpos acotados, nosniff, Host); `host_propio` es el nombre que
-    reemplaza a un `Host` ajeno.
-    """
-    disco.arrancar_barrendero()
-    app = FastAPI(title=TITULO, docs_url=None, redoc_url=None)
-    opciones = {**opciones_lanzamiento(), "show_error": False}
-    if solo is not None:
-        return Protecciones(montar(app, configurar_cola(construir_una(solo)), path="/", **opciones), host_propio)
-
-    @app.get("/demo/{id_}", include_in_schema=False)
-    def con_barra(id_: str, request: Request):
-        """/demo/<id> -> /demo/<id>/, conservando los ajustes de la URL."""
-        consulta = f"?{request.url.query}" if request.url.query else ""
-        return RedirectResponse(f"{request.scope.get('root_path', '')}/demo/{id_}/{consulta}", status_code=307)
-
-    montar(app, configurar_cola(demo), path="/", **opciones)
-    return Protecciones(MontajesPerezosos(app, opciones), host_propio)
-
-
-class MontajesPerezosos:
-    """ASGI delante de la app: monta /demo/<id>/ (un Blocks nuevo) en la primera petición que lo pide.
-
-    El montaje nuevo va antes del de la suite en «/» (que si no lo taparía), y como la app ya
-    arrancó, se corren a mano los eventos de arranque de Gradio que ponen a andar su cola. Su
-    contexto de vida (el que borra sus archivos con `delete_cache`) se cierra al apagarse la app,
-    como el de la suite: así lo que creó un montaje también se borra al salir.
-    """
-
-    def __init__(self, app: FastAPI, opciones: dict):
-        self.app, self.opciones = app, opciones
-        self.montadas: dict[str, gr.Blocks] = {}
-        self.cerrojo: asyncio.Lock | None = None
-        self.vidas = contextlib.AsyncExitStack()
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] == "lifespan":
-            return await self.app(scope, receive, self._al_apagar(send))
-        if scope["type"] in ("http", "websocket"):
-            partes = scope["path"].split("/", 3)
-            if len(partes) > 3 and partes[1] == "demo" and partes[2] in POR_ID and partes[2] not in self.montadas:
-                await self._montar(partes[2])
-        await self.app(scope, receive, send)
-
-    def _al_apagar(self, send):
-        async def enviar(mensaje):
-            if mensaje["type"] == "lifespan.shutdown.complete":  # la suite ya cerró la suya
-                await self.cerrar()
-            await send(mensaje)
-
-        return enviar
-
-    async def cerrar(self) -> None:
-        """Cierra el contexto de vida de cada montaje: su cola se detiene y sus archivos se borran."""
-        await self.vidas.aclose()
-
-    async def _montar(self, id_: str) -> None:
-        self.cerrojo = self.cerrojo or asyncio.Lock()
-        async with self.cerrojo:
-            if id_ in self.montadas:
-                return
-            blocks = configurar_cola(await anyio.to_thread.run_sync(construir_una, id_))
-            rutas = self.app.router.routes
-            montar(self.app, blocks, path=f"/demo/{id_}", **self.opciones)
-            montaje = rutas.pop()
-            raiz = next(i for i, r in enumerate(rutas) if getattr(r, "path", None) == "")
-            rutas.insert(raiz, montaje)  # antes de la suite en «/»
-            gradio_app = montaje.app
-            await self.vidas.enter_async_context(gradio_app.router.lifespan_context(gradio_app))
-            gradio_app.get_blocks().run_startup_events()
-            await gradio_app.get_blocks().run_extra_startup_events()
-            self.montadas[id_] = blocks
-            log.info("Montada /demo/%s/", id_)
-
-
-def configurar_hilos() -> None:
-    """Un hilo de torch por petición (ATENCION_HILOS_TORCH cambia el número).
-
-    Gradio atiende varias peticiones a la vez, cada una en su hilo; con modelos tan chicos,
-    repartir además cada operación entre núcleos solo los hace pelear: en 2 núcleos ocupados
-    una predicción del transformer de juguete tarda ~28 ms con 2 hilos y ~0,2 ms con 1.
-    Se fija antes de crear los hilos de trabajo, que lo heredan.
-    """
-    import torch
-
-    torch.set_num_threads(int(os.environ.get("ATENCION_HILOS_TORCH", "1")))
-
-
-def limitar_arenas_malloc(arenas: int = 2) -> bool:
-    """Pide a glibc a lo sumo `arenas` zonas de memoria para todos los hilos.
-
-    Por omisión glibc abre una arena por hilo que reserva a la vez (hasta 8 por núcleo), y
-    cada una retiene lo que ya no se usa: con una clase entera dibujando a la vez, la memoria
-    del servidor crece aunque nada quede vivo. Con 2, medido con 16 clientes durante 60 s,
-    el pico bajó ≈ 120 MB sin servir menos (BENCHMARKS.md). Si MALLOC_ARENA_MAX ya está
-    fijada, manda ella. Devuelve si se aplicó (solo Linux con glibc).
-    """
-    if sys.platform != "linux" or "MALLOC_ARENA_MAX" in os.environ:
-        return False
-    try:
-        return ctypes.CDLL("libc.so.6").mallopt(-8, arenas) == 1  # -8 = M_ARENA_MAX
-    except (OSError, AttributeError):  # otra libc (musl) o sin mallopt
-        return False
-
-
-limitar_arenas_malloc()
-configurar_hilos()
 demo = configurar_cola(construir_suite())  # también para `gradio app.py`, que lanza este `demo`
 
 
@@ -441,11 +301,15 @@ def main(argv: list[str] | None = None) -> None:
     import uvicorn
 
     arrancar_zerogpu()  # en ZeroGPU lo haría launch(); aquí sirve uvicorn
-    threading.Thread(target=precargar_checkpoints, name="precarga", daemon=True).start()
+    proceso.arrancar_precarga()
     print(f"* Atención y transformers en http://{args.host}:{args.port}/", flush=True)
     print(f"* Archivos de este proceso en {disco.carpeta()} (se borran al salir)", flush=True)
     propio = f"{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}"
-    asgi = crear_app(args.demo, host_propio=os.environ.get("SPACE_HOST") or propio)
+    host_propio = os.environ.get("SPACE_HOST") or propio
+    if args.demo is not None:  # una sola pestaña en «/»
+        asgi = crear_app(construir_una(args.demo), opciones=opciones_lanzamiento(), host_propio=host_propio)
+    else:  # la suite en «/» y cada pestaña en /demo/<id>/
+        asgi = crear_app(demo, construir_una, POR_ID, opciones_lanzamiento(), host_propio)
     uvicorn.run(asgi, host=args.host, port=args.port, log_level="warning")
 
 

@@ -180,7 +180,7 @@ def carga(clientes: int, segundos: float) -> str:
                 i += 1
                 # La mitad de las veces, la vista inicial (la que toda la sala abre); la otra mitad,
                 # un valor al azar del control numérico: casi siempre uno que nadie pidió antes.
-                kwargs = argumentos_al_azar(suite.demo.vistas[p.id], azar) if azar.random() < 0.5 else {}
+                kwargs = argumentos_al_azar(suite.vistas(suite.demo)[p.id], azar) if azar.random() < 0.5 else {}
                 t = time.perf_counter()
                 try:
                     cliente.predict(**kwargs, api_name=f"/{p.api}")
@@ -242,7 +242,7 @@ def entrenamiento() -> str:
 
     from scripts.bench_entrenamiento import comparar
 
-    torch.set_num_threads(1)  # como la app y `python -m modelos.entrenar`
+    torch.set_num_threads(1)  # como la app y `python -m modelos.entrenamiento`
     return tabla("Entrenamiento de la inversión de dígitos, hasta el 100 % de secuencias", *comparar())
 
 

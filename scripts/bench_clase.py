@@ -160,7 +160,7 @@ def clase(estudiantes: int = 30, segundos: float = 40) -> str:
         tareas = []
         for k in range(estudiantes):
             p = PESTANAS[k % len(PESTANAS)]
-            vista = suite.demo.vistas[p.id]
+            vista = suite.vistas(suite.demo)[p.id]
             controles = _controles(vista)
             base = omision[p.api]
 
@@ -280,7 +280,7 @@ def navegador(veces: int = 10) -> str:
             filas.append(["(eco vacío)", ms(m_eco), "1.00×"])
             azar = random.Random(0)
             for p in PESTANAS:
-                vista = suite.demo.vistas[p.id]
+                vista = suite.vistas(suite.demo)[p.id]
                 control = vista.control_numerico()
                 pagina.goto(f"{servidor.url}demo/{p.id}/")
                 sel_fig = f"#{p.id}-figura1"

@@ -363,9 +363,9 @@ def inferencia(s: Seccion, disps: list) -> None:
 def _inversion(config: dict, dev, secuencias: int, cada: int) -> tuple[float, float, dict]:
     """(pérdida media del primer informe, segundos, último informe) entrenando un TransformerJuguete nuevo."""
     import torch
-    from modelos.entrenar import entrenar_inversion
 
     from modelos import TransformerJuguete
+    from modelos.entrenamiento.inversion import entrenar_inversion
 
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
@@ -378,10 +378,9 @@ def _inversion(config: dict, dev, secuencias: int, cada: int) -> tuple[float, fl
 
 def _imagenes(nombre: str, dev) -> tuple[float, float]:
     """(pérdida de la primera época, segundos de una época) con la receta del checkpoint `nombre`."""
-    from modelos.entrenar import entrenar_imagenes
-    from modelos.recetas import RECETAS, construir, exceso_de_atencion
-
     from modelos.datos import digitos_sklearn
+    from modelos.entrenamiento.imagenes import entrenar_imagenes
+    from modelos.entrenamiento.recetas import RECETAS, construir, exceso_de_atencion
 
     receta = RECETAS[nombre]
     X, _, y, _ = digitos_sklearn()
@@ -564,7 +563,7 @@ def volcar_pestanas() -> None:
 
     cuda = torch.cuda.is_available() and os.environ.get("ATENCION_DISPOSITIVO") == "cuda"
     resultado = {}
-    for id_, vista in app.demo.vistas.items():
+    for id_, vista in app.vistas(app.demo).items():
         if cuda:
             torch.cuda.reset_peak_memory_stats()
         resultado[id_] = {"valores": numeros(vista.fn()), "memoria": torch.cuda.max_memory_allocated() if cuda else 0}

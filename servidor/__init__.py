@@ -1,7 +1,10 @@
 """Lo que sirve la app y la protege: montajes, cola repartida, límites de los cuerpos, disco.
 
-Las pestañas (`demos/`) no importan nada de aquí: este paquete solo lo usa `app.py`.
+Las pestañas (`demos/`) no importan nada de aquí, y aquí no se importa `app`: `app.py` arma las
+páginas y se las pasa a `asgi.crear_app`.
 
+  asgi.py         crear_app: la raíz en «/» y cada pestaña en /demo/<id>/, montada al pedirla
+  proceso.py      lo primero del proceso (carpeta, arenas de malloc, hilos de torch) y la precarga
   disco.py        todo lo que la app escribe, bajo una carpeta propia que se limpia al arrancar
   entradas.py     montaje con la comprobación de archivos de Gradio activa; revisión previa de cada evento
   cola.py         la cola de Gradio con tamaños explícitos y un reparto justo del trabajo pesado

@@ -63,7 +63,13 @@ _cerrojo = threading.Lock()
 
 
 def configurar_cola(blocks: gr.Blocks, max_size: int = MAX_COLA) -> gr.Blocks:
-    """La cola de `blocks` con los tamaños de arriba y el reparto (una vez por Blocks)."""
+    """La cola de `blocks` con los tamaños de arriba y el reparto (una vez por Blocks).
+
+    Si ya está configurada con ese `max_size`, no se rehace: `Blocks.queue` crea otra cola y otra app.
+    """
+    ya = blocks._queue
+    if getattr(ya, "_repartida", False) and ya.max_size == max_size and ya in _colas:
+        return blocks
     blocks.queue(default_concurrency_limit=LIMITE_LIGERO, max_size=max_size, api_open=False)
     cola = blocks._queue
     if not getattr(cola, "_repartida", False):

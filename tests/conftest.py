@@ -59,9 +59,11 @@ class ServidorEnHilo:
 def url_app():
     """La app completa (suite en / y cada pestaña en /demo/<id>/), una vez por sesión, en un puerto libre."""
     import app
+    from demos import POR_ID
+    from servidor.asgi import crear_app
 
     puerto = puerto_libre()
-    with ServidorEnHilo(app.crear_app(), puerto):
+    with ServidorEnHilo(crear_app(app.demo, app.construir_una, POR_ID, app.opciones_lanzamiento()), puerto):
         yield f"http://127.0.0.1:{puerto}/"
 
 

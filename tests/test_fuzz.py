@@ -48,7 +48,7 @@ cualquiera = st.one_of(numeros, textos, raros)
 def funciones():
     import app
 
-    return [(p.id, app.demo.vistas[p.id].fn) for p in PESTANAS]
+    return [(p.id, app.vistas(app.demo)[p.id].fn) for p in PESTANAS]
 
 
 def parametros(fn) -> list[str]:

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.navegador
 def vista_de(id_: str):
     import app
 
-    return app.demo.vistas[id_]
+    return app.vistas(app.demo)[id_]
 
 
 def escribir(pg, id_: str, ajustes: dict[str, str]) -> None:

@@ -45,7 +45,7 @@ def argumentos_de_ejemplo(id_: str) -> dict:
 
     import app
 
-    vista = app.demo.vistas[id_]
+    vista = app.vistas(app.demo)[id_]
     nombres = list(inspect.signature(vista.fn).parameters)
     ejemplo, _ = vista.ejemplos()
     kwargs = {}
@@ -109,17 +109,18 @@ def test_exclusivo_no_deja_dos_llamadas_a_la_vez_en_el_proceso():
 
 def test_cola_llena_contesta_en_vez_de_colgarse():
     """Con `max_size` lleno, la app responde al instante: 429 y «La cola está llena…» (no el 503 en inglés)."""
+    from fastapi import FastAPI
     from gradio_client import Client
 
-    import app
+    from servidor.cola import configurar_cola
 
     liberar = threading.Event()
     with gr.Blocks() as lenta:
         entrada, salida = gr.Number(0), gr.Number()
         entrada.change(lambda x: liberar.wait(20) and x, entrada, salida, api_name="lenta", concurrency_limit=1)
-    app.configurar_cola(lenta, max_size=2)
+    configurar_cola(lenta, max_size=2)
     puerto = puerto_libre()
-    with ServidorEnHilo(gr.mount_gradio_app(app.FastAPI(), lenta, path="/"), puerto):
+    with ServidorEnHilo(gr.mount_gradio_app(FastAPI(), lenta, path="/"), puerto):
         cliente = Client(f"http://127.0.0.1:{puerto}/", verbose=False)
         trabajos = [cliente.submit(1, api_name="/lenta") for _ in range(6)]
         inicio = time.monotonic()
@@ -161,7 +162,10 @@ def test_arranque_con_un_checkpoint_roto_lo_dice_en_el_log(tmp_path):
         shutil.copytree(RAIZ / "checkpoints" / nombre, tmp_path / nombre)
     pesos = tmp_path / "vit-digitos" / "model.safetensors"
     pesos.write_bytes(pesos.read_bytes()[:1000])  # truncado
-    codigo = "import logging, app; logging.basicConfig(level=logging.INFO); print('MALOS', app.precargar_checkpoints())"
+    codigo = (
+        "import logging, app; from servidor.proceso import precargar_checkpoints; "
+        "logging.basicConfig(level=logging.INFO); print('MALOS', precargar_checkpoints())"
+    )
     entorno = {**os.environ, "ATENCION_CHECKPOINTS": str(tmp_path), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(RAIZ)}
     r = subprocess.run(
         [sys.executable, "-c", codigo], cwd=RAIZ, env=entorno, capture_output=True, text=True, timeout=120

@@ -143,7 +143,7 @@ def _numericos() -> list[tuple[str, str]]:
     import app
 
     pares = []
-    for id_, vista in app.demo.vistas.items():
+    for id_, vista in app.vistas(app.demo).items():
         for nombre, c in vista.url.items():
             if isinstance(c, gr.Slider | gr.Number):
                 pares.append((id_.replace("-", "_"), nombre))
@@ -248,12 +248,15 @@ def test_los_archivos_de_un_montaje_perezoso_se_borran_al_apagar():
     import fastapi
 
     import app
+    from servidor.asgi import MontajesPerezosos
 
     raiz = fastapi.FastAPI()
     with gr.Blocks() as portada:
         gr.Markdown("portada")
     gr.mount_gradio_app(raiz, portada, path="/")
-    perezosos = app.MontajesPerezosos(raiz, {**app.opciones_lanzamiento(), "show_error": False})
+    perezosos = MontajesPerezosos(
+        raiz, app.construir_una, {"escalado"}, {**app.opciones_lanzamiento(), "show_error": False}
+    )
     puerto = puerto_libre()
     archivo = disco.carpeta() / "gradio" / "prueba-montaje" / "figura.png"
     archivo.parent.mkdir(parents=True, exist_ok=True)
