@@ -46,7 +46,7 @@ def carpeta() -> Path:
 def preparar() -> Path:
     """Manda a la carpeta propia todo lo que este proceso escriba; borra los restos de procesos muertos.
 
-    Se llama al importar `app`, antes de crear un solo componente: Gradio fija su carpeta de
+    La llama `proceso.preparar()` al importar `app`, antes de crear un solo componente: Gradio fija su carpeta de
     subidas al crear cada bloque y `demos._figuras` la suya al importarse.
     """
     with _cerrojo:
