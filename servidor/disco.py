@@ -46,8 +46,8 @@ def carpeta() -> Path:
 def preparar() -> Path:
     """Manda a la carpeta propia todo lo que este proceso escriba; borra los restos de procesos muertos.
 
-    La llama `proceso.preparar()` al importar `app`, antes de crear un solo componente: Gradio fija su carpeta de
-    subidas al crear cada bloque y `demos._figuras` la suya al importarse.
+    La llama `proceso.preparar()` al importar `app`, antes de crear un solo componente: Gradio
+    fija su carpeta de subidas al crear cada bloque y `demos.servir.descarga` la suya al importarse.
     """
     with _cerrojo:
         propia = carpeta()
