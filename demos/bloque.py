@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from itertools import pairwise
 
 import gradio as gr
@@ -23,6 +24,7 @@ from demos.comun import (
     explicacion,
     grafico,
     miles,
+    numero,
 )
 from demos.comun import entero as _entero
 from modelos import BloqueTransformer
@@ -134,6 +136,13 @@ def diferencia_con_pytorch(d: int, h: int, m: int, semilla: int = 0) -> float:
         return (y - suyo(x)).abs().max().item()
 
 
+@lru_cache(maxsize=1)
+def layernorm_de_la_leccion() -> tuple[float, ...]:
+    """`nn.LayerNorm(4)` recién creada (γ = 1, β = 0) sobre la palabra (1, 2, 3, 4), redondeada como la lección."""
+    with torch.inference_mode():
+        return tuple(nn.LayerNorm(4)(torch.tensor([[1.0, 2.0, 3.0, 4.0]]))[0].round(decimals=2).tolist())
+
+
 X, ANCHO, ALTO = 3.7, 4.2, 0.64  # el tronco del bloque: centro y tamaño de sus cajas
 X_ATAJO, RADIO = 0.9, 0.32  # por dónde suben los atajos residuales; el círculo de cada suma
 
@@ -210,10 +219,15 @@ def calcular(d_modelo: float = 64, cabezas: float = 4, d_mlp: float = 256):
     )
     if total <= LIMITE_SALIDAS:
         texto += (
-            f" Con los mismos pesos, sus salidas difieren a lo sumo en "
-            f"**{diferencia_con_pytorch(d, h, m):.1e}**: es el mismo cálculo."
+            f" Con los mismos pesos y una entrada (2, 10, {d}), los dos dan una salida (2, 10, {d}) que difiere a "
+            f"lo sumo en **{diferencia_con_pytorch(d, h, m):.1e}**: es el mismo cálculo."
         )
     texto += f"\n\nLas cabezas no cambian la cuenta: reparten las {d} columnas, no las multiplican."
+    ln = ", ".join(numero(v) for v in layernorm_de_la_leccion())
+    texto += (
+        f"\n\n**LayerNorm, como en la lección:** `nn.LayerNorm(4)` lleva la palabra (1, 2, 3, 4) a **({ln})**: "
+        "media 0 y varianza 1, porque recién creada tiene γ = 1 y β = 0; al entrenar, γ y β se aprenden."
+    )
     return figura_diagrama(d, h, m, nuestro), figura_barras(nuestro), tabla, texto
 
 

@@ -9,7 +9,20 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos.comun import GRIS, Curva, Curvas, Deslizador, Mapa, Opcion, Paneles, Referencia, Vista, explicacion, grafico
+from demos.comun import (
+    GRIS,
+    Curva,
+    Curvas,
+    Deslizador,
+    Mapa,
+    Opcion,
+    Paneles,
+    Referencia,
+    Vista,
+    explicacion,
+    grafico,
+    miles,
+)
 from demos.comun import entero as _entero
 from modelos import AtencionMulticabeza, cargar, dispositivo, posicion_sinusoidal
 from modelos.datos import secuencias_digitos
@@ -180,7 +193,7 @@ def _inversion_digitos() -> tuple[list[list[str]], str]:
         return [], "Los modelos de la inversión de dígitos aún no están disponibles en este servidor."
     lineas = [f"- {nombre}: `{' '.join(map(str, digitos))}`" for nombre, digitos in ejemplo.items()]
     texto = (
-        f"El transformer de juguete invierte 8 dígitos. Medido en {SECUENCIAS_NUEVAS:,} secuencias nuevas: "
+        f"El transformer de juguete invierte 8 dígitos. Medido en {miles(SECUENCIAS_NUEVAS)} secuencias nuevas: "
         "sin posición solo puede adivinar, porque la autoatención no sabe qué dígito iba primero. "
         "Un ejemplo:\n\n" + "\n".join(lineas)
     )

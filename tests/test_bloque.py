@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import nn
 
-from demos.bloque import calcular, copiar_pesos, desglose, diferencia_con_pytorch, formula
+from demos.bloque import calcular, copiar_pesos, desglose, diferencia_con_pytorch, formula, layernorm_de_la_leccion
 from demos.comun.figuras import numero
 from demos.comun.pantalla import a_json
 from modelos import BloqueTransformer
@@ -118,3 +118,11 @@ def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
     assert "entre 1 y 4096" in espera_error(cliente, "/bloque", d_mlp=10**9)
     *_, tabla, texto = cliente.predict(d_modelo=128, cabezas=8, d_mlp=512, api_name="/bloque")
     assert tabla["data"][-1][2] == numero(sum(formula(128, 512).values()), ",.0f")
+
+
+def test_layernorm_y_forma_de_la_leccion():
+    """La lección imprime tensor([[-1.34, -0.45, 0.45, 1.34]]) y «Forma: torch.Size([2, 10, 64])»."""
+    assert layernorm_de_la_leccion() == pytest.approx((-1.34, -0.45, 0.45, 1.34), abs=1e-6)
+    *_, texto = calcular()
+    assert "(1, 2, 3, 4) a **(−1.34, −0.45, 0.45, 1.34)**" in texto
+    assert "una entrada (2, 10, 64), los dos dan una salida (2, 10, 64)" in texto

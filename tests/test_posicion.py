@@ -94,7 +94,7 @@ def test_sin_posicion_la_inversion_de_digitos_no_se_aprende():
     assert ejemplo["Objetivo"] == ejemplo["Entrada"][::-1]
     _, _, _, tabla, texto = calcular()
     assert [f[0] for f in tabla] == ["Con posición", "Sin posición"]
-    assert "2,000 secuencias nuevas" in texto
+    assert "2\u202f000 secuencias nuevas" in texto
 
 
 @pytest.mark.parametrize(
