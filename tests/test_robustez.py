@@ -171,4 +171,4 @@ def test_arranque_con_un_checkpoint_roto_lo_dice_en_el_log(tmp_path):
         [sys.executable, "-c", codigo], cwd=RAIZ, env=entorno, capture_output=True, text=True, timeout=120
     )
     assert "MALOS ['vit-digitos']" in r.stdout, r.stderr[-2000:]
-    assert "vit-digitos NO disponible" in r.stderr and "python -m modelos.entrenar vit-digitos" in r.stderr
+    assert "vit-digitos NO disponible" in r.stderr and "python -m modelos.entrenamiento vit-digitos" in r.stderr
