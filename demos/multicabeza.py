@@ -87,23 +87,26 @@ def parametros(modulo: nn.Module) -> int:
 
 
 def comparar(d_modelo: int = 16, cabezas: int = 4, largo: int = 5, semilla: int = 0) -> dict:
-    """Nuestra capa y la de PyTorch sobre la misma frase al azar x: (1, largo, d_modelo).
+    """Nuestra capa y la de PyTorch sobre el mismo lote al azar x: (2, largo, d_modelo), como la lección.
 
-    Devuelve los pesos (cabezas, largo, largo), las diferencias máximas de salidas y
+    Devuelve los pesos de la primera frase (cabezas, largo, largo), las formas de la entrada, la
+    salida y los pesos del lote, las diferencias máximas de salidas y
     pesos, y los parámetros de cada parte. "pesos_figura" son los mismos pesos calculados
     en float64: en float32 su último dígito cambia de una petición a otra (MKL suma en otro
     orden según la alineación de la memoria), y la figura no debe cambiar si la entrada no cambia.
     """
     g = torch.Generator().manual_seed(semilla)
-    x = torch.randn(1, largo, d_modelo, generator=g)  # una frase de `largo` palabras
+    x = torch.randn(1, largo, d_modelo, generator=g)  # la frase de la figura: `largo` palabras
     capa = crear_capa(d_modelo, cabezas, g)
+    x = torch.cat([x, torch.randn(1, largo, d_modelo, generator=g)])  # y otra: un lote de 2, como la lección
     oficial = copia_oficial(capa)
     with torch.inference_mode():
-        nuestra, pesos = capa(x)  # (1, L, d), (1, cabezas, L, L)
+        nuestra, pesos = capa(x)  # (2, L, d), (2, cabezas, L, L)
         # Autoatención: la misma x hace de consultas, claves y valores
         suya, pesos_suyos = oficial(x, x, x, average_attn_weights=False)
-        _, pesos_figura = capa.double()(x.double())  # (1, cabezas, L, L); la capa ya no se usa en float32
+        _, pesos_figura = capa.double()(x[:1].double())  # (1, cabezas, L, L); la capa ya no se usa en float32
     return {
+        "formas": {"entrada": tuple(x.shape), "salida": tuple(nuestra.shape), "pesos": tuple(pesos.shape)},
         "pesos": pesos[0].numpy(),
         "pesos_figura": pesos_figura[0].numpy(),
         "dif_salidas": (nuestra - suya).abs().max().item(),
@@ -133,10 +136,18 @@ def _figura(pesos: np.ndarray) -> Paneles:
     """Un mapa por cabeza y uno del promedio, en filas de COLUMNAS_FIGURA paneles, con una sola barra de color."""
     h, L, _ = pesos.shape
     paneles = h + 1 if h > 1 else 1  # con una cabeza, el promedio es ella misma
-    columnas = min(paneles, 3 if paneles <= 9 else COLUMNAS_FIGURA)  # hasta 8 cabezas, paneles grandes
-    alto_fila = int(np.clip(ANCHO_UTIL / columnas + 40, 200, 420))  # los mapas son cuadrados
-    lado = min(ANCHO_UTIL * (1 - 0.1 * (columnas - 1)) / columnas, alto_fila - 60)  # px de un mapa, sin los huecos
-    caben = lado / L >= (40 if L <= 6 else 32)  # «0.23» en la letra de las casillas (más grande hasta 6)
+    if 1 < paneles <= COLUMNAS_FIGURA:
+        # Hasta 4 cabezas, una sola fila baja (cabe en una diapositiva junto a sus controles): las
+        # cabezas chicas, el promedio del doble de ancho y con los números; los de cada cabeza, al pasar el ratón.
+        columnas, anchos = paneles, (1.0,) * h + (2.0,)
+    else:
+        columnas, anchos = min(paneles, 3 if paneles <= 9 else COLUMNAS_FIGURA), (1.0,) * min(paneles, 5)
+        anchos = anchos[:columnas]
+    libre = ANCHO_UTIL * (1 - 0.1 * (columnas - 1))  # px de los paneles de una fila, sin los huecos
+    ancho = [libre * a / sum(anchos) for a in anchos]  # px de cada columna
+    alto_fila = int(np.clip(max(ancho) + 60, 200, 420))  # los mapas son cuadrados
+    umbral = 40 if L <= 6 else 32  # px de casilla para «0.23» en la letra de las casillas (más grande hasta 6)
+    caben = [min(a, alto_fila - 60) / L >= umbral for a in ancho]
     # Una escala común a todos los paneles, de 0 al peso más alto: con una capa sin entrenar
     # los pesos son casi parejos (≈ 1/L) y en una escala de 0 a 1 todo se vería blanco.
     vmax = max(round(float(pesos.max()), 6), 1e-6)  # redondeado: el ruido de la 16.ª cifra no cambia la figura
@@ -155,14 +166,14 @@ def _figura(pesos: np.ndarray) -> Paneles:
                 titulo=titulo,
                 eje_x="Posición que se mira" if k + columnas >= paneles else "",
                 eje_y="Posición que mira" if k % columnas == 0 else "",
-                numeros=caben,
+                numeros=caben[k % columnas],
                 vmax=vmax,
                 barra="Peso",
                 pista=f"{titulo}: la posición {{y}} mira a la {{x}}: peso {{v}}",
                 cuadrado=True,
             )
         )
-    return Paneles(tuple(figuras), columnas=columnas, titulo=TITULO_FIGURA, alto_fila=alto_fila)
+    return Paneles(tuple(figuras), columnas=columnas, titulo=TITULO_FIGURA, anchos=anchos, alto_fila=alto_fila)
 
 
 def _si_no(dif: float) -> str:
@@ -173,9 +184,10 @@ def calcular(d_modelo: float = 16, cabezas: float = 4, largo: float = 5, semilla
     """La vista: (figura de pesos, comprobación contra PyTorch, parámetros, texto)."""
     d, h, L, semilla = validar(d_modelo, cabezas, largo, semilla)
     r = comparar(d, h, L, semilla)
+    formas = r["formas"]
     comprobacion = [
-        ["Salidas (1, L, d_modelo)", _si_no(r["dif_salidas"]), f"{r['dif_salidas']:.1e}"],
-        ["Pesos (1, cabezas, L, L)", _si_no(r["dif_pesos"]), f"{r['dif_pesos']:.1e}"],
+        [f"Salidas {formas['salida']}: (lote, L, d_modelo)", _si_no(r["dif_salidas"]), f"{r['dif_salidas']:.1e}"],
+        [f"Pesos {formas['pesos']}: (lote, cabezas, L, L)", _si_no(r["dif_pesos"]), f"{r['dif_pesos']:.1e}"],
     ]
     tabla = [
         ["qkv: d → 3d (Q, K y V juntos)", f"{d}·{3 * d} + {3 * d}", r["qkv"]],

@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from demos.comun.figuras import Imagen, Mapa, Paneles
-from demos.comun.pantalla import a_json, a_plotly
+from demos.comun.pantalla import a_json, a_plotly, alto_de
 from demos.multicabeza import calcular, comparar, copia_oficial, crear_capa
 from tests.conftest import espera_error
 
@@ -77,6 +77,9 @@ def test_hilos_paralelos_con_la_misma_semilla_dan_lo_mismo():
 def test_vista_inicial_d16_4_cabezas_como_la_leccion():
     _, comprobacion, tabla, texto = calcular()
     assert [fila[1] for fila in comprobacion] == ["sí", "sí"]
+    # La lección: «Entrada: [2, 5, 16]  Salida: [2, 5, 16]  Pesos guardados: [2, 4, 5, 5]».
+    assert comparar(16, 4, 5, 0)["formas"] == {"entrada": (2, 5, 16), "salida": (2, 5, 16), "pesos": (2, 4, 5, 5)}
+    assert [fila[0].split(":")[0] for fila in comprobacion] == ["Salidas (2, 5, 16)", "Pesos (2, 4, 5, 5)"]
     assert [fila[2] for fila in tabla] == [816, 272, 1088, 1088]
     assert "16 / 4 = 4 columnas" in texto
 
@@ -86,7 +89,9 @@ def test_figura_un_mapa_por_cabeza_y_el_promedio_con_una_sola_escala():
     r = comparar(16, 4, 5, 0)
     pesos = r["pesos_figura"]  # (cabezas, L, L), en float64: el ruido de float32 no cambia la figura
     np.testing.assert_allclose(pesos, r["pesos"], atol=1e-6)
-    assert isinstance(figura, Paneles) and figura.columnas == 3
+    # Una sola fila baja (cabe en una diapositiva de 720 px con sus controles): el promedio, del doble de ancho.
+    assert isinstance(figura, Paneles) and figura.columnas == 5 and figura.anchos == (1, 1, 1, 1, 2)
+    assert alto_de(figura) <= 360
     assert [p.titulo for p in figura.paneles] == [*(f"Cabeza {k}" for k in range(1, 5)), "Promedio de las cabezas"]
     assert "sin entrenar" in figura.titulo  # lo dice en la figura misma, no solo en el texto
     for k, mapa in enumerate(figura.paneles[:4]):
@@ -97,7 +102,9 @@ def test_figura_un_mapa_por_cabeza_y_el_promedio_con_una_sola_escala():
     assert {(p.vmin, p.vmax) for p in figura.paneles} == {(0.0, round(float(pesos.max()), 6))}
     barras = [t.get("showscale") for t in a_plotly(figura)["data"]]
     assert barras == [False, False, False, False, True]
-    assert figura.paneles[0].textos()[0][4] == f"{pesos[0, 0, 4]:.2f}"  # con 5 palabras caben los números
+    # Con 5 palabras, los números caben en el promedio; los de cada cabeza, al pasar el ratón.
+    assert figura.paneles[4].textos()[0][4] == f"{pesos.mean(axis=0)[0, 4]:.2f}"
+    assert not any(p.con_numeros for p in figura.paneles[:4])
     assert figura.paneles[4].pista == "Promedio de las cabezas: la posición {y} mira a la {x}: peso {v}"
 
 
