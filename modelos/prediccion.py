@@ -17,6 +17,7 @@ import torch
 from torch import Tensor
 
 from .clasificador import ClasificadorAtencion
+from .formato import miles
 from .hub import cargar, cargar_archivo
 from .opiniones import CLASES
 from .vocabulario import DESCONOCIDA, Ficha, Vocabulario
@@ -77,7 +78,7 @@ def _nombrar(palabras: list[str]) -> str:
 def _avisos(fichas: list[Ficha], caracteres: bool, fichas_de_mas: bool, largo: int) -> list[str]:
     avisos = []
     if caracteres:
-        avisos.append(f"El texto es muy largo: solo se leen los primeros {MAXIMO_CARACTERES:,} caracteres.")
+        avisos.append(f"El texto es muy largo: solo se leen los primeros {miles(MAXIMO_CARACTERES)} caracteres.")
     if fichas_de_mas:
         avisos.append(f"La frase tiene más de {largo} palabras y signos: el modelo lee solo los primeros {largo}.")
     desconocidas = [f.escrita for f in fichas if not f.conocida]

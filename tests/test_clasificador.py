@@ -261,7 +261,7 @@ def test_predecir_solo_palabras_desconocidas_da_un_resultado_y_lo_dice():
 def test_predecir_10000_caracteres_lee_las_primeras_64_fichas():
     lectura = pred.predecir("muy buena " * 1_000)
     assert len(lectura.fichas) == 64 and lectura.recortada
-    assert any("solo se leen los primeros 5,000 caracteres" in a for a in lectura.avisos)
+    assert any("solo se leen los primeros 5\u202f000 caracteres" in a for a in lectura.avisos)
     assert any("lee solo los primeros 64" in a for a in lectura.avisos)
 
 

@@ -23,6 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from modelos.formato import miles as miles  # la dueña del formato; se reexportan con las figuras
+from modelos.formato import numero
+
 C0, C1, C2, C3 = "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"  # los colores de la lección
 CLARO = "#aec7e8"  # C0 claro: lo que no se resalta
 GRIS = "#7f7f7f"
@@ -30,22 +33,6 @@ MAX_NUMEROS = 12  # hasta este lado, un mapa lleva el número en cada casilla
 MAX_CASILLAS = 512 * 512  # ningún mapa ni imagen pasa de aquí (la función de cálculo lo acota antes)
 
 COLORES = ("azul", "divergente", "grises")  # blanco→C0; rojo←blanco→azul; blanco→negro (un dígito)
-
-
-def numero(x: float, formato: str = ".2f") -> str:
-    """Un número como se lee en las figuras: signo menos tipográfico, espacio fino de miles.
-
-    >>> numero(-0.5), numero(13674, ",.0f")
-    ('−0.50', '13 674')
-    """
-    if x is None or not np.isfinite(x):
-        return ""
-    return format(float(x), formato).replace(",", "\u202f").replace("-", "−")
-
-
-def miles(n: float) -> str:
-    """Un número entero con espacio fino de miles, como en todas las pestañas: 13674 -> «13 674»."""
-    return numero(n, ",.0f")
 
 
 def _arreglo(valor, nombre: str, dimensiones: tuple[int, ...]) -> np.ndarray:

@@ -16,7 +16,7 @@ import gradio as gr
 import torch
 
 import modelos
-from demos.comun import Aviso, Deslizador, Opcion, a_gradio, envolver, grafico, numero, uno_de
+from demos.comun import Aviso, Deslizador, Opcion, a_gradio, envolver, grafico, miles, uno_de
 from demos.inversion_digitos.dibujos import LOTE, figura_atencion, figura_curva
 from demos.inversion_digitos.modelo import LECCION, MIO, cuantos, leer_digitos, mapa, predecir
 from modelos.entrenamiento.inversion import entrenar_inversion, instantaneas
@@ -64,7 +64,7 @@ def ver_instantanea(digitos: str = LECCION, indice: float = 0):
     titulo = f"¿A dónde mira cada posición?\npaso {info['paso']} · promedio de las cabezas"
     historia = [i for i, _ in todas]
     curva = figura_curva(historia, historia[-1]["paso"], k, "Pérdida y exactitud durante el entrenamiento")
-    vistas = numero(info["secuencias_vistas"], ",.0f")  # 10 000, con espacio fino como en todas las pestañas
+    vistas = miles(info["secuencias_vistas"])
     texto = (
         f"**Instantánea {k} de {len(todas) - 1}** · paso {info['paso']} · {vistas} secuencias vistas · "
         f"pérdida {info['perdida']:.3f} · exactitud en secuencias nuevas: {info['digitos']:.1%} de los dígitos "

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 import modelos
-from demos.comun import numero
+from demos.comun import miles
 from modelos.datos import LARGO
 from modelos.hilos import un_hilo
 
@@ -34,7 +34,7 @@ def leer_digitos(texto) -> list[int]:
     if not isinstance(texto, str):
         raise ValueError(f"Los dígitos deben llegar como texto. {ACEPTA}")
     if len(texto) > MAX_TEXTO:
-        raise ValueError(f"El texto es demasiado largo ({numero(len(texto), ',.0f')} caracteres). {ACEPTA}")
+        raise ValueError(f"El texto es demasiado largo ({miles(len(texto))} caracteres). {ACEPTA}")
     limpio = [c for c in texto if c not in SEPARADORES]
     if not limpio:
         raise ValueError(f"No hay dígitos. {ACEPTA}")

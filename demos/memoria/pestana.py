@@ -103,7 +103,7 @@ def _figura_teorica(tipo: str, factor: int, ventana: int = 0) -> Curvas:
     if factor > 1:
         curvas.append(Curva(f"total (× {miles(factor)})", L, L**2 * b * factor / 1e6, color=C1, estilo="lineas"))
     if ventana:
-        w = numero(ventana, ",.0f")
+        w = miles(ventana)
         y = con_ventana(L, ventana) * b / 1e6
         curvas.append(Curva(f"ventana w = {w}, por cabeza", L, y, color=C2, estilo="punteada"))
         if factor > 1:

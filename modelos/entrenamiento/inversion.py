@@ -20,6 +20,7 @@ import torch
 from torch import Tensor, nn
 
 from ..datos import DIGITOS, LARGO, secuencias_digitos
+from ..formato import miles
 from ..hilos import un_hilo
 from ..hub import cargar_archivo, dispositivo
 from ..transformer import TransformerJuguete
@@ -68,7 +69,9 @@ def _corto(valor: object) -> str:
 def _entero(nombre: str, valor: object, minimo: int, maximo: int) -> int:
     entero = isinstance(valor, numbers.Integral) or (isinstance(valor, float) and valor.is_integer())
     if isinstance(valor, bool) or not entero or not minimo <= valor <= maximo:
-        raise ValueError(f"«{nombre}» debe ser un número entero de {minimo:,} a {maximo:,}; llegó {_corto(valor)}.")
+        raise ValueError(
+            f"«{nombre}» debe ser un número entero de {miles(minimo)} a {miles(maximo)}; llegó {_corto(valor)}."
+        )
     return int(valor)
 
 
@@ -91,7 +94,7 @@ def _validar(modelo, epocas, secuencias, lote, tasa, semilla, cada, detener) -> 
     pasos = epocas * math.ceil(secuencias / lote)
     if pasos > MAXIMO_PASOS:
         raise ValueError(
-            f"Serían {pasos:,} pasos de entrenamiento; el máximo es {MAXIMO_PASOS:,} "
+            f"Serían {miles(pasos)} pasos de entrenamiento; el máximo es {miles(MAXIMO_PASOS)} "
             "(menos épocas, menos secuencias o un lote más grande)."
         )
     return epocas, secuencias, lote, float(tasa), semilla, cada

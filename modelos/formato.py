@@ -1,0 +1,28 @@
+"""Cómo se escriben los números que lee una persona: la única dueña del formato.
+
+Estilo español de la lección: punto decimal, espacio fino (U+202F) de miles y el signo menos
+tipográfico. Lo usan las figuras y los textos de las pestañas (`demos.comun` lo reexporta) y los
+mensajes de `modelos` que llegan a la página.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def numero(x: float | None, formato: str = ".2f") -> str:
+    """Un número como se lee en la página: signo menos tipográfico, espacio fino de miles.
+
+    Un valor que no es finito (o None) da «»: una figura nunca muestra NaN.
+
+    >>> numero(-0.5), numero(13674, ",.0f")
+    ('−0.50', '13\\u202f674')
+    """
+    if x is None or not math.isfinite(float(x)):
+        return ""
+    return format(float(x), formato).replace(",", "\u202f").replace("-", "−")
+
+
+def miles(n: float) -> str:
+    """Un entero con espacio fino de miles: 13674 -> «13 674»."""
+    return numero(n, ",.0f")
