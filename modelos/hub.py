@@ -77,7 +77,7 @@ _en_gpu_prestada: ContextVar[bool] = ContextVar("en_gpu_prestada", default=False
 
 @contextmanager
 def gpu_prestada() -> Iterator[None]:
-    """Marca el bloque como parte de una función decorada con `spaces.GPU` (ver `demos/_gpu.py`).
+    """Marca el bloque como parte de una función decorada con `spaces.GPU` (ver `demos/comun/zerogpu.py`).
 
     En ZeroGPU solo ahí hay una GPU de verdad: fuera, `torch.cuda.is_available()` es una emulación
     y el cálculo en «cuda» falla. Fuera de ZeroGPU no cambia nada.

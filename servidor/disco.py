@@ -93,8 +93,8 @@ def barrer(base: Path | None = None, ahora: float | None = None) -> int:
     """Una pasada del barrendero: quita las carpetas vacías bajo `base`; devuelve cuántas.
 
     Cada archivo ya tiene quien lo borre: Gradio los suyos (`delete_cache`, una hora, y respeta
-    los que deben quedar, como los ejemplos), `demos._figuras` las figuras (10 minutos) y las
-    descargas (una hora). Pero unos y otros dejan la carpeta de cada archivo, vacía.
+    los que deben quedar, como los ejemplos) y `demos.servir.descarga` las descargas (una
+    hora); las figuras ya no son archivos. Pero unos y otros dejan la carpeta de cada archivo, vacía.
     """
     base = base or carpeta()
     ahora = time.time() if ahora is None else ahora

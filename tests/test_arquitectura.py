@@ -1,8 +1,8 @@
 """La forma de la casa, leída del código con `ast`: sin ciclos de import y sin imports hacia arriba.
 
 Las capas, de abajo arriba: `modelos` (PyTorch puro) → `demos.comun` (lo que llaman las pestañas) →
-las pestañas → `demos.servir` (lo que las conecta a Gradio) → `app` (arma la suite) → `servidor`
-(sirve). Nada importa hacia arriba. El grafo se arma con todos los `import` del archivo, también
+las pestañas → `demos.servir` (lo que las conecta a Gradio) → `servidor` (sirve y protege) → `app`
+(arma la suite y la sirve). Nada importa hacia arriba. El grafo se arma con todos los `import` del archivo, también
 los que van dentro de una función: un import perezoso no esconde un ciclo.
 """
 
@@ -212,3 +212,15 @@ def test_las_pestanas_no_importan_las_bibliotecas_de_figuras():
         if _capa(n) in ("pestana", "comun")
     }
     assert not {n: m for n, m in malos.items() if m}
+
+
+def test_la_biblioteca_no_importa_su_entrenamiento():
+    """`modelos.entrenamiento` (recetas, tarjetas, publicar) usa la biblioteca; la biblioteca no lo usa a él."""
+    malos = [
+        f"{o} → {d}"
+        for o, destinos in GRAFO.items()
+        if o.startswith("modelos") and not o.startswith("modelos.entrenamiento")
+        for d in destinos
+        if d.startswith("modelos.entrenamiento")
+    ]
+    assert not malos, ", ".join(malos)
