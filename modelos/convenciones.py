@@ -26,10 +26,10 @@ from .atencion import atencion
 MAXIMO_FRASES, MAXIMO_LARGO = 16, 64  # para las demostraciones: se valida antes de reservar nada
 
 NOTA_MODELOS = (
-    "`modelos` usa la convención de PyTorch y de la lección: la máscara es booleana y True quiere decir «no "
-    "mirar» (como key_padding_mask de nn.MultiheadAttention; al revés que attention_mask de Hugging Face y que "
-    "la máscara booleana de F.scaled_dot_product_attention). Tapa con −∞, y una fila toda tapada da pesos 0 y "
-    "salida 0, no NaN."
+    "`modelos` usa la convención de PyTorch y de la lección: la máscara es booleana y `True` quiere decir «no "
+    "mirar» (como `key_padding_mask` de `nn.MultiheadAttention`; al revés que `attention_mask` de Hugging Face "
+    "y que la máscara booleana de `F.scaled_dot_product_attention`). Tapa con −∞, y una fila toda tapada da "
+    "pesos 0 y salida 0, no NaN."
 )
 
 

@@ -153,3 +153,26 @@ def test_en_presentacion_la_explicacion_es_una_linea_que_se_abre_con_un_clic(nav
             assert tamanos[1] >= tamanos[0] - 0.5, f"KaTeX {tamanos[1]} px con el texto a {tamanos[0]} px"
     finally:
         contexto.close()
+
+
+def test_las_convenciones_de_mascaras_escriben_true_en_codigo_y_multicabeza_no_se_achica(navegador, url_app):
+    """Las dos cosas que el recorrido no ve: el acordeón cerrado de las convenciones (sus tablas
+    escriben `True` y `1` como código, nunca un «True» suelto) y que la figura de multicabeza cabe
+    en 1280 × 720 sin que el modo presentación tenga que achicarla."""
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 720}, locale="en-US")
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app + "?tab=mascara-causal")
+        fuente_figura(pg, "mascara-causal")
+        pg.get_by_text("Convenciones de máscaras", exact=False).first.click()
+        codigo = pg.locator("#pestana-mascara-causal code").filter(has_text=re.compile(r"^True$"))
+        codigo.first.wait_for(timeout=30_000)  # la tabla de las máscaras, llena al abrir el acordeón
+        assert not ingles_visible(pg), f"se ve en inglés {ingles_visible(pg)}"
+
+        pg.goto(url_app + "?tab=multicabeza&presentacion=1")
+        fuente_figura(pg, "multicabeza")
+        pg.wait_for_timeout(300)  # el ajuste corre en el cuadro siguiente
+        zoom = pg.evaluate("() => document.querySelector('#multicabeza-figura1').style.zoom || '1'")
+        assert float(zoom) >= 0.9, f"la figura de multicabeza se achica a {zoom}: no se leería proyectada"
+    finally:
+        contexto.close()

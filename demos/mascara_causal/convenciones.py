@@ -30,11 +30,11 @@ con PyTorch.
 MANERAS = {
     "menos_infinito": "softmax a mano con −∞ (la agrupación de la lección, §6)",
     "menos_1e9": "softmax a mano con −1e9",
-    "menos_1e9_float16": "softmax a mano con −1e9 en float16 (no cabe: es −∞)",
-    "sdpa": "F.scaled_dot_product_attention (attn_mask booleana toda False)",
-    "multihead": "nn.MultiheadAttention (key_padding_mask toda True; need_weights=True, por omisión)",
-    "multihead_sin_pesos": "nn.MultiheadAttention con need_weights=False (no da los pesos: va por SDPA)",
-    "modelos": "modelos.atencion (máscara toda True)",
+    "menos_1e9_float16": "softmax a mano con −1e9 en `float16` (no cabe: es −∞)",
+    "sdpa": "`F.scaled_dot_product_attention` (`attn_mask` booleana toda `False`)",
+    "multihead": "`nn.MultiheadAttention` (`key_padding_mask` toda `True`; `need_weights=True`, por omisión)",
+    "multihead_sin_pesos": "`nn.MultiheadAttention` con `need_weights=False` (no da los pesos: va por SDPA)",
+    "modelos": "`modelos.atencion` (máscara toda `True`)",
 }
 
 
@@ -120,8 +120,8 @@ def _texto(pesos: dict[str, torch.Tensor], fila: dict[str, dict]) -> str:
     return (
         "**Pasar la attention_mask de Hugging Face como key_padding_mask sin convertirla** tapa las palabras y "
         "deja mirar el relleno: en la frase 2, todo el peso va a las dos de relleno. En la frase 1, que no tiene "
-        f"relleno, la máscara es toda 1, o sea toda True: {nan_frase_1} de sus {L} filas salen NaN "
-        "(al pedir los pesos, need_weights=True, como hace por omisión). "
+        f"relleno, la máscara es toda `1`, o sea toda `True`: {nan_frase_1} de sus {L} filas salen NaN "
+        "(al pedir los pesos, `need_weights=True`, como hace por omisión). "
         "La conversión es `key_padding_mask = attention_mask == 0`.\n\n"
         "**Una fila toda tapada** no tiene a quién mirar: con −∞, el softmax calcula 0/0 = NaN (así hace la "
         "agrupación de la lección, §6, si una frase es toda relleno). Con −1e9 no hay NaN, pero la fila reparte "
@@ -129,7 +129,7 @@ def _texto(pesos: dict[str, torch.Tensor], fila: dict[str, dict]) -> str:
         f"En la versión de PyTorch instalada ({torch.__version__}), `F.scaled_dot_product_attention` da {sdpa}, "
         "y `nn.MultiheadAttention` "
         f"da {'NaN' if fila['multihead']['nan'] else 'ceros'} si se le piden los pesos y "
-        f"{'NaN' if fila['multihead_sin_pesos']['nan'] else 'ceros'} si no (need_weights=False: en eval va por "
+        f"{'NaN' if fila['multihead_sin_pesos']['nan'] else 'ceros'} si no (`need_weights=False`: en eval va por "
         f"SDPA).\n\n**La convención de `modelos`:** {NOTA_MODELOS}"
     )
 
@@ -154,7 +154,12 @@ def construir_convenciones() -> None:
             interactive=False,
         )
         figura = grafico("Pesos de la frase 2 con la máscara bien y mal puesta")
-        fila = gr.Dataframe(headers=COLUMNAS_FILA, label=f"Una fila con sus {CLAVES} claves tapadas", interactive=False)
+        fila = gr.Dataframe(
+            headers=COLUMNAS_FILA,
+            datatype="markdown",  # los nombres de PyTorch van en código
+            label=f"Una fila con sus {CLAVES} claves tapadas",
+            interactive=False,
+        )
         texto = gr.Markdown()
     lleno = gr.State(False)
     calculo = envolver(calcular_convenciones)
