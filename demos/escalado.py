@@ -115,7 +115,7 @@ def _figura_histogramas(m: dict, d: int) -> Paneles:
     sin = Histograma.de(
         {"sin escala": m["punto"]},
         colores=(C1,),
-        titulo=f"Sin escala: q·k   (desviación {m['desv_sin']:.2f})",
+        titulo=f"Sin escala: q·k   (desviación {m['desv_sin']:.1f})",  # los decimales de la lección
         eje_x="Puntaje",
         eje_y="Cantidad de pares",
     )
@@ -230,7 +230,8 @@ def construir() -> Vista:
         curva_ = grafico("Peso máximo medio según d", scale=3)
         with gr.Column(scale=2):
             tabla = gr.Dataframe(
-                headers=["d", "Desviación", "Peso máximo medio", "Entropía media (bits)"],
+                headers=["d", "Desviación", "Peso máximo", "Entropía (bits)"],
+                column_widths=["22%", "26%", "26%", "26%"],
                 label="Sin escala → con escala (1 000 consultas; las d de la lección, y la elegida)",
                 interactive=False,
             )

@@ -76,7 +76,7 @@ def test_histogramas_cuentan_todos_los_pares_con_el_eje_x_compartido(d):
     for h, datos in ((sin, m["punto"]), (con, m["escalado"])):
         assert h.series[0].valores.sum() == CONSULTAS * 8  # 1000 consultas × 8 claves
         assert h.bordes[0] == datos.min() and h.bordes[-1] == datos.max()
-    assert sin.titulo == f"Sin escala: q·k   (desviación {m['desv_sin']:.2f})"
+    assert sin.titulo == f"Sin escala: q·k   (desviación {m['desv_sin']:.1f})"
     assert con.titulo == f"Con escala: q·k / √{d}   (desviación {m['desv_con']:.2f})"
     assert sin.series[0].color == C1 and con.series[0].color == C0
     # Con d = 512 el ancho de los puntajes sin escala es ≈ √512 ≈ 23 veces el de los escalados.
