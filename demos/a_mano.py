@@ -19,6 +19,7 @@ from demos.comun import (
     explicacion,
     grafico,
     lista_de_palabras,
+    miles,
     numero,
 )
 
@@ -85,7 +86,8 @@ def _numero(celda, nombre: str, i: int, j: int) -> float:
     if not math.isfinite(x):
         raise ValueError(f"La casilla ({donde}) vale {x}: usa números finitos.")
     if abs(x) > MAX_VALOR:
-        raise ValueError(f"La casilla ({donde}) vale {x:g}: usa números entre −{MAX_VALOR:g} y {MAX_VALOR:g}.")
+        tope = miles(MAX_VALOR)
+        raise ValueError(f"La casilla ({donde}) vale {x:g}: usa números entre −{tope} y {tope}.")
     return x
 
 
@@ -188,8 +190,8 @@ def _vector(v) -> str:
 
 
 def _exp(x: float) -> str:
-    """Una exponencial legible: 4.11, 5740, 2.5e-05."""
-    return f"{x:.3g}" if 1e-3 <= x < 1000 else (f"{x:.0f}" if 1000 <= x < 1e7 else f"{x:.2g}")
+    """Una exponencial legible: 4.11, 5 740, 2.5e-05."""
+    return f"{x:.3g}" if 1e-3 <= x < 1000 else (miles(x) if 1000 <= x < 1e7 else f"{x:.2g}")
 
 
 def detalle(i: int, palabras, Q, K, V, puntajes, pesos, salida) -> str:

@@ -214,7 +214,13 @@ def construir() -> Vista:
             label=f"log₂ d  (0 → d = 1;  6 → d = 64;  9 → d = 512;  {LOG2_D_MAX} → d = {miles(D_MAX)})",
         )
         d = Numero(
-            D_INICIAL, precision=0, minimum=1, maximum=D_MAX, step=1, scale=1, label=f"Dimensión d (de 1 a {D_MAX})"
+            D_INICIAL,
+            precision=0,
+            minimum=1,
+            maximum=D_MAX,
+            step=1,
+            scale=1,
+            label=f"Dimensión d (de 1 a {miles(D_MAX)})",
         )
     with gr.Row():
         rapidos = [gr.Button(f"d = {v}", size="sm", min_width=80) for v in D_LECCION]

@@ -66,7 +66,7 @@ def _texto(valor, nombre: str) -> str:
     if not isinstance(valor, str) or not valor.strip():
         raise ValueError(f"Escribe {nombre}, separados por comas.")
     if len(valor) > MAX_TEXTO:
-        raise ValueError(f"El texto de {nombre} es demasiado largo: a lo sumo {MAX_TEXTO} caracteres.")
+        raise ValueError(f"El texto de {nombre} es demasiado largo: a lo sumo {miles(MAX_TEXTO)} caracteres.")
     return valor
 
 
@@ -284,7 +284,7 @@ def construir() -> Vista:
         texto = gr.Markdown()
     gr.Markdown("### Sacar fichas con estos pesos (como un modelo de lenguaje al elegir la siguiente palabra)")
     with gr.Row():
-        n = Deslizador(1, N_MAX, value=1000, step=1, scale=3, label=f"Número de fichas N (de 1 a {N_MAX})")
+        n = Deslizador(1, N_MAX, value=1000, step=1, scale=3, label=f"Número de fichas N (de 1 a {miles(N_MAX)})")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, label="Semilla")
         otra = gr.Button("Sacar otra vez (semilla + 1)", scale=1)
     muestreo = grafico("Frecuencia observada de cada palabra frente a su peso")

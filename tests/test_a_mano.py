@@ -159,7 +159,7 @@ def test_valores_enormes_dentro_del_limite_no_dan_nan():
         ({"Q": [[0, None], [1, 1], [2, 0]]}, "está vacía"),
         ({"Q": [[0, float("nan")], [1, 1], [2, 0]]}, "números finitos"),
         ({"K": [[0, float("inf")], [1, 1], [2, 0]]}, "números finitos"),
-        ({"Q": [[0, 1e300], [1, 1], [2, 0]]}, "entre −1000 y 1000"),
+        ({"Q": [[0, 1e300], [1, 1], [2, 0]]}, "entre −1\u202f000 y 1\u202f000"),
         ({"Q": [[0, True], [1, 1], [2, 0]]}, "no tiene un número"),
         ({"Q": [[0, 1], [1], [2, 0]]}, "largos distintos"),
         ({"Q": [[0] * 9] * 3}, "caben de 1 a 8"),

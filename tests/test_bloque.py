@@ -88,12 +88,12 @@ def test_el_bloque_mas_grande_se_cuenta_rapido_sin_reservar_memoria():
 @pytest.mark.parametrize(
     "d, cabezas, d_mlp, mensaje",
     [
-        (0, 4, 256, "entre 1 y 1024"),
-        (10**9, 4, 256, "entre 1 y 1024"),
+        (0, 4, 256, "entre 1 y 1\u202f024"),
+        (10**9, 4, 256, "entre 1 y 1\u202f024"),
         (64, 0, 256, "entre 1 y 64"),
         (64, 3, 256, "múltiplo"),
-        (64, 4, 10**12, "entre 1 y 4096"),
-        (64, 4, 0, "entre 1 y 4096"),
+        (64, 4, 10**12, "entre 1 y 4\u202f096"),
+        (64, 4, 0, "entre 1 y 4\u202f096"),
         (64.5, 4, 256, "entero"),
         (float("nan"), 4, 256, "entero"),
         (64, float("inf"), 256, "entero"),
@@ -115,7 +115,7 @@ def test_api_sin_argumentos_da_la_vista_inicial(cliente):
 
 def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
     assert "múltiplo" in espera_error(cliente, "/bloque", d_modelo=64, cabezas=5)
-    assert "entre 1 y 4096" in espera_error(cliente, "/bloque", d_mlp=10**9)
+    assert "entre 1 y 4\u202f096" in espera_error(cliente, "/bloque", d_mlp=10**9)
     *_, tabla, texto = cliente.predict(d_modelo=128, cabezas=8, d_mlp=512, api_name="/bloque")
     assert tabla["data"][-1][2] == numero(sum(formula(128, 512).values()), ",.0f")
 

@@ -114,7 +114,7 @@ def test_los_98_pesos_del_kernel_con_su_numero_en_cada_casilla():
     for panel, pesos_ in zip(figura.paneles, k, strict=True):
         assert np.allclose(panel.matriz, pesos_ * 1000) and panel.colores == "divergente"  # en milésimas: son < 0.1
         assert panel.textos()[3][3] == f"{pesos_[3, 3] * 1000:.1f}" == "36.6"  # el centro: 0.0366
-        assert panel.x == ("−3", "−2", "−1", "0", "+1", "+2", "+3") and panel.barra == "Peso × 1000"
+        assert panel.x == ("−3", "−2", "−1", "0", "+1", "+2", "+3") and panel.barra == "Peso × 1\u202f000"
     assert figura.titulo == (
         "Los 2 × 7 × 7 pesos de la convolución (en milésimas):\nkernel fijo: suavizado gaussiano (no aprendido)"
     )

@@ -119,7 +119,7 @@ def test_api_sin_argumentos_da_la_vista_inicial(cliente):
 
 def test_api_rechaza_d_fuera_de_rango_y_sigue_respondiendo(cliente):
     mensaje = espera_error(cliente, "/escalado", d=10**9)
-    assert "entre 1 y 4096" in mensaje
+    assert "entre 1 y 4\u202f096" in mensaje
     *_, texto = cliente.predict(d=512, api_name="/escalado")
     assert "d = 512" in texto
 

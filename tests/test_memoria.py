@@ -87,10 +87,10 @@ def test_bfloat16_ocupa_la_mitad_y_la_tabla_multiplica():
         ({"capas": 1.5}, "capas debe ser un número entero"),
         ({"capas": 10**9}, "entre 1 y 128"),
         ({"lote": float("nan")}, "lote debe ser un número entero"),
-        ({"lote": -1}, "entre 1 y 1024"),
-        ({"lote": "muchos"}, "entre 1 y 1024"),
-        ({"ventana": -1}, "La ventana w debe ser un número entero entre 0 y 65536"),
-        ({"ventana": 10**7}, "entre 0 y 65536"),
+        ({"lote": -1}, "entre 1 y 1\u202f024"),
+        ({"lote": "muchos"}, "entre 1 y 1\u202f024"),
+        ({"ventana": -1}, "La ventana w debe ser un número entero entre 0 y 65\u202f536"),
+        ({"ventana": 10**7}, "entre 0 y 65\u202f536"),
         ({"ventana": 2.5}, "ventana w debe ser un número entero"),
     ],
 )
@@ -124,7 +124,7 @@ def test_medicion_en_vivo_con_largos_pequenos():
 @pytest.mark.parametrize(
     "largo_maximo, tipo, mensaje",
     [
-        (300, "float32", "potencia de 2 entre 256 y 2048"),
+        (300, "float32", "potencia de 2 entre 256 y 2\u202f048"),
         (128, "float32", "potencia de 2"),
         (4096, "float32", "en este dispositivo \\(cpu\\)"),
         (float("inf"), "float32", "potencia de 2"),
@@ -145,7 +145,7 @@ def test_api_sin_argumentos_da_la_vista_inicial(cliente):
 
 def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
     assert "float32, bfloat16" in espera_error(cliente, "/memoria", tipo="float64")
-    assert "entre 1 y 1024" in espera_error(cliente, "/memoria", lote=10**6)
+    assert "entre 1 y 1\u202f024" in espera_error(cliente, "/memoria", lote=10**6)
     _, tabla, _ = cliente.predict(tipo="bfloat16", api_name="/memoria")
     assert tabla["data"][0][2] == "0.02 MB"
 

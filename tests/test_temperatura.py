@@ -132,10 +132,10 @@ def test_lectura_de_palabras_y_puntajes():
         ({"T": 10.5}, "entre 0.05 y 10"),
         ({"T": float("nan")}, "entre 0.05 y 10"),
         ({"T": "caliente"}, "entre 0.05 y 10"),
-        ({"n": 0}, "entre 1 y 10000"),
-        ({"n": 10_001}, "entre 1 y 10000"),
+        ({"n": 0}, "entre 1 y 10\u202f000"),
+        ({"n": 10_001}, "entre 1 y 10\u202f000"),
         ({"n": 2.5}, "entero"),
-        ({"n": float("inf")}, "entre 1 y 10000"),
+        ({"n": float("inf")}, "entre 1 y 10\u202f000"),
         ({"semilla": -1}, "La semilla"),
     ],
 )
@@ -184,7 +184,7 @@ def test_api_con_t_05(cliente):
 def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
     assert "no es un número" in espera_error(cliente, "/temperatura", puntajes="2, x, 0.5, -1")
     assert "entre 0.05 y 10" in espera_error(cliente, "/temperatura", T=1e9)
-    assert "entre 1 y 10000" in espera_error(cliente, "/temperatura", n=10**9)
+    assert "entre 1 y 10\u202f000" in espera_error(cliente, "/temperatura", n=10**9)
     assert "debe haber un puntaje por palabra" in espera_error(cliente, "/temperatura", palabras="a, b")
     *_, texto, _ = cliente.predict(T=4, api_name="/temperatura")
     assert "T = 4" in texto

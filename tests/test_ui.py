@@ -58,7 +58,7 @@ def test_valor_desde_url_convierte_al_tipo_del_control(componente, texto, espera
 @pytest.mark.parametrize(
     "componente, texto, mensaje",
     [
-        (lambda: Deslizador(1, 4096, value=2, step=1), "5000", "entre 1 y 4096"),
+        (lambda: Deslizador(1, 4096, value=2, step=1), "5000", "entre 1 y 4\u202f096"),
         (lambda: Deslizador(1, 4096, value=2, step=1), "abc", "no es un número"),
         (lambda: Deslizador(1, 4096, value=2, step=1), "nan", "finito"),
         (lambda: Opcion(["causal", "ventana"], value="causal"), "otra", "una de"),

@@ -174,7 +174,7 @@ def _figura_kernel(kernel: np.ndarray, etiqueta: str) -> Paneles:
             vmax=tope * escala,
             colores="divergente",
             formato=".1f" if milesimas else ".2f",
-            barra="Peso × 1000" if milesimas else "Peso",
+            barra="Peso × 1\u202f000" if milesimas else "Peso",
             pista=f"peso sobre la {nombre} en (fila {{y}}, columna {{x}}): {{v}}" + (" milésimas" if milesimas else ""),
             cuadrado=True,
         )

@@ -11,6 +11,13 @@ import math
 import re
 from collections.abc import Collection
 
+from modelos.formato import miles, numero
+
+
+def _n(x: float) -> str:
+    """Un número de un mensaje, como en toda la página: «4 096», «0.05», «−1 000», «1e+300», «nan»."""
+    return numero(x, ",g") if math.isfinite(x) else str(x)
+
 
 def entero(x, nombre: str, lo: int, hi: int) -> int:
     """`x` como entero en [lo, hi], o ValueError en español que dice qué se acepta.
@@ -20,9 +27,9 @@ def entero(x, nombre: str, lo: int, hi: int) -> int:
     try:
         v = float(x)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}.") from None
+        raise ValueError(f"{nombre} debe ser un número entero entre {miles(lo)} y {miles(hi)}.") from None
     if not math.isfinite(v) or v != int(v) or not lo <= v <= hi:
-        raise ValueError(f"{nombre} debe ser un número entero entre {lo} y {hi}; llegó {v:g}.")
+        raise ValueError(f"{nombre} debe ser un número entero entre {miles(lo)} y {miles(hi)}; llegó {_n(v)}.")
     return int(v)
 
 
@@ -31,9 +38,9 @@ def real(x, nombre: str, lo: float, hi: float) -> float:
     try:
         v = float(x)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{nombre} debe ser un número entre {lo:g} y {hi:g}.") from None
+        raise ValueError(f"{nombre} debe ser un número entre {_n(lo)} y {_n(hi)}.") from None
     if not math.isfinite(v) or not lo <= v <= hi:
-        raise ValueError(f"{nombre} debe ser un número entre {lo:g} y {hi:g}; llegó {v:g}.")
+        raise ValueError(f"{nombre} debe ser un número entre {_n(lo)} y {_n(hi)}; llegó {_n(v)}.")
     return v
 
 
@@ -74,7 +81,7 @@ def lista_de_palabras(
     if len(texto) > max_texto:
         femenino = articulo in ("la", "una")  # «la frase»: larga; «las palabras»: el texto, largo
         sujeto = f"La {resto} es demasiado larga" if femenino else f"El texto de {que} es demasiado largo"
-        raise ValueError(f"{sujeto}: a lo sumo {max_texto} caracteres y {max_palabras} palabras.")
+        raise ValueError(f"{sujeto}: a lo sumo {miles(max_texto)} caracteres y {max_palabras} palabras.")
     if not texto.strip():
         raise ValueError(f"Escribe {que} (al menos una palabra, {como}).")
     if separador == "coma":

@@ -122,8 +122,8 @@ def validar_medida(largo_maximo, tipo, disp: torch.device) -> tuple[int, str]:
         L = float("nan")
     if L not in permitidos:
         raise ValueError(
-            f"El largo máximo debe ser una potencia de 2 entre {permitidos[0]} y {permitidos[-1]} en este "
-            f"dispositivo ({disp.type}); llegó «{str(largo_maximo)[:40]}»."
+            f"El largo máximo debe ser una potencia de 2 entre {miles(permitidos[0])} y {miles(permitidos[-1])} "
+            f"en este dispositivo ({disp.type}); llegó «{str(largo_maximo)[:40]}»."
         )
     L = int(L)
     if disp.type == "cuda" and 3 * L * L * TIPOS[tipo][1] > torch.cuda.mem_get_info(disp)[0] / 2:

@@ -13,6 +13,7 @@ from typing import Any
 
 import gradio as gr
 
+from demos.comun.figuras import numero
 from demos.comun.seguridad import escapar_html
 from demos.comun.vista import Vista, a_gradio, envolver, error_en_espanol
 
@@ -42,7 +43,7 @@ def valor_desde_url(componente: Any, texto: str) -> Any:
         lo = getattr(componente, "minimum", None)
         hi = getattr(componente, "maximum", None)
         if (lo is not None and x < lo) or (hi is not None and x > hi):
-            raise ValueError(f"debe estar entre {lo:g} y {hi:g}")
+            raise ValueError(f"debe estar entre {numero(lo, ',g')} y {numero(hi, ',g')}")
         # Entero solo si el control lo es: un Number sin `precision` trae step=1 y aun así es decimal.
         entero = componente.precision == 0 if isinstance(componente, gr.Number) else componente.step == 1
         return round(x) if entero else x
