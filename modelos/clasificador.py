@@ -1,4 +1,4 @@
-"""Agrupación por atención y el clasificador de texto de la lección (§6).
+"""Agrupación por atención y el clasificador de texto del tutorial (§6).
 
     puntaje_i = w·h_i + b            (un número por palabra; −∞ en el relleno)
     α = softmax(puntaje)             (pesos de las palabras: suman 1, 0 en el relleno)
@@ -7,7 +7,7 @@
 La agrupación comprime una frase de largo variable en un vector, como en
 Yang et al., «Hierarchical Attention Networks for Document Classification», 2016
 (https://aclanthology.org/N16-1174/) y Lin et al., 2017 (https://arxiv.org/abs/1703.03130).
-El clasificador es el de la lección: fichas + posición → bloques transformer →
+El clasificador es el del tutorial: fichas + posición → bloques transformer →
 agrupación → capa lineal. Los pesos se devuelven, nunca se guardan en el módulo.
 """
 
@@ -73,7 +73,7 @@ class ClasificadorAtencion(nn.Module, PyTorchModelHubMixin):
         self.fichas = nn.Embedding(vocabulario, d_modelo, padding_idx=RELLENO)
         if posicion_aprendida:
             self.posicion = nn.Embedding(largo, d_modelo)
-        else:  # la de la lección (§3.3 y §6): fija, no se guarda en el checkpoint
+        else:  # la del tutorial (§3.3 y §6): fija, no se guarda en el checkpoint
             self.posicion = None
             self.register_buffer("senos", posicion_sinusoidal(largo, d_modelo), persistent=False)
         self.bloques = nn.ModuleList([BloqueTransformer(d_modelo, cabezas, d_mlp) for _ in range(bloques)])

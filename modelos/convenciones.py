@@ -1,6 +1,6 @@
 """Convenciones de máscaras, calculadas en vivo: quién dice True, quién dice 1, y la fila toda tapada.
 
-La misma máscara de relleno se escribe al revés según la biblioteca (lección, §2.2 y §7.1):
+La misma máscara de relleno se escribe al revés según la biblioteca (el tutorial, §2.2 y §7.1):
 
     nn.MultiheadAttention(key_padding_mask=…)   booleana, True = NO mirar (ignorar)
     modelos.atencion(mascara=…)                 booleana, True = NO mirar (la de la lección)
@@ -96,7 +96,7 @@ def fila_tapada(L: int = 4, d: int = 4, semilla: int = 0) -> dict[str, dict]:
     """Una consulta cuyas L claves están todas tapadas, calculada de seis maneras, sin esconder los NaN.
 
     Para cada manera: {"pesos": (L,) o None si la función no los da, "salida": (d,), "nan": bool}.
-      "menos_infinito": softmax a mano con −∞ (como el clasificador de la lección, §6) -> NaN
+      "menos_infinito": softmax a mano con −∞ (como el clasificador del tutorial, §6) -> NaN
       "menos_1e9": softmax a mano con −1e9 -> 1/L en cada clave tapada: sin NaN, pero mira al relleno
       "menos_1e9_float16": lo mismo en float16, donde −1e9 es −∞ -> NaN
       "sdpa": F.scaled_dot_product_attention con attn_mask booleana toda False -> 0 (torch ≥ 2.5)

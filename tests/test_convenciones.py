@@ -1,7 +1,7 @@
 """Convenciones de máscaras (lección §2.2 y §7.1): True = ignorar contra 1 = conservar, y la fila NaN.
 
 Lo que hace torch de verdad, medido aquí: una fila con todas sus claves tapadas da NaN en
-`nn.MultiheadAttention` y en un softmax escrito a mano con −∞ (el del clasificador de la lección, §6);
+`nn.MultiheadAttention` y en un softmax escrito a mano con −∞ (el del clasificador del tutorial, §6);
 `F.scaled_dot_product_attention` da 0 desde torch 2.5 (pytorch/pytorch#133882), y `modelos.atencion`
 también 0. Con −1e9 no hay NaN, pero la fila reparte su peso por igual entre lo tapado.
 """

@@ -45,7 +45,7 @@ def test_la_fila_toda_tapada_da_nan_con_menos_infinito_y_ceros_en_sdpa_y_modelos
     _, _, filas, _ = seccion
     por_manera = {fila[0]: fila for fila in filas}
     nan = "NaN, NaN, NaN, NaN"
-    assert por_manera[MANERAS["menos_infinito"]][1:] == [nan, nan, "sí"]  # la agrupación de la lección, §6
+    assert por_manera[MANERAS["menos_infinito"]][1:] == [nan, nan, "sí"]  # la agrupación del tutorial, §6
     assert por_manera[MANERAS["menos_1e9"]][1] == "0.25, 0.25, 0.25, 0.25"  # sin NaN, pero mira a lo tapado
     assert por_manera[MANERAS["menos_1e9_float16"]][3] == "sí"
     assert por_manera[MANERAS["multihead"]][1:] == [nan, nan, "sí"]

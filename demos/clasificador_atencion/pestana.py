@@ -1,4 +1,4 @@
-"""Clasificador con atención: el clasificador de opiniones de la lección (§6), leído palabra por palabra.
+"""Clasificador con atención: el clasificador de opiniones del tutorial (§6), leído palabra por palabra.
 
 Arriba, las funciones puras: leer una frase con el checkpoint `clasificador-opiniones` (clase,
 probabilidad, peso de la agrupación de cada palabra y atención de cada cabeza), quitar una palabra
@@ -37,7 +37,7 @@ EJEMPLOS = [
 ]
 
 EXPLICACION = r"""
-Un clasificador de texto entero, como el de la lección: cada palabra pasa a un vector (más su
+Un clasificador de texto entero, como el del tutorial (§6): cada palabra pasa a un vector (más su
 posición), **2 bloques transformer** la mezclan con las demás y una **agrupación por atención** junta
 la frase en un solo vector: un puntaje por palabra, softmax y suma ponderada. Una capa lineal decide
 si la opinión es negativa o positiva.
@@ -46,7 +46,7 @@ $$\alpha = \text{softmax}(w \cdot h_i + b), \qquad v = \sum_i \alpha_i\, h_i, \q
 
 Los pesos $\alpha_i$ dicen cuánto aporta cada palabra al vector que se clasifica: están arriba, en color.
 Abajo, a quién mira cada palabra en cada cabeza del bloque elegido: son cabezas **entrenadas**, sobre
-palabras de verdad (la sección 5.2 de la lección las simula al azar).
+palabras de verdad (la sección 5.2 del tutorial las simula al azar).
 
 **Datos sintéticos.** No hay un corpus abierto de opiniones en español que se instale con sus datos, así
 que el modelo aprendió de frases generadas por una gramática (reseñas de películas, series, restaurantes,

@@ -1,6 +1,6 @@
 """La sección «Convenciones de máscaras» de la pestaña Máscara causal: True, 1 y la fila toda tapada.
 
-Todo se calcula en vivo con `modelos.convenciones` (lección, §2.2 y §7.1): la misma máscara de
+Todo se calcula en vivo con `modelos.convenciones` (el tutorial, §2.2 y §7.1): la misma máscara de
 relleno escrita como la leen PyTorch, Hugging Face y `F.scaled_dot_product_attention`; qué pasa
 si se pasa una por otra; y una fila sin nada que mirar, calculada de seis maneras. Los NaN van en
 tablas y en el texto, escritos «NaN»: una figura nunca lleva un NaN.
@@ -28,7 +28,7 @@ con PyTorch.
 """
 
 MANERAS = {
-    "menos_infinito": "softmax a mano con −∞ (la agrupación de la lección, §6)",
+    "menos_infinito": "softmax a mano con −∞ (la agrupación del tutorial, §6)",
     "menos_1e9": "softmax a mano con −1e9",
     "menos_1e9_float16": "softmax a mano con −1e9 en `float16` (no cabe: es −∞)",
     "sdpa": "`F.scaled_dot_product_attention` (`attn_mask` booleana toda `False`)",
@@ -124,7 +124,7 @@ def _texto(pesos: dict[str, torch.Tensor], fila: dict[str, dict]) -> str:
         "(al pedir los pesos, `need_weights=True`, como hace por omisión). "
         "La conversión es `key_padding_mask = attention_mask == 0`.\n\n"
         "**Una fila toda tapada** no tiene a quién mirar: con −∞, el softmax calcula 0/0 = NaN (así hace la "
-        "agrupación de la lección, §6, si una frase es toda relleno). Con −1e9 no hay NaN, pero la fila reparte "
+        "agrupación del tutorial, §6, si una frase es toda relleno). Con −1e9 no hay NaN, pero la fila reparte "
         f"su peso por igual entre lo tapado (1/{CLAVES} = {1 / CLAVES:.2f}), y en float16 −1e9 se vuelve −∞. "
         f"En la versión de PyTorch instalada ({torch.__version__}), `F.scaled_dot_product_attention` da {sdpa}, "
         "y `nn.MultiheadAttention` "

@@ -55,8 +55,9 @@ $$\text{memoria} = B \cdot N \cdot h \cdot L^2 \cdot b$$
 
 Por eso PyTorch trae `scaled_dot_product_attention` (SDPA): elige un *backend* según el dispositivo
 y los tipos. Los backends FlashAttention y *memory-efficient* calculan lo mismo por bloques, sin guardar
-nunca la matriz entera; el backend *math* (el que suele tocar en CPU) sí la guarda, como la atención
-ingenua. Abajo puedes medirlo: la tabla dice qué backend eligió SDPA en este dispositivo.
+nunca la matriz entera (también en CPU: PyTorch trae un kernel flash para ella). El backend *math*, el de
+reserva cuando los otros no aceptan la entrada (por la máscara, el tipo o el dispositivo), sí la guarda,
+como la atención ingenua. Abajo puedes medirlo: la tabla dice qué backend eligió SDPA en este dispositivo.
 
 Otra salida es **no mirar tan lejos**: con una **ventana** de $w$ palabras (cada una mira a las $w$
 anteriores y a sí misma, como la máscara de ventana de la pestaña *Máscara causal*), cada fila tiene a lo
