@@ -33,7 +33,8 @@ proceso.preparar()
 
 # isort: split
 from demos import PESTANAS, POR_ID, Pestana, buscar  # noqa: E402
-from demos.comun import Vista, escapar_html  # noqa: E402
+from demos.comun.seguridad import escapar_html  # noqa: E402
+from demos.comun.vista import Vista  # noqa: E402
 from demos.comun.zerogpu import arrancar_zerogpu  # noqa: E402
 from demos.servir.conectar import conectar, vista_inicial  # noqa: E402
 from servidor import disco  # noqa: E402

@@ -3,7 +3,7 @@
 `demos/` tiene tres clases de módulo:
 - las pestañas: un módulo por pestaña chica (`escalado.py`…) y un paquete por pestaña grande
   (`inversion_digitos/`…: `pestana.py` más sus partes, que se importan entre sí directamente);
-- `demos.comun`: lo que importan las pestañas, en una sola fachada (`from demos.comun import …`);
+- `demos.comun`: el kit que importan las pestañas, un módulo por tarea (`from demos.comun.figuras import Mapa`);
 - `demos.servir`: lo que arma la página (evento público, vista inicial, URL, descargas); solo
   lo importa `app.py`, nunca una pestaña.
 

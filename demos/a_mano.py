@@ -8,20 +8,11 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos.comun import (
-    Deslizador,
-    Mapa,
-    Paneles,
-    TablaEditable,
-    Vista,
-    entero,
-    escapar_md,
-    explicacion,
-    grafico,
-    lista_de_palabras,
-    miles,
-    numero,
-)
+from demos.comun.controles import Deslizador, TablaEditable
+from demos.comun.figuras import Mapa, Paneles, miles, numero
+from demos.comun.seguridad import escapar_md
+from demos.comun.validar import entero, lista_de_palabras
+from demos.comun.vista import Vista, explicacion, grafico
 
 PALABRAS = "Ana, sacó, plata"
 Q0 = [[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]  # una fila por palabra, como en la lección

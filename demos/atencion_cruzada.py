@@ -11,19 +11,11 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos.comun import (
-    Mapa,
-    Numero,
-    Opcion,
-    Paneles,
-    Vista,
-    entero,
-    envolver,
-    escapar_md,
-    explicacion,
-    grafico,
-    lista_de_palabras,
-)
+from demos.comun.controles import Numero, Opcion
+from demos.comun.figuras import Mapa, Paneles
+from demos.comun.seguridad import escapar_md
+from demos.comun.validar import entero, lista_de_palabras
+from demos.comun.vista import Vista, envolver, explicacion, grafico
 from modelos import AtencionCruzada
 
 D_MODELO, CABEZAS = 64, 4

@@ -10,23 +10,10 @@ import gradio as gr
 import torch
 from torch import nn
 
-from demos.comun import (
-    C0,
-    C1,
-    C2,
-    Barras,
-    Caja,
-    Deslizador,
-    Diagrama,
-    Flecha,
-    Serie,
-    Vista,
-    explicacion,
-    grafico,
-    miles,
-    numero,
-)
-from demos.comun import entero as _entero
+from demos.comun.controles import Deslizador
+from demos.comun.figuras import C0, C1, C2, Barras, Caja, Diagrama, Flecha, Serie, miles, numero
+from demos.comun.validar import entero as _entero
+from demos.comun.vista import Vista, explicacion, grafico
 from modelos import BloqueTransformer
 
 D_MAX, CABEZAS_MAX, D_MLP_MAX = 1024, 64, 4096

@@ -9,23 +9,10 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos.comun import (
-    C0,
-    C1,
-    Curva,
-    Curvas,
-    Deslizador,
-    Histograma,
-    Nota,
-    Numero,
-    Paneles,
-    Referencia,
-    Vista,
-    entero,
-    explicacion,
-    grafico,
-    miles,
-)
+from demos.comun.controles import Deslizador, Numero
+from demos.comun.figuras import C0, C1, Curva, Curvas, Histograma, Nota, Paneles, Referencia, miles
+from demos.comun.validar import entero
+from demos.comun.vista import Vista, explicacion, grafico
 
 CONSULTAS = 1000
 D_MAX, CLAVES_MAX, SEMILLA_MAX = 4096, 64, 2**31 - 1

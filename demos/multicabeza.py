@@ -9,8 +9,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from demos.comun import C0, Deslizador, Imagen, Mapa, Numero, Paneles, Vista, explicacion, grafico, miles
-from demos.comun import entero as _entero
+from demos.comun.controles import Deslizador, Numero
+from demos.comun.figuras import C0, Imagen, Mapa, Paneles, miles
+from demos.comun.validar import entero as _entero
+from demos.comun.vista import Vista, explicacion, grafico
 from modelos import AtencionMulticabeza
 
 D_MAX, CABEZAS_MAX, LARGO_MAX, SEMILLA_MAX = 512, 16, 32, 2**31 - 1

@@ -9,21 +9,10 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos.comun import (
-    GRIS,
-    Curva,
-    Curvas,
-    Deslizador,
-    Mapa,
-    Opcion,
-    Paneles,
-    Referencia,
-    Vista,
-    explicacion,
-    grafico,
-    miles,
-)
-from demos.comun import entero as _entero
+from demos.comun.controles import Deslizador, Opcion
+from demos.comun.figuras import GRIS, Curva, Curvas, Mapa, Paneles, Referencia, miles
+from demos.comun.validar import entero as _entero
+from demos.comun.vista import Vista, explicacion, grafico
 from modelos import AtencionMulticabeza, cargar, dispositivo, posicion_sinusoidal
 from modelos.datos import secuencias_digitos
 

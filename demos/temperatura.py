@@ -8,24 +8,11 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos.comun import (
-    C0,
-    C1,
-    Barras,
-    Deslizador,
-    Numero,
-    Paneles,
-    Referencia,
-    Serie,
-    Vista,
-    entero,
-    escapar_md,
-    explicacion,
-    grafico,
-    lista_de_palabras,
-    miles,
-    real,
-)
+from demos.comun.controles import Deslizador, Numero
+from demos.comun.figuras import C0, C1, Barras, Paneles, Referencia, Serie, miles
+from demos.comun.seguridad import escapar_md
+from demos.comun.validar import entero, lista_de_palabras, real
+from demos.comun.vista import Vista, explicacion, grafico
 
 PALABRAS = "plata, sacó, Ana, del"
 PUNTAJES = "2, 1, 0.5, -1"

@@ -1,7 +1,7 @@
 """Cómo se escriben los números que lee una persona: la única dueña del formato.
 
 Estilo español de la lección: punto decimal, espacio fino (U+202F) de miles y el signo menos
-tipográfico. Lo usan las figuras y los textos de las pestañas (`demos.comun` lo reexporta) y los
+tipográfico. Lo usan las figuras y los textos de las pestañas (`demos.comun.figuras` lo reexporta) y los
 mensajes de `modelos` que llegan a la página.
 """
 

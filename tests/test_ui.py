@@ -72,22 +72,21 @@ def test_valor_desde_url_malo_da_razon_en_espanol(componente, texto, mensaje):
         valor_desde_url(c, texto)
 
 
-def test_la_fachada_comun_da_cada_nombre_que_declara():
-    """`demos.comun` carga sus nombres al pedirlos: la lista de `_NOMBRES` y los imports que leen los editores
-    (bajo TYPE_CHECKING) son la misma, y cada nombre existe en su módulo."""
-    import ast
-    import inspect
+@pytest.mark.parametrize("modulo", ["demos.memoria.medida", "demos.comun.figuras", "modelos"])
+def test_se_importa_sin_gradio(modulo):
+    """La medición de memoria corre en una máquina sin gradio (scripts/gpu_smoke.py): ni ella ni las
+    figuras que describe lo importan. Un proceso aparte, con gradio escondido, lo comprueba."""
+    import subprocess
+    import sys
 
-    import demos.comun as comun
-
-    arbol = ast.parse(inspect.getsource(comun))
-    estaticos = {
-        (n.module.rsplit(".", 1)[-1], a.name)
-        for n in ast.walk(arbol)
-        if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("demos.comun.")
-        for a in n.names
-    }
-    assert estaticos == {(m, nombre) for nombre, m in comun._DONDE.items()}
-    assert all(getattr(comun, nombre) is not None for nombre in comun.__all__)
-    with pytest.raises(AttributeError):
-        comun.no_existe  # noqa: B018
+    codigo = (
+        "import sys, importlib.abc\n"
+        "class Sin(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, nombre, *a):\n"
+        "        if nombre.split('.')[0] in ('gradio', 'plotly', 'matplotlib'):\n"
+        "            raise ImportError(f'{nombre} no está en esta máquina')\n"
+        "sys.meta_path.insert(0, Sin())\n"
+        f"import {modulo}\n"
+    )
+    r = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]

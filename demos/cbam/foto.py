@@ -19,7 +19,10 @@ import numpy as np
 import torch
 
 import modelos
-from demos.comun import Imagen, Mapa, Opcion, Paneles, Subida, abrir_imagen, envolver, grafico, llenar_al_abrir, numero
+from demos.comun.controles import Opcion
+from demos.comun.figuras import Imagen, Mapa, Paneles, numero
+from demos.comun.imagenes import Subida, abrir_imagen
+from demos.comun.vista import envolver, grafico, llenar_al_abrir
 from modelos import AtencionEspacial
 from modelos.datos import imagen_muestra
 

@@ -10,30 +10,22 @@ import torch
 
 import modelos
 from demos.cbam.foto import seccion as seccion_foto
-from demos.comun import (
-    C0,
-    GRIS,
+from demos.comun.controles import Deslizador
+from demos.comun.digitos import (
     ORIGEN_PRUEBA,
-    Barras,
-    Deslizador,
-    Mapa,
-    Paneles,
-    Serie,
-    Vista,
     al_elegir_digito,
     barras_probabilidades,
     digito_elegido,
-    envolver,
-    explicacion,
-    grafico,
     imagen_digito,
     lectura,
     modelo_entrenado,
     probabilidades,
-    real,
     selector_digito,
     vista_sin_dibujo,
 )
+from demos.comun.figuras import C0, GRIS, Barras, Mapa, Paneles, Serie
+from demos.comun.validar import real
+from demos.comun.vista import Vista, envolver, explicacion, grafico
 
 NOMBRE = "cbam-digitos"
 

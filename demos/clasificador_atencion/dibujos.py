@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from demos.comun import Imagen, Mapa, Paneles
+from demos.comun.figuras import Imagen, Mapa, Paneles
 from modelos.prediccion import Lectura
 from modelos.vocabulario import DESCONOCIDA
 

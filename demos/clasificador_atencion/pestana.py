@@ -14,8 +14,10 @@ import gradio as gr
 import torch
 
 from demos.clasificador_atencion.dibujos import figura_cabezas, figura_pesos
-from demos.comun import Desplegable, Opcion, Vista, envolver, escapar_md, explicacion, grafico
-from demos.comun import entero as _entero
+from demos.comun.controles import Desplegable, Opcion
+from demos.comun.seguridad import escapar_md
+from demos.comun.validar import entero as _entero
+from demos.comun.vista import Vista, envolver, explicacion, grafico
 from modelos import ClasificadorAtencion, cargar
 from modelos.opiniones import CLASES
 from modelos.prediccion import NOMBRE, Lectura, fichas, predecir, sin_ficha, vocabulario

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from demos.comun import C0, C1, C2, Curva, Curvas, Mapa, Paneles, Referencia
+from demos.comun.figuras import C0, C1, C2, Curva, Curvas, Mapa, Paneles, Referencia
 from modelos.datos import LARGO
 
 FUERTE = 0.3  # en el mapa, los pesos desde aquí llevan su número

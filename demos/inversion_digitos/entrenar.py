@@ -16,7 +16,10 @@ import gradio as gr
 import torch
 
 import modelos
-from demos.comun import Aviso, Deslizador, Opcion, a_gradio, envolver, grafico, miles, uno_de
+from demos.comun.controles import Deslizador, Opcion
+from demos.comun.figuras import Aviso, miles
+from demos.comun.validar import uno_de
+from demos.comun.vista import a_gradio, envolver, grafico
 from demos.inversion_digitos.dibujos import LOTE, figura_atencion, figura_curva
 from demos.inversion_digitos.modelo import LECCION, MIO, cuantos, leer_digitos, mapa, predecir
 from modelos.entrenamiento.inversion import entrenar_inversion, instantaneas

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 import modelos
-from demos.comun import miles
+from demos.comun.figuras import miles
 from modelos.datos import LARGO
 from modelos.hilos import un_hilo
 

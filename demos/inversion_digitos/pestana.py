@@ -13,8 +13,9 @@ import random
 
 import gradio as gr
 
-from demos.comun import Deslizador, Opcion, Vista, envolver, explicacion, grafico
-from demos.comun import entero as _entero
+from demos.comun.controles import Deslizador, Opcion
+from demos.comun.validar import entero as _entero
+from demos.comun.vista import Vista, envolver, explicacion, grafico
 from demos.inversion_digitos.dibujos import figura_atencion, tabla_prediccion
 from demos.inversion_digitos.entrenar import construir_aprende, construir_entrena
 from demos.inversion_digitos.modelo import (

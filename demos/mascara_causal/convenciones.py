@@ -12,7 +12,8 @@ import gradio as gr
 import torch
 from torch import nn
 
-from demos.comun import Mapa, Paneles, envolver, grafico
+from demos.comun.figuras import Mapa, Paneles
+from demos.comun.vista import envolver, grafico
 from modelos.convenciones import NOTA_MODELOS, comparar_convenciones, fila_tapada
 
 LARGOS = (5, 3)  # un lote de dos frases: 5 palabras, y 3 más 2 de relleno

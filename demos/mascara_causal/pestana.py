@@ -8,20 +8,12 @@ import gradio as gr
 import numpy as np
 import torch
 
-from demos.comun import (
-    MAX_NUMEROS,
-    Deslizador,
-    Mapa,
-    Numero,
-    Opcion,
-    Paneles,
-    Vista,
-    escapar_md,
-    explicacion,
-    grafico,
-    lista_de_palabras,
-)
-from demos.comun import entero as _entero
+from demos.comun.controles import Deslizador, Numero, Opcion
+from demos.comun.figuras import MAX_NUMEROS, Mapa, Paneles
+from demos.comun.seguridad import escapar_md
+from demos.comun.validar import entero as _entero
+from demos.comun.validar import lista_de_palabras
+from demos.comun.vista import Vista, explicacion, grafico
 from demos.mascara_causal.convenciones import construir_convenciones
 from modelos import atencion, mascara_causal
 

@@ -17,7 +17,8 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from demos.comun import C0, C1, GRIS, Curva, Curvas, Paneles, gpu, miles, numero
+from demos.comun.figuras import C0, C1, GRIS, Curva, Curvas, Paneles, miles, numero
+from demos.comun.zerogpu import gpu
 from modelos import atencion, dispositivo
 
 TIPOS = {"float32": (torch.float32, 4), "bfloat16": (torch.bfloat16, 2)}  # nombre -> (dtype, bytes)

@@ -7,29 +7,10 @@ import math
 import gradio as gr
 import numpy as np
 
-from demos.comun import (
-    C0,
-    C1,
-    C2,
-    C3,
-    GRIS,
-    Aviso,
-    Curva,
-    Curvas,
-    Deslizador,
-    Desplegable,
-    Nota,
-    Opcion,
-    Referencia,
-    Vista,
-    a_gradio,
-    envolver,
-    explicacion,
-    grafico,
-    miles,
-    numero,
-)
-from demos.comun import entero as _entero
+from demos.comun.controles import Deslizador, Desplegable, Opcion
+from demos.comun.figuras import C0, C1, C2, C3, GRIS, Aviso, Curva, Curvas, Nota, Referencia, miles, numero
+from demos.comun.validar import entero as _entero
+from demos.comun.vista import Vista, a_gradio, envolver, explicacion, grafico
 from demos.memoria.medida import TIPOS, largos_permitidos, medir, tipo_de_dato
 from modelos.hub import dispositivo_pesado
 

@@ -13,7 +13,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from demos.comun import C0, C1, Imagen, Nota, Paneles, abrir_imagen
+from demos.comun.figuras import C0, C1, Imagen, Nota, Paneles
+from demos.comun.imagenes import abrir_imagen
 from modelos import BloqueTransformer, parches
 from modelos.datos import imagen_muestra, recorte_leccion
 

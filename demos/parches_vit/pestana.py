@@ -7,7 +7,10 @@ from typing import Any
 import gradio as gr
 import torch
 
-from demos.comun import Numero, Opcion, Subida, Vista, entero, envolver, explicacion, grafico
+from demos.comun.controles import Numero, Opcion
+from demos.comun.imagenes import Subida
+from demos.comun.validar import entero
+from demos.comun.vista import Vista, envolver, explicacion, grafico
 from demos.parches_vit.parches import (
     IMAGEN_LECCION,
     IMAGEN_SUBIDA,

@@ -19,23 +19,20 @@ import torch
 from torch import Tensor
 
 import modelos
-from demos.comun import (
-    C1,
+from demos.comun.digitos import (
     ORIGEN_PRUEBA,
-    Paneles,
     al_elegir_digito,
     barras_probabilidades,
     digito_elegido,
-    envolver,
-    grafico,
     imagen_digito,
     lectura,
-    llenar_al_abrir,
     modelo_entrenado,
     probabilidades,
     selector_digito,
     vista_sin_dibujo,
 )
+from demos.comun.figuras import C1, Paneles
+from demos.comun.vista import envolver, grafico, llenar_al_abrir
 
 NOMBRE = "vit-digitos"
 API = "parches_vit_digito"
