@@ -28,18 +28,6 @@ from demos.comun.pantalla import a_plotly
 from modelos import AtencionEspacial
 from tests.conftest import espera_error
 
-
-def _hay(nombre: str) -> bool:
-    try:
-        modelos.cargar(nombre)
-        return True
-    except Exception:
-        return False
-
-
-necesita_cbam = pytest.mark.skipif(not _hay("cbam-digitos"), reason="falta el checkpoint cbam-digitos")
-
-
 # --- la mecánica en una foto ----------------------------------------------------------------------
 
 
@@ -134,7 +122,6 @@ def test_el_kernel_fijo_no_se_altera():
     assert isinstance(rama_espacial(PESOS_FIJOS), AtencionEspacial)
 
 
-@necesita_cbam
 def test_pesos_aprendidos_son_los_de_cbam_digitos():
     modulo = rama_espacial(PESOS_APRENDIDOS)
     assert modulo is modelos.cargar("cbam-digitos").cbam.espacial
@@ -187,7 +174,6 @@ def test_dibujo_vacio_da_una_pista_y_no_una_prediccion(dibujo):
     assert isinstance(mapas, Aviso) and isinstance(pesos_, Aviso) and mapas.mensaje == "Dibuja un dígito en el recuadro"
 
 
-@necesita_cbam
 @pytest.mark.parametrize("canal, opacidad", [(True, 0.5), (False, 0.9)])
 def test_las_figuras_son_el_mapa_m_y_los_pesos_w_ordenados(canal, opacidad):
     from modelos.datos import digitos_sklearn
@@ -213,7 +199,6 @@ def test_las_figuras_son_el_mapa_m_y_los_pesos_w_ordenados(canal, opacidad):
     assert canales.titulo == ("Pesos de canal w (32 canales)" if canal else apagada)
 
 
-@necesita_cbam
 def test_cbam_acierta_los_digitos_de_prueba():
     from modelos.datos import digitos_sklearn
 
@@ -227,7 +212,6 @@ def test_cbam_acierta_los_digitos_de_prueba():
     assert f"la red dice **{int(y[i])}**" in texto and "✓ acierta" in texto
 
 
-@necesita_cbam
 @pytest.mark.parametrize("canal, espacial", [(True, True), (False, True), (True, False), (False, False)])
 def test_apagar_una_rama_pone_su_compuerta_en_1(canal, espacial):
     from modelos.datos import digitos_sklearn
@@ -276,7 +260,6 @@ def test_api_rechaza_opacidad_7(cliente):
     assert "entre 0 y 1" in espera_error(cliente, "/cbam", opacidad=7)
 
 
-@necesita_cbam
 def test_api_sin_argumentos_y_con_dibujo(cliente, tmp_path):
     from gradio_client import handle_file
     from PIL import Image
@@ -304,7 +287,6 @@ def test_dos_clientes_a_la_vez_reciben_cada_uno_lo_suyo(url_app):
     assert all(t.startswith("Imagen: flower.jpg") for t in flor)
 
 
-@necesita_cbam
 def test_dos_clientes_con_digitos_distintos_a_la_vez(url_app):
     from gradio_client import Client
 

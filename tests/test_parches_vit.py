@@ -19,16 +19,6 @@ from demos.parches_vit.pestana import calcular
 from demos.parches_vit.vit_digito import digito, rollout
 from tests.conftest import espera_error
 
-
-def _hay(nombre: str) -> bool:
-    try:
-        modelos.cargar(nombre)
-        return True
-    except Exception:
-        return False
-
-
-necesita_vit = pytest.mark.skipif(not _hay("vit-digitos"), reason="falta el checkpoint vit-digitos")
 CHINA = IMAGENES[1]
 
 
@@ -221,7 +211,6 @@ def test_indice_fuera_de_la_particion(indice):
         digito(indice=indice)
 
 
-@necesita_vit
 def test_vit_acierta_los_digitos_de_prueba():
     from modelos.datos import digitos_sklearn
 
@@ -235,7 +224,6 @@ def test_vit_acierta_los_digitos_de_prueba():
     assert f"el ViT dice **{int(y[i])}**" in texto and "✓ acierta" in texto
 
 
-@necesita_vit
 def test_las_figuras_del_vit_son_su_rollout_y_sus_pesos():
     from demos.comun.digitos import digito_elegido
     from demos.parches_vit.vit_digito import atender
@@ -269,7 +257,6 @@ def test_las_figuras_del_vit_son_su_rollout_y_sus_pesos():
     )
 
 
-@necesita_vit
 def test_la_vista_no_cambia_el_modelo_compartido():
     modelo = modelos.cargar("vit-digitos")
     antes = {k: v.clone() for k, v in modelo.state_dict().items()}
@@ -321,7 +308,6 @@ def test_api_digito_con_dibujo_vacio_da_la_pista(cliente):
     assert "Dibuja un dígito" in texto
 
 
-@necesita_vit
 def test_api_digito_sin_argumentos(cliente):
     prediccion, cabezas, texto = cliente.predict(api_name="/parches_vit_digito")
     assert prediccion and cabezas and "la imagen n.º 0 de la partición de prueba (un 2)" in texto
