@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import RAIZ
+from tests.ayuda import RAIZ
 
 CAPTURAS = RAIZ / "artefactos" / "capturas"
 ESPERA_MS = 30_000

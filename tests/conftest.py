@@ -1,12 +1,13 @@
-"""Accesorios comunes: el Hub siempre fuera de línea y una app lanzada para `gradio_client`."""
+"""Accesorios de pytest: el Hub siempre fuera de línea, una app lanzada para `gradio_client`, Chromium.
+
+Las ayudas que una prueba importa (`espera_error`, `puerto_libre`, `ServidorEnHilo`, `RAIZ`) están en
+`tests/ayuda.py`.
+"""
 
 from __future__ import annotations
 
 import os
-import socket
 import sys
-import threading
-import time
 from pathlib import Path
 
 # huggingface_hub lee estas variables al importarse: antes que nada.
@@ -18,41 +19,14 @@ RAIZ = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(RAIZ))
 
 # Como hace `app` al importarse: todo lo que el proceso escriba va a su carpeta (servidor/disco.py),
-# y tiene que ser antes de importar cualquier pestaña (las figuras fijan su carpeta al importarse).
+# y tiene que ser antes de importar cualquier pestaña (las descargas fijan su carpeta al importarse).
 from servidor import disco  # noqa: E402
 
 disco.preparar()
 
 import pytest  # noqa: E402
 
-
-def puerto_libre() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class ServidorEnHilo:
-    """uvicorn en un hilo, en loopback, hasta que la sesión de pruebas termina."""
-
-    def __init__(self, asgi, puerto: int):
-        import uvicorn
-
-        self.servidor = uvicorn.Server(uvicorn.Config(asgi, host="127.0.0.1", port=puerto, log_level="warning"))
-        self.hilo = threading.Thread(target=self.servidor.run, daemon=True)
-
-    def __enter__(self):
-        self.hilo.start()
-        limite = time.monotonic() + 60
-        while not self.servidor.started:
-            if time.monotonic() > limite or not self.hilo.is_alive():
-                raise RuntimeError("El servidor de pruebas no arrancó")
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *exc):
-        self.servidor.should_exit = True
-        self.hilo.join(timeout=10)
+from tests.ayuda import CHROMIUM, ServidorEnHilo, puerto_libre  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -73,9 +47,6 @@ def cliente(url_app):
     from gradio_client import Client
 
     return Client(url_app, verbose=False)
-
-
-CHROMIUM = "/usr/bin/chromium"  # el de Debian: Playwright no puede bajar el suyo aquí
 
 
 @pytest.fixture(scope="module")
@@ -107,12 +78,3 @@ def pagina(navegador):
     pg.on("pageerror", lambda e: pg.errores.append(str(e)))
     yield pg
     contexto.close()
-
-
-def espera_error(cliente, api_name: str, **kwargs) -> str:
-    """Llama al endpoint esperando un error de la app; devuelve su mensaje (en español)."""
-    from gradio_client.exceptions import AppError
-
-    with pytest.raises(AppError) as info:
-        cliente.predict(api_name=api_name, **kwargs)
-    return str(info.value)

@@ -11,7 +11,7 @@ from demos.a_mano import K0, Q0, V0, _limitar_fila, atender, calcular, leer_tabl
 from demos.comun.figuras import Paneles
 from demos.comun.pantalla import a_plotly
 from modelos import atencion
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 PUNTAJES_LECCION = [[1.41, 0.0, 0.71], [1.41, 0.71, 2.12], [0.0, 1.41, 2.83]]
 PESOS_LECCION = [[0.58, 0.14, 0.28], [0.28, 0.14, 0.58], [0.05, 0.19, 0.77]]

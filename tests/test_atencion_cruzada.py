@@ -19,7 +19,7 @@ from demos.atencion_cruzada import (
 )
 from demos.comun.pantalla import a_json
 from modelos import atencion
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 
 @pytest.mark.parametrize("Lo, Lf", [(6, 5), (1, 7), (7, 1), (3, 12), (32, 32), (32, 2)])

@@ -10,7 +10,7 @@ from demos.bloque import calcular, copiar_pesos, desglose, diferencia_con_pytorc
 from demos.comun.figuras import numero
 from demos.comun.pantalla import a_json
 from modelos import BloqueTransformer
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 
 def test_64_4_256_da_49984_parametros_como_la_leccion():

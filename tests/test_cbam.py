@@ -26,7 +26,7 @@ from demos.comun.digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
 from demos.comun.figuras import C0, GRIS, Aviso, Barras, Imagen, Mapa, Paneles
 from demos.comun.pantalla import a_plotly
 from modelos import AtencionEspacial
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 # --- la mecánica en una foto ----------------------------------------------------------------------
 

@@ -16,8 +16,8 @@ from demos.clasificador_atencion.pestana import EJEMPLOS, VACIA, calcular, model
 from demos.comun.figuras import Imagen, Mapa
 from demos.comun.pantalla import a_json
 from modelos.prediccion import predecir
+from tests.ayuda import espera_error
 from tests.ayuda_navegador import espera_cambio, fuente_figura
-from tests.conftest import espera_error
 
 NEGADA = "La película no fue aburrida."  # fichas: La película no fue aburrida .
 

@@ -17,8 +17,8 @@ import re
 import pytest
 
 from demos import GRUPOS
+from tests.ayuda import RAIZ
 from tests.ayuda_navegador import CAPTURAS, fuente_figura
-from tests.conftest import RAIZ
 
 pytestmark = pytest.mark.navegador
 

@@ -7,7 +7,7 @@ import pytest
 from demos.comun.figuras import C0, C1, Curvas, Histograma, Paneles
 from demos.comun.pantalla import a_plotly
 from demos.escalado import CONSULTAS, DIMENSIONES_CURVA, calcular, curva, medir
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 
 def test_d2_semilla0_da_la_fila_de_la_leccion():

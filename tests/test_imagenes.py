@@ -15,7 +15,7 @@ from PIL import Image, ImageOps
 
 from demos.comun.digitos import ORIGEN_DIBUJO, digito_elegido
 from demos.comun.imagenes import MAX_PIXELES, Dibujo, Subida, abrir_imagen, tinta_desde_dibujo
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 MALAS = {
     "trunc.jpg": "dañado o incompleto",

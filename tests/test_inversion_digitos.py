@@ -14,7 +14,7 @@ from demos.comun.pantalla import a_json, a_plotly
 from demos.inversion_digitos import entrenar as E
 from demos.inversion_digitos.modelo import elegir_modelo, leer_digitos, mapa, modelo_propio, predecir
 from demos.inversion_digitos.pestana import _ajustar_controles, calcular, forma, opciones_cabeza
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 LECCION = [8, 3, 3, 9, 6, 9, 4, 0]
 INVERTIDA = "0 4 9 6 9 3 3 8"

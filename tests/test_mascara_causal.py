@@ -12,7 +12,7 @@ from demos.comun.pantalla import a_json, a_plotly
 from demos.mascara_causal.pestana import calcular, construir, consultas_y_claves, hacer_mascara, tuberia
 from demos.servir.conectar import aplicar_url
 from modelos import atencion, mascara_causal
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 PESOS_LECCION = [  # atencion_y_transformers.salida.txt, semilla 1, «Ana sacó plata del banco»
     [1.00, 0.00, 0.00, 0.00, 0.00],

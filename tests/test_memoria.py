@@ -9,7 +9,7 @@ import torch
 from demos.comun.pantalla import a_json
 from demos.memoria.medida import _figura_medida
 from demos.memoria.pestana import calcular, medir, tabla_memoria
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 MB_LECCION = ["0.04 MB", "4.00 MB", "400.00 MB", "40 000.00 MB"]
 

@@ -11,7 +11,7 @@ from torch import nn
 from demos.comun.figuras import Imagen, Mapa, Paneles
 from demos.comun.pantalla import a_json, a_plotly, alto_de
 from demos.multicabeza import calcular, comparar, copia_oficial, crear_capa
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,8 @@ import gradio as gr
 import pytest
 
 from demos import PESTANAS
+from tests.ayuda import RAIZ, puerto_libre
 from tests.ayuda_navegador import CAPTURAS, ESPERA_MS, espera_cambio, fuente_figura
-from tests.conftest import RAIZ, puerto_libre
 
 pytestmark = pytest.mark.navegador
 

@@ -17,7 +17,7 @@ from demos.comun.pantalla import a_plotly
 from demos.parches_vit.parches import IMAGENES, formas, foto
 from demos.parches_vit.pestana import calcular
 from demos.parches_vit.vit_digito import digito, rollout
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 CHINA = IMAGENES[1]
 

@@ -8,7 +8,7 @@ from demos.comun.pantalla import a_json
 from demos.posicion import calcular, exactitudes_inversion, experimento_inversion_frase, similitudes
 from modelos import AtencionMulticabeza, posicion_sinusoidal
 from modelos.hub import carpeta_incluida
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 PE_LECCION = [[0.00, 1.00, 0.00, 1.00], [0.84, 0.54, 0.53, 0.85], [0.91, -0.42, 0.90, 0.43]]
 hay_checkpoints = pytest.mark.skipif(

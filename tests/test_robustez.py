@@ -19,7 +19,7 @@ import pytest
 from demos import PESTANAS
 from demos.comun.vista import envolver
 from demos.servir.conectar import valor_desde_url
-from tests.conftest import RAIZ, ServidorEnHilo, puerto_libre
+from tests.ayuda import RAIZ, ServidorEnHilo, puerto_libre
 
 
 def huella(valor):

@@ -30,7 +30,7 @@ from gradio.utils import get_upload_folder
 from demos import PESTANAS
 from servidor import entradas
 from tests.ataque import Sondeo, error_de, file_data, llamar
-from tests.conftest import RAIZ
+from tests.ayuda import RAIZ
 
 CHECKPOINT = RAIZ / "checkpoints" / "vit-digitos" / "model.safetensors"
 NO_SUBIDO = "no se subió"

@@ -19,7 +19,7 @@ import pytest
 from servidor import cola
 from servidor.entradas import montar
 from tests.ataque import llamar, unir
-from tests.conftest import ServidorEnHilo, puerto_libre
+from tests.ayuda import ServidorEnHilo, puerto_libre
 
 MAXIMO = [5, True, 4, 3]  # épocas, con posición, cabezas, bloques: el entrenamiento más largo (≈ 30 s)
 

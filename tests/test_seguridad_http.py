@@ -24,7 +24,7 @@ import pytest
 from servidor import disco
 from servidor.protecciones import MAX_CUERPO
 from tests.ataque import error_de, file_data, llamar
-from tests.conftest import RAIZ, ServidorEnHilo, espera_error, puerto_libre
+from tests.ayuda import RAIZ, ServidorEnHilo, espera_error, puerto_libre
 
 MB = 2**20
 

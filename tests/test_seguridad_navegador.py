@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.conftest import puerto_libre
+from tests.ayuda import puerto_libre
 
 pytestmark = pytest.mark.navegador
 

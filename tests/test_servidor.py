@@ -13,7 +13,7 @@ import httpx
 
 from servidor import disco, proceso
 from servidor.asgi import MontajesPerezosos, crear_app
-from tests.conftest import ServidorEnHilo, puerto_libre
+from tests.ayuda import ServidorEnHilo, puerto_libre
 
 
 def _raiz() -> gr.Blocks:

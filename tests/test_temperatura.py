@@ -19,7 +19,7 @@ from demos.temperatura import (
     muestrear,
     pesos,
 )
-from tests.conftest import espera_error
+from tests.ayuda import espera_error
 
 S_LECCION = [2.0, 1.0, 0.5, -1.0]  # plata, sacó, Ana, del
 COLUMNA = {0.25: 4, 0.5: 5, 1.0: 6, 4.0: 7}  # columna de cada T de la lección en la tabla
