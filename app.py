@@ -36,90 +36,13 @@ from demos import PESTANAS, POR_ID, Pestana, buscar  # noqa: E402
 from demos.comun.seguridad import escapar_html  # noqa: E402
 from demos.comun.vista import Vista  # noqa: E402
 from demos.comun.zerogpu import arrancar_zerogpu  # noqa: E402
+from demos.servir import pagina  # noqa: E402
 from demos.servir.conectar import conectar, vista_inicial  # noqa: E402
 from servidor import disco  # noqa: E402
 from servidor.asgi import crear_app  # noqa: E402
 from servidor.cola import configurar_cola  # noqa: E402
 
 TITULO = "Atención y transformers"
-
-# La barra: arriba los grupos (las partes de la lección), debajo las pestañas del grupo; con
-# overflow_behavior="wrap" ninguna se esconde tras «⋯» ni cambia de lugar al elegirla.
-# Modo presentación: la figura primero. La explicación se pliega a una línea que se abre con un clic,
-# las fórmulas crecen con el texto; el JS pone la figura principal justo bajo sus controles.
-CSS = """
-#grupos > .tab-wrapper button[role=tab] { font-weight: 600; }
-.lienzo .empty.wrap > div { display: none !important; }
-.lienzo .empty.wrap::after { content: "Elige el pincel y dibuja"; font-size: var(--text-md); }
-.presentacion #cabecera, .presentacion footer { display: none !important; }
-.presentacion { font-size: 1.25rem; }
-.presentacion .prose { font-size: 1.25rem !important; }
-.presentacion .katex { font-size: 1.1em !important; }
-.presentacion img { max-height: 72vh; object-fit: contain; }
-.presentacion .tab-wrapper { padding-bottom: 0 !important; }
-.presentacion .tab-wrapper button[role=tab] { padding-top: 0; padding-bottom: 0; }
-.presentacion .explicacion:not(.abierta) { padding-top: 0 !important; padding-bottom: 0 !important; }
-.presentacion .explicacion { cursor: pointer; position: relative; padding-right: 7em !important; }
-.presentacion .block.explicacion:not(.abierta) .prose > * { display: none; }
-.presentacion .block.explicacion:not(.abierta) .prose > :first-child { display: block; margin: 0;
-  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.presentacion .block.explicacion::after { content: "▸ leer más"; position: absolute; right: 0.5em; top: 0.4em;
-  font-size: 1rem; color: var(--body-text-color-subdued); }
-.presentacion .block.explicacion.abierta { padding-right: 0 !important; }
-.presentacion .block.explicacion.abierta::after { content: "▾ cerrar"; }
-"""
-
-# Modo presentación (?presentacion=1): se marca el documento; el CSS hace el resto, salvo abrir
-# y cerrar la explicación con un clic.
-JS = """
-() => {
-  const p = new URLSearchParams(window.location.search).get("presentacion");
-  if (p !== "1" && p !== "true") return;
-  document.documentElement.classList.add("presentacion");
-  document.body.classList.add("presentacion");
-  document.addEventListener("click", (e) => {
-    const ex = e.target.closest && e.target.closest(".block.explicacion");
-    if (ex && !e.target.closest("a")) ex.classList.toggle("abierta");
-  });
-  // La figura primero: en cada columna que la contiene, arriba la explicación plegada, luego la fila
-  // de controles principal (de las de antes, la primera con un deslizador o si no la primera) y la figura.
-  const controles = "input, textarea, select";
-  const ordenar = (f) => {
-    for (let e = f; e.parentElement && !e.parentElement.matches(".tabitem, .gradio-container"); e = e.parentElement) {
-      const padre = e.parentElement;
-      if (getComputedStyle(padre).flexDirection !== "column") continue;
-      const hermanos = [...padre.children].filter((h) => h !== e);
-      const antes = hermanos.filter((h) => h.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING);
-      const filas = antes.filter((h) => h.querySelector(controles) && !h.querySelector(".figura, table"));
-      const fila = filas.find((h) => h.querySelector("input[type=range]")) || filas[0];
-      for (const h of hermanos) h.style.order = h.matches(".explicacion") ? "-3" : h === fila ? "-2" : "";
-      e.style.order = "-1";
-    }
-  };
-  // Si la figura principal no cabe bajo lo que tiene arriba, se achica (zoom) hasta caber, no menos de 0.5.
-  const ajustar = () => {
-    for (const f of document.querySelectorAll('[id$="-figura1"]')) {
-      if (!f.offsetParent) continue;
-      ordenar(f);
-      f.style.zoom = "";
-      const caja = f.getBoundingClientRect();
-      const arriba = caja.top + window.scrollY;
-      const cabe = window.innerHeight - arriba - 4;
-      if (caja.height > cabe && cabe > 0) f.style.zoom = String(Math.max(0.5, cabe / caja.height));
-    }
-  };
-  let pendiente = false;
-  const pedir = () => {
-    if (pendiente) return;
-    pendiente = true;
-    requestAnimationFrame(() => { pendiente = false; ajustar(); });
-  };
-  new MutationObserver(pedir).observe(document.body, {childList: true, subtree: true});
-  window.addEventListener("resize", pedir);
-  document.addEventListener("click", () => setTimeout(pedir, 50));
-}
-"""
-
 
 _VISTAS: weakref.WeakKeyDictionary[gr.Blocks, dict[str, Vista]] = weakref.WeakKeyDictionary()
 
@@ -156,6 +79,8 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
         )
         partes = []
         grupos: dict[str, tuple[gr.Tab, gr.Tabs, list]] = {}  # grupo -> (su pestaña, sus Tabs, sus partes)
+        # La barra: arriba los grupos (las partes de la lección), debajo las pestañas del grupo; con
+        # overflow_behavior="wrap" ninguna se esconde tras «⋯» ni cambia de lugar al elegirla.
         with gr.Tabs(elem_id="grupos", overflow_behavior="wrap") as tabs:
             for g in dict.fromkeys(p.grupo for p in pestanas):
                 with (
@@ -277,9 +202,7 @@ TAMANO_MAXIMO_SUBIDA = "10mb"  # Gradio rechaza antes de leer lo que pase de aqu
 def opciones_lanzamiento() -> dict:
     """Las opciones de cada montaje (`gr.mount_gradio_app`): estilo, modo presentación, límite de subida."""
     return {
-        "css": CSS,
-        "js": JS,
-        "theme": gr.themes.Soft(),
+        **pagina.opciones(),  # tema, idioma, CSS y JS: demos/servir/pagina/
         "footer_links": [],  # sin pie: sus enlaces («Use via API · Built with Gradio») no se traducen
         "max_file_size": TAMANO_MAXIMO_SUBIDA,
     }
