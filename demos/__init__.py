@@ -41,6 +41,11 @@ class Pestana:
     def cargar(self) -> ModuleType:
         return importlib.import_module(self.modulo)
 
+    @property
+    def que_mirar(self) -> str:
+        """La línea «Qué mirar» de la ruta guiada (la ruta es el orden de PESTANAS, el de la lección)."""
+        return QUE_MIRAR.get(self.id, "")
+
 
 MECANISMO, ARQUITECTURA, ENTRENADOS = "El mecanismo", "La arquitectura", "Modelos entrenados"
 
@@ -54,7 +59,7 @@ PESTANAS: tuple[Pestana, ...] = (
     Pestana("mascara-causal", "Máscara causal", "demos.mascara_causal.pestana", MECANISMO),
     Pestana("posicion", "Posición", "demos.posicion", MECANISMO),
     Pestana("bloque", "Bloque transformer", "demos.bloque", ARQUITECTURA),
-    Pestana("memoria", "Memoria O(n²)", "demos.memoria.pestana", ARQUITECTURA, del_tutorial=True),
+    Pestana("memoria", "Memoria O(L²)", "demos.memoria.pestana", ARQUITECTURA),  # su tabla L²·4 bytes es de la lección
     Pestana("atencion-cruzada", "Atención cruzada", "demos.atencion_cruzada", ARQUITECTURA, del_tutorial=True),
     Pestana("inversion-digitos", "Inversión de dígitos", "demos.inversion_digitos.pestana", ENTRENADOS),
     Pestana("parches-vit", "Parches ViT", "demos.parches_vit.pestana", ENTRENADOS),
@@ -74,6 +79,23 @@ GRUPOS: dict[str, tuple[Pestana, ...]] = {
 }
 
 POR_ID: dict[str, Pestana] = {p.id: p for p in PESTANAS}
+
+# La ruta guiada: una línea por pestaña, qué mirar en ella (el orden es el de PESTANAS).
+QUE_MIRAR: dict[str, str] = {
+    "a-mano": "cada peso es un softmax de una fila de Q·Kᵀ/√d, y cada fila de pesos suma 1.",
+    "escalado": "sin dividir por √d, al crecer d un solo peso se lleva casi todo.",
+    "temperatura": "con T chica el peso se junta en una palabra; con T grande se empareja.",
+    "multicabeza": "cada cabeza mira distinto con los mismos parámetros, y da lo mismo que nn.MultiheadAttention.",
+    "mascara-causal": "el −∞ antes del softmax deja en 0 exacto el peso de las palabras del futuro.",
+    "posicion": "sin posición la atención no ve el orden: el modelo sin ella no aprende a invertir.",
+    "bloque": "la salida del bloque tiene la misma forma que la entrada, y dónde están los parámetros.",
+    "memoria": "los pesos crecen como L²: diez veces más palabras, cien veces más memoria.",
+    "atencion-cruzada": "las consultas salen de una frase y las claves de otra: la matriz no es cuadrada.",
+    "inversion-digitos": "la diagonal invertida del mapa: cada posición mira a su espejo.",
+    "parches-vit": "una imagen se vuelve una secuencia de parches, y cada parche una ficha.",
+    "cbam": "la atención también pesa canales y píxeles de una imagen, no solo palabras.",
+    "clasificador-atencion": "qué palabras pesan al decidir la opinión, y qué pasa al quitarlas.",
+}
 
 
 def buscar(id_: str) -> Pestana:

@@ -21,9 +21,10 @@ LIMITE_SALIDAS = 1_000_000  # hasta estos parámetros se comparan también las s
 PARTES = ("Atención", "MLP", "LayerNorm")
 
 EXPLICACION = r"""
-Un bloque transformer repite dos pasos, cada uno con su **atajo residual** (la entrada se suma a la
+Un bloque transformer consta de dos pasos, cada uno con su **atajo residual** (la entrada se suma a la
 salida): primero las palabras se miran entre sí (atención multicabeza) y luego cada palabra pasa
-sola por un MLP. Antes de cada paso, LayerNorm normaliza cada vector a media 0 y varianza 1 y
+sola por un MLP. Antes de cada paso, LayerNorm normaliza cada vector a media 0 y varianza 1 (la
+poblacional: divide por el número de columnas) y
 luego lo escala y desplaza con dos vectores aprendidos, $\gamma$ y $\beta$ (así que la salida ya no
 tiene por qué tener media 0 y varianza 1). La norma va *antes* de cada paso, dentro del atajo: es la
 variante *pre-norma*, la de `nn.TransformerEncoderLayer(norm_first=True)`; la *post-norma* del artículo
@@ -130,6 +131,38 @@ def layernorm_de_la_leccion() -> tuple[float, ...]:
         return tuple(nn.LayerNorm(4)(torch.tensor([[1.0, 2.0, 3.0, 4.0]]))[0].round(decimals=2).tolist())
 
 
+@lru_cache(maxsize=1)
+def varianzas_de_la_leccion() -> tuple[float, float]:
+    """La varianza de LN(1, 2, 3, 4): la poblacional (÷ n, la que LayerNorm lleva a 1) y la muestral (÷ n − 1)."""
+    with torch.inference_mode():
+        y = nn.LayerNorm(4)(torch.tensor([[1.0, 2.0, 3.0, 4.0]]))
+        return y.var(unbiased=False).item(), y.var().item()
+
+
+@lru_cache(maxsize=8)
+def tutorial_2_2(d: int, h: int, semilla: int = 0) -> dict[str, float]:
+    """El código del §2.2 del tutorial, `layernorm(x + atención(x))`, contra las dos normas con los mismos módulos.
+
+    Devuelve la diferencia máxima con la post-norma LN(x + A(x)) y con la pre-norma x + A(LN(x)) (la del bloque).
+    """
+    g = torch.Generator().manual_seed(semilla)
+    with torch.device("meta"):  # sin tocar el generador global: los pesos salen de `g`
+        atencion = nn.MultiheadAttention(d, h, dropout=0.0, batch_first=True)
+    atencion = atencion.to_empty(device="cpu").eval()
+    with torch.no_grad():
+        for p in atencion.parameters():
+            p.copy_(torch.randn(p.shape, generator=g) / math.sqrt(d))
+    norma = nn.LayerNorm(d)  # γ = 1, β = 0
+    x = torch.randn(2, 10, d, generator=g)  # (B, L, d)
+    with torch.inference_mode():
+        A = lambda z: atencion(z, z, z, need_weights=False)[0]  # noqa: E731
+        del_tutorial = norma(x + A(x))  # `output = self.layernorm(x + attn_output)`
+        return {
+            "post": (del_tutorial - norma(x + A(x))).abs().max().item(),
+            "pre": (del_tutorial - (x + A(norma(x)))).abs().max().item(),
+        }
+
+
 X, ANCHO, ALTO = 3.7, 4.2, 0.64  # el tronco del bloque: centro y tamaño de sus cajas
 X_ATAJO, RADIO = 0.9, 0.32  # por dónde suben los atajos residuales; el círculo de cada suma
 
@@ -211,9 +244,19 @@ def calcular(d_modelo: float = 64, cabezas: float = 4, d_mlp: float = 256):
         )
     texto += f"\n\nLas cabezas no cambian la cuenta: reparten las {d} columnas, no las multiplican."
     ln = ", ".join(numero(v) for v in layernorm_de_la_leccion())
+    poblacional, muestral = varianzas_de_la_leccion()
     texto += (
         f"\n\n**LayerNorm, como en la lección:** `nn.LayerNorm(4)` lleva la palabra (1, 2, 3, 4) a **({ln})**: "
-        "media 0 y varianza 1, porque recién creada tiene γ = 1 y β = 0; al entrenar, γ y β se aprenden."
+        "media 0 y varianza 1, porque recién creada tiene γ = 1 y β = 0; al entrenar, γ y β se aprenden. "
+        f"Es la varianza **poblacional**, la que divide por 4: `y.var(unbiased=False)` da {poblacional:.2f}; "
+        f"`y.var()` divide por 3 (la muestral, la de PyTorch por omisión) y da {muestral:.2f}."
+    )
+    dif = tutorial_2_2(d, h)
+    texto += (
+        "\n\n**Ojo con el tutorial (§2.2):** su comentario dice «Pre-Norm», pero su código, "
+        "`layernorm(x + atención(x))`, normaliza después de sumar: es **post-norma**. Con los mismos módulos y "
+        f"una entrada (2, 10, {d}), ese código difiere de la pre-norma de este bloque, x + Atención(LN(x)), hasta "
+        f"en **{dif['pre']:.2f}**, y de la post-norma en {dif['post']:.1e}."
     )
     return figura_diagrama(d, h, m, nuestro), figura_barras(nuestro), tabla, texto
 

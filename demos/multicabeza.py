@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import gradio as gr
 import numpy as np
@@ -10,7 +11,7 @@ import torch
 from torch import nn
 
 from demos.comun.controles import Deslizador, Numero
-from demos.comun.figuras import C0, Imagen, Mapa, Paneles, miles
+from demos.comun.figuras import C0, C1, GRIS, Barras, Imagen, Mapa, Paneles, Serie, miles
 from demos.comun.validar import entero as _entero
 from demos.comun.vista import Vista, explicacion, grafico
 from modelos import AtencionMulticabeza
@@ -27,14 +28,15 @@ pesos, y al final una capa de salida mezcla lo que encontró cada una:
 $$\text{MultiHead}(X) = \text{Concat}(\text{cabeza}_1, \dots, \text{cabeza}_h)\, W^O,
 \qquad \text{cabeza}_i = \text{softmax}\!\left(\frac{Q_i K_i^\top}{\sqrt{d_\text{modelo}/h}}\right) V_i$$
 
-Aquí la capa está recién creada (**sin entrenar**) y la frase son vectores al azar, así que los mapas
-no dicen nada de la frase: cada cabeza da un mapa distinto solo porque sus pesos al azar son distintos.
-Lo que sí se ve es la cuenta: cada cabeza con su trozo de columnas, los parámetros que no dependen del
-número de cabezas, y un resultado idéntico al de `nn.MultiheadAttention` de PyTorch. Cabezas
-entrenadas, que sí miran a algo, hay en *Inversión de dígitos* y *Parches ViT*.
+La primera figura es la cuenta: las $d_\text{modelo}$ columnas repartidas entre las cabezas, y los
+parámetros, $4 d^2 + 4 d$ con cualquier número de cabezas, los mismos que `nn.MultiheadAttention`. Más
+cabezas no añaden parámetros: cortan las mismas columnas en trozos más finos. Debajo, los pesos de cada
+cabeza de una capa recién creada (**sin entrenar**) sobre vectores al azar: son distintos solo porque sus
+proyecciones al azar lo son. Cabezas entrenadas, que sí miran a algo, hay en *Inversión de dígitos* y
+*Parches ViT*.
 """
 
-TITULO_FIGURA = "Capa sin entrenar, pesos al azar: estos mapas no dicen nada de la frase"
+TITULO_FIGURA = "Los pesos de cada cabeza (capa sin entrenar: distintos solo porque sus proyecciones al azar lo son)"
 
 
 def validar(d_modelo, cabezas, largo, semilla) -> tuple[int, int, int, int]:
@@ -106,6 +108,7 @@ def comparar(d_modelo: int = 16, cabezas: int = 4, largo: int = 5, semilla: int 
         nuestra, pesos = capa(x)  # (2, L, d), (2, cabezas, L, L)
         # Autoatención: la misma x hace de consultas, claves y valores
         suya, pesos_suyos = oficial(x, x, x, average_attn_weights=False)
+        _, por_omision = oficial(x, x, x)  # average_attn_weights=True por omisión: el promedio de las cabezas
         _, pesos_figura = capa.double()(x[:1].double())  # (1, cabezas, L, L); la capa ya no se usa en float32
     return {
         "formas": {"entrada": tuple(x.shape), "salida": tuple(nuestra.shape), "pesos": tuple(pesos.shape)},
@@ -113,6 +116,8 @@ def comparar(d_modelo: int = 16, cabezas: int = 4, largo: int = 5, semilla: int 
         "pesos_figura": pesos_figura[0].numpy(),
         "dif_salidas": (nuestra - suya).abs().max().item(),
         "dif_pesos": (pesos - pesos_suyos).abs().max().item(),
+        "forma_por_omision": tuple(por_omision.shape),  # (2, L, L): sin la dimensión de las cabezas
+        "dif_promedio": (pesos.mean(dim=1) - por_omision).abs().max().item(),
         "qkv": parametros(capa.qkv),
         "salida": parametros(capa.salida),
         "total": parametros(capa),
@@ -120,7 +125,55 @@ def comparar(d_modelo: int = 16, cabezas: int = 4, largo: int = 5, semilla: int 
     }
 
 
+@lru_cache(maxsize=64)
+def parametros_por_cabezas(d_modelo: int) -> dict[int, tuple[int, int]]:
+    """{cabezas: (parámetros de AtencionMulticabeza, de nn.MultiheadAttention)} para cada número de cabezas
+    que divide a d_modelo (hasta CABEZAS_MAX), contados en el dispositivo "meta" (sin reservar memoria)."""
+    cuentas = {}
+    for h in (k for k in range(1, CABEZAS_MAX + 1) if d_modelo % k == 0):
+        with torch.device("meta"):
+            cuentas[h] = (parametros(AtencionMulticabeza(d_modelo, h)), parametros(nn.MultiheadAttention(d_modelo, h)))
+    return cuentas
+
+
 # --- la vista ---------------------------------------------------------------------------------
+
+
+def figura_reparto(d: int, h: int) -> Paneles:
+    """Qué columnas de Q, K y V recibe cada cabeza (un bloque de d/h), y los parámetros según las cabezas."""
+    trozo = d // h
+    columnas = np.arange(d)
+    dueno = (columnas[None, :] // trozo == np.arange(h)[:, None]).astype(float)  # (h, d): 1 si la columna es suya
+    nombres = tuple(f"cabeza {k + 1}" for k in range(h))
+    reparto = Mapa(
+        dueno,
+        y=nombres,
+        nombres_x=tuple(f"la columna {c}" for c in columnas),
+        titulo=f"{d} columnas ÷ {h} {'cabeza' if h == 1 else 'cabezas'} = {trozo} por cabeza",
+        eje_x="Columna de Q, K y V",
+        numeros=False,
+        barra=None,
+        pista="{x} es de la {y}: {v}",
+        formato=".0f",
+    )
+    cuentas = parametros_por_cabezas(d)
+    cabezas = tuple(cuentas)
+    resalte = tuple(C1 if k == h else C0 for k in cabezas)
+    barras = Barras(
+        tuple(map(str, cabezas)),
+        (
+            Serie("AtencionMulticabeza", [cuentas[k][0] for k in cabezas], colores=resalte),
+            Serie("nn.MultiheadAttention", [cuentas[k][1] for k in cabezas], color=GRIS),
+        ),
+        titulo=f"Parámetros según las cabezas: {miles(cuentas[h][0])} con cualquiera",
+        eje_x="Cabezas",
+        eje_y="Parámetros",
+        numeros=len(cabezas) <= 5,
+        formato=",.0f",
+        rango=(0, max(max(c) for c in cuentas.values()) * 1.25),
+        pista="{s} con {c} cabezas: {v} parámetros",
+    )
+    return Paneles((reparto, barras), columnas=2, anchos=(1.5, 1.0), alto_fila=260)
 
 
 ANCHO_UTIL = 1050  # px de pantalla para los paneles de una fila (la figura va a lo ancho de la página)
@@ -183,13 +236,18 @@ def _si_no(dif: float) -> str:
 
 
 def calcular(d_modelo: float = 16, cabezas: float = 4, largo: float = 5, semilla: float = 0):
-    """La vista: (figura de pesos, comprobación contra PyTorch, parámetros, texto)."""
+    """La vista: (reparto de columnas y parámetros, figura de pesos, comprobación contra PyTorch, parámetros, texto)."""
     d, h, L, semilla = validar(d_modelo, cabezas, largo, semilla)
     r = comparar(d, h, L, semilla)
     formas = r["formas"]
     comprobacion = [
         [f"Salidas {formas['salida']}: (lote, L, d_modelo)", _si_no(r["dif_salidas"]), f"{r['dif_salidas']:.1e}"],
         [f"Pesos {formas['pesos']}: (lote, cabezas, L, L)", _si_no(r["dif_pesos"]), f"{r['dif_pesos']:.1e}"],
+        [
+            f"Pesos por omisión {r['forma_por_omision']}: el promedio de las cabezas",
+            _si_no(r["dif_promedio"]),
+            f"{r['dif_promedio']:.1e}",
+        ],
     ]
     tabla = [
         ["qkv: d → 3d (Q, K y V juntos)", f"{d}·{3 * d} + {3 * d}", r["qkv"]],
@@ -203,6 +261,10 @@ def calcular(d_modelo: float = 16, cabezas: float = 4, largo: float = 5, semilla
         f"puntajes por √{d // h}. Los parámetros no dependen del número de cabezas: son {miles(r['total'])} "
         f"con cualquier número de cabezas, {iguales} de `nn.MultiheadAttention` ({miles(r['total_oficial'])}). "
         f"«¿Iguales?» usa la tolerancia de la lección: diferencia máxima ≤ {TOLERANCIA:g}.\n\n"
+        "**Ojo:** `nn.MultiheadAttention` devuelve por omisión el **promedio** de las cabezas "
+        f"(`average_attn_weights=True`): pesos {r['forma_por_omision']}, sin la dimensión de las cabezas. La "
+        f"comparación de la lección pide `average_attn_weights=False` para tener {formas['pesos']}; con el valor "
+        f"por omisión solo se puede comparar con el promedio de las nuestras (diferencia {r['dif_promedio']:.1e}).\n\n"
         f"La capa no está entrenada: sus pesos salen de números al azar (el más alto es {r['pesos_figura'].max():.2f}; "
         f"parejos serían 1/{L} = {1 / L:.2f}), así que la escala de color va de 0 al peso más alto. "
         "Solo al entrenar cada cabeza aprende a fijarse en algo distinto."
@@ -212,7 +274,7 @@ def calcular(d_modelo: float = 16, cabezas: float = 4, largo: float = 5, semilla
             f"\n\nCon {h} cabezas de {L} × {L} pesos, cada cabeza va como una imagen con la misma escala de color, "
             "sin su valor al pasar el ratón (serían demasiados números que mandar); el promedio sí lo dice."
         )
-    return _figura(r["pesos_figura"]), comprobacion, tabla, texto
+    return figura_reparto(d, h), _figura(r["pesos_figura"]), comprobacion, tabla, texto
 
 
 def construir() -> Vista:
@@ -222,6 +284,7 @@ def construir() -> Vista:
         cabezas = Deslizador(1, CABEZAS_MAX, value=4, step=1, label="Cabezas")
         largo = Deslizador(2, LARGO_MAX, value=5, step=1, label="Largo de la frase (palabras)")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")
+    reparto = grafico("Las columnas de cada cabeza y los parámetros según las cabezas")
     figura = grafico("Pesos de cada cabeza y su promedio")
     with gr.Row():
         comprobacion = gr.Dataframe(
@@ -234,7 +297,7 @@ def construir() -> Vista:
     return Vista(
         fn=calcular,
         entradas=[d, cabezas, largo, semilla],
-        salidas=[figura, comprobacion, tabla, texto],
+        salidas=[reparto, figura, comprobacion, tabla, texto],
         url={"d_modelo": d, "cabezas": cabezas, "largo": largo, "semilla": semilla},
         ejemplo={"cabezas": "8"},
     )

@@ -8,7 +8,7 @@ from torch import nn
 
 from demos.bloque import calcular, copiar_pesos, desglose, diferencia_con_pytorch, formula, layernorm_de_la_leccion
 from demos.comun.figuras import numero
-from demos.comun.pantalla import a_json
+from demos.comun.figuras.pantalla import a_json
 from modelos import BloqueTransformer
 from tests.ayuda import espera_error
 
@@ -126,3 +126,26 @@ def test_layernorm_y_forma_de_la_leccion():
     *_, texto = calcular()
     assert "(1, 2, 3, 4) a **(−1.34, −0.45, 0.45, 1.34)**" in texto
     assert "una entrada (2, 10, 64), los dos dan una salida (2, 10, 64)" in texto
+
+
+def test_la_varianza_1_de_layernorm_es_la_poblacional():
+    """y = LN(1, 2, 3, 4): var(unbiased=False) ≈ 1 (lo que normaliza LayerNorm); y.var() divide por n − 1: 1.33."""
+    from demos.bloque import varianzas_de_la_leccion
+
+    y = nn.LayerNorm(4)(torch.tensor([[1.0, 2.0, 3.0, 4.0]])).detach()
+    poblacional, muestral = varianzas_de_la_leccion()
+    assert poblacional == pytest.approx(y.var(unbiased=False).item()) and f"{poblacional:.2f}" == "1.00"
+    assert muestral == pytest.approx(y.var().item()) and f"{muestral:.2f}" == "1.33"
+    *_, texto = calcular()
+    assert "`y.var(unbiased=False)` da 1.00" in texto and "`y.var()`" in texto and "da 1.33" in texto
+
+
+def test_el_codigo_pre_norm_del_tutorial_es_post_norma():
+    """El §2.2 del tutorial llama «Pre-Norm» a LN(x + atención(x)): es la post-norma de
+    nn.TransformerEncoderLayer(norm_first=False), no la pre-norma del bloque."""
+    from demos.bloque import tutorial_2_2
+
+    dif = tutorial_2_2(64, 4)
+    assert dif["post"] < 1e-6 < 0.1 < dif["pre"]
+    *_, texto = calcular()
+    assert "§2.2" in texto and "post-norma" in texto and f"{dif['pre']:.2f}" in texto

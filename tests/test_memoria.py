@@ -1,4 +1,4 @@
-"""La pestaña «Memoria O(n²)»: la tabla de la lección y la medición en vivo."""
+"""La pestaña «Memoria O(L²)»: la tabla de la lección y la medición en vivo."""
 
 import json
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from demos.comun.pantalla import a_json
+from demos.comun.figuras.pantalla import a_json
 from demos.memoria.medida import _figura_medida
 from demos.memoria.pestana import calcular, medir, tabla_memoria
 from tests.ayuda import espera_error
@@ -164,3 +164,26 @@ def test_donde_no_se_mide_la_memoria_el_panel_lo_dice():
     assert [c.nombre for c in tiempo.curvas] == ["ingenua", "SDPA"] and tiempo.curvas[0].y == pytest.approx([1, 4])
     assert memoria.curvas == () and memoria.mensaje == "En mps no se mide la memoria"
     assert "En mps no se mide la memoria" in a_json(memoria)
+
+
+def test_longformer_512_es_centrada_256_a_cada_lado_y_ocupa_lo_mismo():
+    """La ventana de Longformer (w = 512) es centrada: 256 a cada lado y ella misma, 513 casillas por fila,
+    las mismas que la ventana causal de la pestaña (512 anteriores y ella misma)."""
+    from demos.memoria.pestana import VENTANAS, longformer
+    from modelos.dispersa import por_fila, ventana
+
+    centrada, causal = por_fila(ventana(2048, 512, centrada=True)), por_fila(ventana(2048, 512))
+    assert centrada[1024] == centrada.max() == causal.max() == 513
+    assert ((~ventana(2048, 512, centrada=True))[1024].nonzero().squeeze() - 1024).tolist() == list(range(-256, 257))
+    assert longformer() == {"a_cada_lado": 256, "centrada": 513, "causal": 513}
+    assert dict((v, k) for k, v in VENTANAS)[512] == "512 (el ancho de Longformer)"
+    *_, texto = calcular()
+    assert "**centrada**: 256 palabras a cada lado y ella misma, 513 casillas por fila" in texto
+
+
+def test_el_titulo_llama_l_al_largo_y_la_tabla_es_de_la_leccion():
+    from demos import buscar
+
+    assert buscar("memoria").titulo == "Memoria O(L²)" and not buscar("memoria").del_tutorial
+    *_, texto = calcular()
+    assert "La tabla es la de la lección" in texto

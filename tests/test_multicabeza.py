@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from demos.comun.figuras import Imagen, Mapa, Paneles
-from demos.comun.pantalla import a_json, a_plotly, alto_de
+from demos.comun.figuras.pantalla import a_json, a_plotly, alto_de
 from demos.multicabeza import calcular, comparar, copia_oficial, crear_capa
 from tests.ayuda import espera_error
 
@@ -75,17 +75,21 @@ def test_hilos_paralelos_con_la_misma_semilla_dan_lo_mismo():
 
 
 def test_vista_inicial_d16_4_cabezas_como_la_leccion():
-    _, comprobacion, tabla, texto = calcular()
-    assert [fila[1] for fila in comprobacion] == ["sí", "sí"]
+    _, _, comprobacion, tabla, texto = calcular()
+    assert [fila[1] for fila in comprobacion] == ["sí", "sí", "sí"]
     # La lección: «Entrada: [2, 5, 16]  Salida: [2, 5, 16]  Pesos guardados: [2, 4, 5, 5]».
     assert comparar(16, 4, 5, 0)["formas"] == {"entrada": (2, 5, 16), "salida": (2, 5, 16), "pesos": (2, 4, 5, 5)}
-    assert [fila[0].split(":")[0] for fila in comprobacion] == ["Salidas (2, 5, 16)", "Pesos (2, 4, 5, 5)"]
+    assert [fila[0].split(":")[0] for fila in comprobacion] == [
+        "Salidas (2, 5, 16)",
+        "Pesos (2, 4, 5, 5)",
+        "Pesos por omisión (2, 5, 5)",
+    ]
     assert [fila[2] for fila in tabla] == [816, 272, 1088, 1088]
     assert "16 / 4 = 4 columnas" in texto
 
 
 def test_figura_un_mapa_por_cabeza_y_el_promedio_con_una_sola_escala():
-    figura, *_ = calcular()
+    _, figura, *_ = calcular()
     r = comparar(16, 4, 5, 0)
     pesos = r["pesos_figura"]  # (cabezas, L, L), en float64: el ruido de float32 no cambia la figura
     np.testing.assert_allclose(pesos, r["pesos"], atol=1e-6)
@@ -109,14 +113,14 @@ def test_figura_un_mapa_por_cabeza_y_el_promedio_con_una_sola_escala():
 
 
 def test_una_cabeza_es_su_propio_promedio():
-    figura, *_ = calcular(16, 1, 5, 1)
+    _, figura, *_ = calcular(16, 1, 5, 1)
     (mapa,) = figura.paneles
     assert mapa.titulo == "Cabeza 1" and mapa.barra == "Peso"
     np.testing.assert_array_equal(mapa.matriz, comparar(16, 1, 5, 1)["pesos_figura"][0])
 
 
 def test_16_cabezas_de_32_palabras_van_como_imagenes_y_la_respuesta_es_chica():
-    figura, _, _, texto = calcular(512, 16, 32, 5)
+    _, figura, _, _, texto = calcular(512, 16, 32, 5)
     pesos = comparar(512, 16, 32, 5)["pesos_figura"]
     *cabezas, promedio = figura.paneles
     assert len(cabezas) == 16 and all(isinstance(c, Imagen) for c in cabezas) and isinstance(promedio, Mapa)
@@ -166,17 +170,18 @@ def test_entrada_mala_da_valueerror_en_espanol(kw, mensaje):
 
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
-    figura, comprobacion, tabla, texto = cliente.predict(api_name="/multicabeza")
+    reparto, figura, comprobacion, tabla, texto = cliente.predict(api_name="/multicabeza")
     assert [a["text"] for a in json.loads(figura["plot"])["layout"]["annotations"]][:2] == ["Cabeza 1", "Cabeza 2"]
-    assert [fila[1] for fila in comprobacion["data"]] == ["sí", "sí"]
+    assert reparto["type"] == "plotly"
+    assert [fila[1] for fila in comprobacion["data"]] == ["sí", "sí", "sí"]
     assert [fila[2] for fila in tabla["data"]] == [816, 272, 1088, 1088]
 
 
 def test_api_con_valores_tipicos(cliente):
-    _, comprobacion, tabla, texto = cliente.predict(
+    _, _, comprobacion, tabla, texto = cliente.predict(
         d_modelo=64, cabezas=8, largo=12, semilla=3, api_name="/multicabeza"
     )
-    assert [fila[1] for fila in comprobacion["data"]] == ["sí", "sí"]
+    assert [fila[1] for fila in comprobacion["data"]] == ["sí", "sí", "sí"]
     assert tabla["data"][2][2] == 4 * 64**2 + 4 * 64
     assert "64 / 8 = 8 columnas" in texto
 
@@ -187,3 +192,29 @@ def test_api_rechaza_d_modelo_no_divisible_y_enorme_y_sigue_respondiendo(cliente
     assert "entre 1 y 32" in espera_error(cliente, "/multicabeza", largo=10**6)
     *_, texto = cliente.predict(cabezas=2, api_name="/multicabeza")
     assert "16 / 2 = 8 columnas" in texto
+
+
+def test_la_primera_figura_reparte_d_entre_las_cabezas_y_cuenta_1088_con_cualquiera():
+    """La lección: d_modelo = 16 con 4 cabezas, 16 / 4 = 4 columnas cada una; 1 088 parámetros con 1, 2, 4, 8 o 16
+    cabezas, los mismos que nn.MultiheadAttention."""
+    from demos.multicabeza import parametros_por_cabezas
+
+    reparto, *_ = calcular()
+    mapa, barras = reparto.paneles
+    assert mapa.matriz.shape == (4, 16) and (mapa.matriz.sum(axis=1) == 4).all()
+    assert (mapa.matriz.sum(axis=0) == 1).all()  # cada columna es de una sola cabeza
+    assert mapa.matriz[1, 4:8].tolist() == [1, 1, 1, 1] and mapa.titulo == "16 columnas ÷ 4 cabezas = 4 por cabeza"
+    esperado = {h: sum(p.numel() for p in nn.MultiheadAttention(16, h).parameters()) for h in (1, 2, 4, 8, 16)}
+    assert esperado == {h: 1088 for h in (1, 2, 4, 8, 16)}
+    assert parametros_por_cabezas(16) == {h: (1088, 1088) for h in (1, 2, 4, 8, 16)}
+    assert barras.categorias == ("1", "2", "4", "8", "16")
+    assert [s.valores.tolist() for s in barras.series] == [[1088] * 5, [1088] * 5]
+    assert barras.titulo == "Parámetros según las cabezas: 1\u202f088 con cualquiera"
+    assert barras.series[0].colores[2] == "#ff7f0e"  # la elegida (4 cabezas), resaltada
+
+
+def test_nn_multiheadattention_promedia_las_cabezas_por_omision():
+    r = comparar(16, 4, 5, 0)
+    assert r["forma_por_omision"] == (2, 5, 5) and r["dif_promedio"] <= 1e-6
+    *_, texto = calcular()
+    assert "`average_attn_weights=True`" in texto and "(2, 5, 5)" in texto and "`average_attn_weights=False`" in texto

@@ -13,7 +13,7 @@ import torch
 import modelos
 from demos.comun.digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
 from demos.comun.figuras import C0, C1, Aviso, Barras, Imagen, Paneles
-from demos.comun.pantalla import a_plotly
+from demos.comun.figuras.pantalla import a_plotly
 from demos.parches_vit.parches import IMAGENES, formas, foto
 from demos.parches_vit.pestana import calcular
 from demos.parches_vit.vit_digito import digito, rollout
@@ -34,6 +34,8 @@ def test_recorte_de_la_leccion_da_60_parches_de_768():
     assert formas_["aplanar cada parche"] == "(60, 768)"
     assert formas_["nn.Linear(768, 64)"] == "(1, 60, 64)"
     assert formas_["+ [CLS] al frente"] == "(1, 61, 64)"
+    assert formas_["+ pos_vit (una posición por ficha)"] == "(1, 61, 64)"  # la lección suma pos_vit antes del bloque
+    assert [f[0] for f in tabla].index("+ pos_vit (una posición por ficha)") == 5
     assert formas_["bloque transformer (4 cabezas)"] == "(1, 61, 64)"  # «Después del bloque» de la lección
     assert formas_["resumen: la ficha [CLS]"] == "(1, 64)"  # «Resumen ([CLS])»
     assert "60 parches de 768 números" in texto

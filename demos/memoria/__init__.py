@@ -1,4 +1,4 @@
-"""La pestaña «Memoria O(n²)».
+"""La pestaña «Memoria O(L²)».
 
 - `pestana.py`: cuánto ocupa la matriz de atención según el largo (la cuenta), y `construir()`;
 - `medida.py`: la medición en vivo de tiempo y memoria (en la GPU de ZeroGPU, con `@gpu`).

@@ -76,9 +76,9 @@ COMO_SE_MIDE = {
 }
 METODOS = {"ingenua": atencion, "SDPA": F.scaled_dot_product_attention}
 BACKENDS = (  # fragmento del operador de aten -> nombre del backend de SDPA
-    ("flash_attention_for_cpu", "flash (kernel de CPU)"),
+    ("flash_attention_for_cpu", "flash (núcleo de CPU)"),
     ("flash_attention", "flash"),
-    ("efficient_attention", "memory-efficient"),
+    ("efficient_attention", "eficiente en memoria"),
     ("cudnn_attention", "cuDNN"),
     ("attention_math", "math"),
 )
@@ -216,7 +216,7 @@ def medir(largo_maximo: float = 2048, tipo: str = "float32"):
     p = _pendiente(largos, res["ingenua"]["memoria"])
     texto = (
         f"Medido en **{disp.type}**, {tipo}, una frase y una cabeza de {D_CABEZA} columnas; tiempo: mediana de "
-        f"3 a 5 repeticiones; {como}. SDPA corrió con el backend **{_backend(operadores[L_max])}** "
+        f"3 a 5 repeticiones; {como}. SDPA corrió con la implementación **{_backend(operadores[L_max])}** "
         f"(`{operadores[L_max] or '?'}`, leído del perfilador).\n\n"
         + (
             f"La memoria de la ingenua crece con pendiente **{p:.2f}** en log-log: O(L²), porque guarda a la vez "

@@ -1,8 +1,9 @@
-"""Memoria O(n²): la matriz de pesos crece con el cuadrado del largo; medición en vivo contra SDPA."""
+"""Memoria O(L²): la matriz de pesos crece con el cuadrado del largo; medición en vivo contra SDPA."""
 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import gradio as gr
 import numpy as np
@@ -12,13 +13,14 @@ from demos.comun.figuras import C0, C1, C2, C3, GRIS, Aviso, Curva, Curvas, Nota
 from demos.comun.validar import entero as _entero
 from demos.comun.vista import Vista, a_gradio, envolver, explicacion, grafico
 from demos.memoria.medida import TIPOS, largos_permitidos, medir, tipo_de_dato
+from modelos import dispersa
 from modelos.hub import dispositivo_pesado
 
 LARGOS_TABLA = (100, 1_000, 10_000, 100_000)
 CABEZAS_MAX, CAPAS_MAX, LOTE_MAX = 128, 128, 1024
 GPUS_GB = (16, 80)  # memorias de referencia en la figura
 VENTANA, VENTANA_MAX = 512, 65_536  # w: cada palabra mira a las w anteriores y a sí misma (0: sin ventana)
-VENTANAS = [("sin ventana", 0), *((miles(w), w) for w in (64, 128, 256)), ("512 (como Longformer)", 512)]
+VENTANAS = [("sin ventana", 0), *((miles(w), w) for w in (64, 128, 256)), ("512 (el ancho de Longformer)", 512)]
 VENTANAS += [(miles(w), w) for w in (1024, 2048)] + [("4 096 (como Mistral 7B)", 4096)]
 VENTANAS += [(miles(w), w) for w in (8192, 16384, 32768, VENTANA_MAX)]
 
@@ -34,11 +36,12 @@ bfloat16), un lote de $B$ frases, $h$ cabezas y $N$ capas:
 
 $$\text{memoria} = B \cdot N \cdot h \cdot L^2 \cdot b$$
 
-Por eso PyTorch trae `scaled_dot_product_attention` (SDPA): elige un *backend* según el dispositivo
-y los tipos. Los backends FlashAttention y *memory-efficient* calculan lo mismo por bloques, sin guardar
-nunca la matriz entera (también en CPU: PyTorch trae un kernel flash para ella). El backend *math*, el de
-reserva cuando los otros no aceptan la entrada (por la máscara, el tipo o el dispositivo), sí la guarda,
-como la atención ingenua. Abajo puedes medirlo: la tabla dice qué backend eligió SDPA en este dispositivo.
+Por eso PyTorch trae `scaled_dot_product_attention` (SDPA): elige una *implementación* (un *backend*)
+según el dispositivo y los tipos. FlashAttention y la *eficiente en memoria* (`memory-efficient`) calculan
+lo mismo por bloques, sin guardar nunca la matriz entera (también en CPU: PyTorch trae un núcleo flash para
+ella). La *math*, la de reserva cuando las otras no aceptan la entrada (por la máscara, el tipo o el
+dispositivo), sí la guarda, como la atención ingenua. Abajo puedes medirlo: la tabla dice qué implementación
+eligió SDPA en este dispositivo.
 
 Otra salida es **no mirar tan lejos**: con una **ventana** de $w$ palabras (cada una mira a las $w$
 anteriores y a sí misma, como la máscara de ventana de la pestaña *Máscara causal*), cada fila tiene a lo
@@ -46,6 +49,19 @@ sumo $w + 1$ pesos, y la memoria crece como $O(L \cdot w)$ en vez de $O(L^2)$:
 
 $$\text{memoria con ventana} = B \cdot N \cdot h \cdot L \cdot \min(L,\, w + 1) \cdot b$$
 """
+
+
+@lru_cache(maxsize=1)
+def longformer() -> dict[str, int]:
+    """Casillas por fila de la ventana de Longformer (512, centrada) y de la causal de la pestaña con w = 512."""
+    L, w = 4 * VENTANA, VENTANA  # una fila del medio ve la ventana entera
+    centrada, causal = dispersa.ventana(L, w, centrada=True), dispersa.ventana(L, w)
+    lado = int((~centrada[L // 2]).nonzero().max()) - L // 2
+    return {
+        "a_cada_lado": lado,
+        "centrada": int(dispersa.por_fila(centrada).max()),
+        "causal": int(dispersa.por_fila(causal).max()),
+    }
 
 
 def _mb(b: float) -> str:
@@ -128,7 +144,17 @@ def _texto_ventana(ventana: int, b: int, factor: int) -> str:
         f"({miles(L * L / con_ventana(L, ventana))} veces menos), y una GPU de 16 GB llega a "
         f"L ≈ {miles(_alcance(16, b, factor, ventana))}. Eso solo se ahorra si se calculan únicamente las "
         "casillas de la banda, como Longformer o la ventana de FlashAttention 2 (Mistral); la máscara de ventana "
-        "de la pestaña *Máscara causal* tapa casillas de la matriz entera, que sigue ocupando L²."
+        "de la pestaña *Máscara causal* tapa casillas de la matriz entera, que sigue ocupando L². "
+        + _texto_longformer()
+    )
+
+
+def _texto_longformer() -> str:
+    lf = longformer()
+    return (
+        f"La ventana de Longformer (w = {VENTANA}) es **centrada**: {lf['a_cada_lado']} palabras a cada lado y "
+        f"ella misma, {lf['centrada']} casillas por fila, las mismas que la ventana causal de w = {VENTANA} "
+        f"({lf['causal']}): ocupa lo mismo, aunque mira también hacia adelante. *Variantes* la dibuja."
     )
 
 
@@ -143,6 +169,8 @@ def calcular(tipo: str = "float32", cabezas: float = 1, capas: float = 1, lote: 
     factor, b = cabezas * capas * lote, TIPOS[tipo][1]
     cabe = {gb: math.isqrt(int(gb * 1e9 / (b * factor))) for gb in GPUS_GB}
     texto = (
+        "La tabla es la de la lección: L² pesos por cabeza, 4 bytes cada uno en float32. La medición con SDPA "
+        "y la ventana vienen del tutorial (§6.2 y §7).\n\n"
         f"En {tipo} cada peso ocupa {b} bytes. Con {lote} {'frase' if lote == 1 else 'frases'}, "
         f"{capas} {'capa' if capas == 1 else 'capas'} y {cabezas} {'cabeza' if cabezas == 1 else 'cabezas'}, "
         f"hay **{miles(factor)}** {'matriz' if factor == 1 else 'matrices'} de L × L: a 100 000 palabras, "
@@ -180,7 +208,7 @@ def construir() -> Vista:
     figura_medida = grafico("Tiempo y memoria medidos", value=a_gradio(ANTES_DE_MEDIR))
     with gr.Row(visible=False) as fila_medida:  # la tabla aparece con la primera medición
         tabla_medida = gr.Dataframe(
-            headers=["Largo", "Ingenua (ms)", "SDPA (ms)", "Ingenua (MB)", "SDPA (MB)", "Backend de SDPA"],
+            headers=["Largo", "Ingenua (ms)", "SDPA (ms)", "Ingenua (MB)", "SDPA (MB)", "Implementación de SDPA"],
             label="Medición",
             interactive=False,
         )

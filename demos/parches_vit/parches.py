@@ -96,7 +96,9 @@ def formas(imagen: torch.Tensor, P: int) -> tuple[list[list[str]], torch.Tensor]
     with torch.inference_mode():
         fichas = _proyeccion(largo)(secuencia.unsqueeze(0))  # (1, N, d)
         con_cls = torch.cat([fichas.new_zeros(1, 1, D_VIT), fichas], dim=1)  # (1, N+1, d)
-        z, _ = _bloque()(con_cls)  # (1, N+1, d): la misma forma, así los bloques se apilan
+        pos_vit = fichas.new_zeros(1, N + 1, D_VIT)  # como la lección: parámetro en ceros que se aprende al entrenar
+        con_pos = con_cls + pos_vit  # (1, N+1, d): sin esto, el bloque no sabe de qué lugar viene cada parche
+        z, _ = _bloque()(con_pos)  # (1, N+1, d): la misma forma, así los bloques se apilan
     filas, columnas = cortes.shape[1:3]
     tabla = [
         ["imagen", str(tuple(imagen.shape)), f"{C} canales de {H} × {W} píxeles"],
@@ -104,6 +106,7 @@ def formas(imagen: torch.Tensor, P: int) -> tuple[list[list[str]], torch.Tensor]
         ["aplanar cada parche", str(tuple(secuencia.shape)), f"N = {filas}·{columnas} = {N} filas de {C}·{P}·{P}"],
         [f"nn.Linear({largo}, {D_VIT})", str(tuple(fichas.shape)), f"una ficha de d = {D_VIT} por parche"],
         ["+ [CLS] al frente", str(tuple(con_cls.shape)), f"N + 1 = {N + 1} fichas"],
+        ["+ pos_vit (una posición por ficha)", str(tuple(con_pos.shape)), "se suma un vector aprendido por lugar"],
         ["bloque transformer (4 cabezas)", str(tuple(z.shape)), "la misma forma: cada ficha miró a las demás"],
         ["resumen: la ficha [CLS]", str(tuple(z[:, 0].shape)), "lo que el clasificador lee de toda la imagen"],
     ]

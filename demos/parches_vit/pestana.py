@@ -30,10 +30,11 @@ EXPLICACION = r"""
 Un *Vision Transformer* lee una imagen como una frase: la corta en parches de $P \times P$ píxeles,
 aplana cada parche en un vector de $3 \cdot P \cdot P$ números y lo proyecta a una ficha de $d$ números.
 Con una imagen de $H \times W$ salen $N = \lfloor H/P \rfloor \cdot \lfloor W/P \rfloor$ parches, en orden de
-filas; al frente va un token [CLS] que, tras los bloques, resume la imagen:
+filas; al frente va una ficha [CLS] que, tras los bloques, resume la imagen, y a cada ficha se le suma su
+posición aprendida (`pos_vit`), como a las palabras:
 
 $$(3, H, W) \xrightarrow{\text{unfold}} (N,\ 3P^2) \xrightarrow{\text{Linear}} (1, N, d)
-\xrightarrow{+\,[\text{CLS}]} (1, N{+}1, d)$$
+\xrightarrow{+\,[\text{CLS}]} (1, N{+}1, d) \xrightarrow{+\,\text{pos}} (1, N{+}1, d)$$
 
 Las fotos se ven a la escala de la lección (un píxel de cada 4: lado mayor 160 px) para que los parches se
 noten. Pasa el ratón por la rejilla para saber qué parche es cada uno, y **escribe su número** en «Parche elegido»
