@@ -1,4 +1,4 @@
-"""Agrupación por atención y el clasificador de texto del tutorial (§6).
+"""Agrupación por atención y un clasificador de texto inspirado en el del tutorial (§6).
 
     puntaje_i = w·h_i + b            (un número por palabra; −∞ en el relleno)
     α = softmax(puntaje)             (pesos de las palabras: suman 1, 0 en el relleno)
@@ -7,8 +7,11 @@
 La agrupación comprime una frase de largo variable en un vector, como en
 Yang et al., «Hierarchical Attention Networks for Document Classification», 2016
 (https://aclanthology.org/N16-1174/) y Lin et al., 2017 (https://arxiv.org/abs/1703.03130).
-El clasificador es el del tutorial: fichas + posición → bloques transformer →
-agrupación → capa lineal. Los pesos se devuelven, nunca se guardan en el módulo.
+El clasificador sigue el esquema del tutorial: fichas + posición → bloques transformer →
+agrupación → capa lineal. Difiere en tres cosas: posición aprendida (el tutorial: sinusoidal,
+con el embedding × √d), bloques pre-norma con ReLU (el tutorial: `nn.TransformerEncoder`,
+post-norma con GELU) y una sola capa lineal al final (el tutorial: Linear–GELU–Dropout–Linear).
+Los pesos se devuelven, nunca se guardan en el módulo.
 """
 
 from __future__ import annotations
@@ -97,7 +100,7 @@ class ClasificadorAtencion(nn.Module, PyTorchModelHubMixin):
         if self.posicion is not None:
             z = z + self.posicion(torch.arange(L, device=x.device))  # (L, d) se difunde
         else:
-            z = z * math.sqrt(self.d_modelo) + self.senos[:L]  # como la lección: escala las fichas
+            z = z * math.sqrt(self.d_modelo) + self.senos[:L]  # como el tutorial (§6), no la lección: × √d
         # 2) los bloques: ninguna palabra mira al relleno
         mascara = relleno[:, None, None, :]  # (B, 1, 1, L) se difunde a (B, cabezas, L, L)
         atenciones = []

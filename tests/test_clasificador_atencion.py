@@ -12,9 +12,18 @@ import numpy as np
 import pytest
 import torch
 
-from demos.clasificador_atencion.pestana import EJEMPLOS, VACIA, calcular, modelo, opciones_quitar
+from demos.clasificador_atencion.pestana import (
+    DOBLE_NEGACION,
+    EJEMPLOS,
+    VACIA,
+    advertencia,
+    calcular,
+    diferencias,
+    modelo,
+    opciones_quitar,
+)
 from demos.comun.figuras import Imagen, Mapa
-from demos.comun.pantalla import a_json
+from demos.comun.figuras.pantalla import a_json
 from modelos.prediccion import predecir
 from tests.ayuda import espera_error
 from tests.ayuda_navegador import espera_cambio, fuente_figura
@@ -43,6 +52,37 @@ def test_la_negacion_da_la_vuelta_y_se_lleva_el_peso():
     mapa = figura.paneles[0]
     # Como dice la ficha del modelo: en una frase negada, la agrupación pesa más la negación.
     assert mapa.x[int(mapa.matriz[0].argmax())] == "No"
+
+
+def test_alfa_de_no_es_el_mismo_en_dos_opiniones_opuestas():
+    """La advertencia: «no» toma 0.97 en «No me gustó la cena.» (negativa) y en la doble negación (positiva)."""
+    texto = advertencia()
+    for frase, clase in zip(DOBLE_NEGACION, ("negativa", "positiva"), strict=True):
+        lectura = predecir(frase, modelo())
+        i = int(lectura.pesos.argmax())
+        assert lectura.fichas[i].escrita.lower() == "no" and lectura.clase == clase
+        assert f"α = {lectura.pesos[i]:.2f} en «{frase}» (**{clase}**)" in texto
+    assert texto.count("α = 0.97") == 2
+
+
+def test_abre_en_la_doble_negacion_sin_invitar_a_leer_alfa_como_importancia():
+    probabilidades, figura, texto, _ = calcular()
+    mapa = mapa_pesos((None, figura))
+    assert mapa.x[int(mapa.matriz[0].argmax())] == "no" and probabilidades["positiva"] > 0.99
+    assert "no mide cuánto importa la palabra sola" in texto
+
+
+def test_las_diferencias_con_el_tutorial_se_leen_del_modelo():
+    """Inspirado en el tutorial, no igual: posición aprendida, pre-norma con ReLU y una sola lineal al final."""
+    red = modelo()
+    assert isinstance(red.posicion, torch.nn.Embedding) and isinstance(red.bloques[0].mlp[1], torch.nn.ReLU)
+    assert isinstance(red.salida, torch.nn.Linear)
+    # La capa del tutorial (§6), tal cual la escribe: post-norma (norm_first=False por omisión) y GELU.
+    suya = torch.nn.TransformerEncoderLayer(64, 4, 256, 0.1, batch_first=True, activation="gelu")
+    assert suya.norm_first is False and suya.activation is torch.nn.functional.gelu
+    texto = diferencias()
+    assert "`nn.Embedding(64, 64)`" in texto and "√64 = 8" in texto and "pre-norma** con ReLU" in texto
+    assert "(`norm_first=False`" in texto and "(64 → 2)" in texto and "Linear–GELU–Dropout–Linear" in texto
 
 
 @pytest.mark.parametrize("frase", [f for _, f in EJEMPLOS])
@@ -182,8 +222,8 @@ def test_respuestas_pequenas():
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     prediccion, figura, texto, cabezas = cliente.predict(api_name="/clasificador_atencion")
-    assert prediccion["label"] == "positiva"
-    assert "«deliciosa»" in texto
+    assert prediccion["label"] == "positiva"  # la doble negación: «no» se lleva el peso y la opinión es positiva
+    assert "«no»" in texto and "no mide cuánto importa la palabra sola" in texto
     assert json.loads(figura["plot"])["data"][0]["type"] == "heatmap"
 
 

@@ -1,4 +1,4 @@
-"""Clasificador con atención: el clasificador de opiniones del tutorial (§6), leído palabra por palabra.
+"""Clasificador con atención: un clasificador de opiniones inspirado en el del tutorial (§6), palabra por palabra.
 
 Arriba, las funciones puras: leer una frase con el checkpoint `clasificador-opiniones` (clase,
 probabilidad, peso de la agrupación de cada palabra y atención de cada cabeza), quitar una palabra
@@ -22,13 +22,14 @@ from modelos import ClasificadorAtencion, cargar
 from modelos.opiniones import CLASES
 from modelos.prediccion import NOMBRE, Lectura, fichas, predecir, sin_ficha, vocabulario
 
-FRASE = "La cena estuvo deliciosa."
+FRASE = "La película no fue nada aburrida."  # abre en la advertencia: «no» pesa 0.97 en una opinión positiva
+DOBLE_NEGACION = ("No me gustó la cena.", FRASE)  # el mismo peso de «no» en dos frases de clases opuestas
 NINGUNA = 0  # «quitar» = 0: no se quita ninguna palabra
 VACIA = "Escribe una frase: debe tener al menos una palabra (p. ej. «La cena estuvo deliciosa.»)."
 EJEMPLOS = [
-    ("positiva", FRASE),
+    ("doble negación", FRASE),
     ("negación", "No me gustó la cena."),
-    ("doble negación", "La película no fue nada aburrida."),
+    ("positiva", "La cena estuvo deliciosa."),
     ("contraste", "La serie era muy divertida pero el final fue un desastre."),
     (
         "frase larga",
@@ -39,16 +40,19 @@ EJEMPLOS = [
 ]
 
 EXPLICACION = r"""
-Un clasificador de texto entero, como el del tutorial (§6): cada palabra pasa a un vector (más su
-posición), **2 bloques transformer** la mezclan con las demás y una **agrupación por atención** junta
-la frase en un solo vector: un puntaje por palabra, softmax y suma ponderada. Una capa lineal decide
-si la opinión es negativa o positiva.
+Un clasificador de texto entero, **inspirado en** el del tutorial (§6): cada ficha pasa a su embedding
+(más su posición), **2 bloques transformer** la mezclan con las demás y una **agrupación por atención**
+junta la frase en un solo vector: un puntaje por posición, softmax y suma ponderada. Una capa lineal
+decide si la opinión es negativa o positiva.
 
-$$\alpha = \text{softmax}(w \cdot h_i + b), \qquad v = \sum_i \alpha_i\, h_i, \qquad \sum_i \alpha_i = 1$$
+$$\alpha_i = \text{softmax}_i(w \cdot h_i + b), \qquad v = \sum_i \alpha_i\, h_i, \qquad \sum_i \alpha_i = 1$$
 
-Los pesos $\alpha_i$ dicen cuánto aporta cada palabra al vector que se clasifica: están arriba, en color.
+**Qué es α y qué no.** $\alpha_i$ pesa $h_i$, el vector de la posición $i$ **después de dos bloques** que ya
+mezclaron en él toda la frase: no es la palabra sola, ni cuánto «importa». {advertencia}
+
 Abajo, a quién mira cada palabra en cada cabeza del bloque elegido: son cabezas **entrenadas**, sobre
-palabras de verdad (la sección 5.2 del tutorial las simula al azar).
+palabras de verdad (la sección 5.2 del tutorial las simula al azar). **En qué difiere del tutorial:**
+{diferencias}
 
 **Datos sintéticos.** No hay un corpus abierto de opiniones en español que se instale con sus datos, así
 que el modelo aprendió de frases generadas por una gramática (reseñas de películas, series, restaurantes,
@@ -139,6 +143,42 @@ def _mayor(lectura: Lectura) -> int:
     return int(lectura.pesos.argmax())
 
 
+def advertencia() -> str:
+    """La doble negación como advertencia: la palabra de más peso, su α y la clase, en las dos frases."""
+    partes = []
+    for frase in DOBLE_NEGACION:
+        lectura = leer(frase)
+        i = _mayor(lectura)
+        partes.append(f"{_palabra(lectura, i)} se lleva α = {lectura.pesos[i]:.2f} en «{frase}» (**{lectura.clase}**)")
+    return (
+        f"{partes[0]}, y {partes[1]}: casi el mismo peso en dos opiniones opuestas. Lo que decide la clase es lo que "
+        "los bloques escribieron en ese vector (en la segunda, «no» ya leyó «nada aburrida»), no la palabra «no»."
+    )
+
+
+def diferencias(red: ClasificadorAtencion | None = None) -> str:
+    """En qué se aparta el modelo del `AttentionClassifier` del tutorial, leído del modelo mismo."""
+    red = modelo() if red is None else red
+    d = red.d_modelo
+    activacion = type(red.bloques[0].mlp[1]).__name__  # (Linear, activación, Linear)
+    posicion = (
+        f"posiciones **aprendidas** (`nn.Embedding({red.posicion.num_embeddings}, {d})`) sumadas al embedding; el "
+        f"tutorial usa las **sinusoidales** y antes multiplica el embedding por √d (√{d} = {d**0.5:g})"
+        if red.posicion is not None
+        else f"posiciones sinusoidales con el embedding × √d (√{d} = {d**0.5:g}), como el tutorial"
+    )
+    return "\n".join(
+        [
+            f"- {posicion};",
+            f"- {len(red.bloques)} bloques **pre-norma** con {activacion} (LayerNorm antes de la atención y del MLP, "
+            "como la lección); el tutorial usa `nn.TransformerEncoder` con su capa por omisión, **post-norma** "
+            "(`norm_first=False`: la LayerNorm después de cada suma), con GELU y dropout;",
+            f"- después de la agrupación, **una sola capa lineal** ({red.salida.in_features} → "
+            f"{red.salida.out_features}); el tutorial, Linear–GELU–Dropout–Linear.",
+        ]
+    )
+
+
 def _resumen(lectura: Lectura) -> str:
     otra = CLASES[1 - CLASES.index(lectura.clase)]
     i = _mayor(lectura)
@@ -146,8 +186,9 @@ def _resumen(lectura: Lectura) -> str:
     partes = [
         f"El modelo lee una opinión **{lectura.clase}**, con probabilidad **{_p(lectura.probabilidad)}** "
         f"({otra}: {_p(1 - lectura.probabilidad)}).",
-        f"La agrupación da el peso más alto a {_palabra(lectura, i)} (**{lectura.pesos[i]:.2f}**); los "
-        f"{len(lectura.fichas)} pesos suman {suma:.3f}."
+        f"La agrupación da el peso más alto a la posición de {_palabra(lectura, i)} (**{lectura.pesos[i]:.2f}**); "
+        f"los {len(lectura.fichas)} pesos suman {suma:.3f}. Ese α pesa el vector de esa posición después de "
+        f"{bloques()} bloques que ya mezclaron la frase entera: no mide cuánto importa la palabra sola."
         if len(lectura.fichas) > 1
         else f"La frase tiene una sola ficha, {_palabra(lectura, i)}: se lleva todo el peso ({suma:.3f}).",
     ]
@@ -212,7 +253,11 @@ def _al_cambiar_frase(frase):
 
 
 def construir() -> Vista:
-    explicacion(EXPLICACION.replace("{fichas}", str(len(vocabulario()) - 2)))
+    explicacion(
+        EXPLICACION.replace("{fichas}", str(len(vocabulario()) - 2))
+        .replace("{advertencia}", advertencia())
+        .replace("{diferencias}", diferencias())
+    )
     with gr.Row():
         with gr.Column(scale=3):
             frase = gr.Textbox(FRASE, label="Frase (Enter para leerla)", max_lines=1)
