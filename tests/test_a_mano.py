@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 from demos.a_mano import K0, Q0, V0, _limitar_fila, atender, calcular, leer_tabla
 from demos.comun.figuras import Paneles
-from demos.comun.pantalla import a_plotly
+from demos.comun.figuras.pantalla import a_plotly
 from modelos import atencion
 from tests.ayuda import espera_error
 

@@ -170,12 +170,15 @@ def test_modelos_no_importa_ninguna_biblioteca_de_interfaz():
 
 
 def test_las_pestanas_no_importan_las_bibliotecas_de_figuras():
-    """Las pestañas describen sus figuras; Plotly y matplotlib son cosa de `demos.servir`."""
+    """Las pestañas describen sus figuras; matplotlib (y plotly.py) son cosa de los dibujantes de
+    `demos.comun.figuras`, que las pestañas no importan."""
+    dibujantes = {"demos.comun.figuras.pantalla", "demos.comun.figuras.papel"}
     malos = {
         n: sorted(_externos(a) & {"matplotlib", "plotly"})
         for n, a in MODULOS.items()
-        if _capa(n) in ("pestana", "comun")
+        if _capa(n) in ("pestana", "comun") and n not in dibujantes
     }
+    malos |= {n: sorted(ds & dibujantes) for n, ds in GRAFO.items() if _capa(n) == "pestana"}
     assert not {n: m for n, m in malos.items() if m}
 
 

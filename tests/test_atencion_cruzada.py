@@ -17,7 +17,7 @@ from demos.atencion_cruzada import (
     vector_palabra,
     vectores,
 )
-from demos.comun.pantalla import a_json
+from demos.comun.figuras.pantalla import a_json
 from modelos import atencion
 from tests.ayuda import espera_error
 

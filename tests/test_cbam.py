@@ -24,7 +24,7 @@ from demos.cbam.foto import (
 from demos.cbam.pestana import calcular, mirar
 from demos.comun.digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
 from demos.comun.figuras import C0, GRIS, Aviso, Barras, Imagen, Mapa, Paneles
-from demos.comun.pantalla import a_plotly
+from demos.comun.figuras.pantalla import a_plotly
 from modelos import AtencionEspacial
 from tests.ayuda import espera_error
 

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from demos.comun.figuras import C0, C1, Curvas, Histograma, Paneles
-from demos.comun.pantalla import a_plotly
+from demos.comun.figuras.pantalla import a_plotly
 from demos.escalado import CONSULTAS, DIMENSIONES_CURVA, calcular, curva, medir
 from tests.ayuda import espera_error
 

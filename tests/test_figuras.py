@@ -13,6 +13,8 @@ import pytest
 from demos import PESTANAS
 from demos.comun.figuras import (
     C1,
+    TIPOS,
+    TIPOS_DE_PANEL,
     Aviso,
     Barras,
     Caja,
@@ -28,10 +30,13 @@ from demos.comun.figuras import (
     Referencia,
     Serie,
     es_figura,
+    maqueta,
     numero,
+    pantalla,
+    papel,
 )
-from demos.comun.pantalla import a_json, a_plotly
-from demos.servir.descarga import a_bytes, a_matplotlib
+from demos.comun.figuras.pantalla import a_json, a_plotly
+from demos.comun.figuras.papel import a_bytes, a_matplotlib
 
 TAPADA = np.triu(np.ones((4, 4), bool), 1)
 PESOS = np.array([[1, 0, 0, 0], [0.27, 0.73, 0, 0], [0.1, 0.2, 0.7, 0], [0.25, 0.25, 0.25, 0.25]])
@@ -68,6 +73,44 @@ def textos_pantalla(fig: dict) -> set[str]:
 def textos_descarga(fig) -> set[str]:
     """Los textos escritos en los ejes de matplotlib (números de casillas y `bar_label`)."""
     return {t.get_text() for eje in fig.axes for t in eje.texts if t.get_text()}
+
+
+@pytest.mark.parametrize("dibujante", [pantalla, papel], ids=["pantalla", "papel"])
+def test_cada_dibujante_tiene_una_funcion_para_cada_tipo(dibujante):
+    """Un tipo nuevo es una dataclass en `Figura` y una función en cada `DIBUJOS`: si falta, esto la nombra."""
+    faltan = sorted(t.__name__ for t in TIPOS_DE_PANEL if t not in dibujante.DIBUJOS)
+    sobran = sorted(t.__name__ for t in dibujante.DIBUJOS if t not in TIPOS_DE_PANEL)
+    assert not faltan, f"{dibujante.__name__}.DIBUJOS no dibuja: {', '.join(faltan)}"
+    assert not sobran, f"{dibujante.__name__}.DIBUJOS dibuja tipos que no están en `Figura`: {', '.join(sobran)}"
+    assert set(TIPOS) == {*TIPOS_DE_PANEL, Paneles}
+
+
+def test_los_ejemplos_cubren_cada_tipo():
+    """Las pruebas de abajo recorren EJEMPLOS: cada tipo tiene al menos uno."""
+    assert {type(f) for f in EJEMPLOS.values()} == set(TIPOS)
+
+
+def test_un_tipo_sin_dibujo_es_un_error_que_lo_nombra():
+    class Nueva:
+        titulo = ""
+
+    with pytest.raises(TypeError, match="Nueva"):
+        a_plotly(Nueva())
+    with pytest.raises(TypeError, match="Nueva"):
+        a_matplotlib(Nueva())
+
+
+def test_las_reglas_de_maqueta_son_las_mismas_en_pantalla_y_en_papel():
+    """Las marcas de un eje de 100 palabras: una de cada 3, las mismas en los dos dibujantes."""
+    palabras = tuple(f"p{i}" for i in range(100))
+    f = Mapa(np.zeros((2, 100)), x=palabras, y=("a", "b"), numeros=False)
+    eje = a_plotly(f)["layout"]["xaxis"]
+    posiciones, textos = maqueta.marcas(palabras)
+    assert maqueta.paso(100) == 3 and eje["tickvals"] == posiciones == list(range(0, 100, 3))
+    assert eje["ticktext"] == textos
+    ejes = a_matplotlib(f).axes[0]
+    assert [t.get_text() for t in ejes.get_xticklabels()] == textos
+    assert [int(v) for v in ejes.get_xticks()] == posiciones
 
 
 @pytest.mark.parametrize("nombre", EJEMPLOS)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from demos import PESTANAS
 from demos.comun.figuras import es_figura
-from demos.comun.pantalla import a_json
+from demos.comun.figuras.pantalla import a_json
 
 ESPANOL = re.compile(r"[áéíóúñ¿¡]|\b(debe|entre|es|no|un|una|el|la|los|las|de|con|sin)\b", re.IGNORECASE)
 INGLES = re.compile(r"Traceback|\bmust\b|\bgreater than\b|\bValue\b|object has no attribute|unsupported operand")

@@ -10,7 +10,7 @@ import torch
 
 import modelos
 from demos.comun.figuras import Mapa, Paneles, numero
-from demos.comun.pantalla import a_json, a_plotly
+from demos.comun.figuras.pantalla import a_json, a_plotly
 from demos.inversion_digitos import entrenar as E
 from demos.inversion_digitos.modelo import elegir_modelo, leer_digitos, mapa, modelo_propio, predecir
 from demos.inversion_digitos.pestana import _ajustar_controles, calcular, forma, opciones_cabeza
@@ -225,7 +225,7 @@ def test_con_posicion_la_antidiagonal_lleva_su_numero():
 
 
 def test_el_mapa_se_descarga_como_en_la_leccion():
-    from demos.servir.descarga import a_bytes, a_matplotlib
+    from demos.comun.figuras.papel import a_bytes, a_matplotlib
 
     fig = calcular()[1]
     eje = a_matplotlib(fig).axes[0]

@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from demos.comun.pantalla import a_json, a_plotly
+from demos.comun.figuras.pantalla import a_json, a_plotly
 from demos.mascara_causal.pestana import calcular, construir, consultas_y_claves, hacer_mascara, tuberia
 from demos.servir.conectar import aplicar_url
 from modelos import atencion, mascara_causal

@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from demos.comun.pantalla import a_json
+from demos.comun.figuras.pantalla import a_json
 from demos.mascara_causal.convenciones import MANERAS, calcular_convenciones, multihead_sin_pesos
 from modelos.convenciones import NOTA_MODELOS
 from tests.ayuda_navegador import fuente_figura

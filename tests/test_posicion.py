@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from demos.comun.pantalla import a_json
+from demos.comun.figuras.pantalla import a_json
 from demos.posicion import calcular, exactitudes_inversion, experimento_inversion_frase, similitudes
 from modelos import AtencionMulticabeza, posicion_sinusoidal
 from modelos.hub import carpeta_incluida

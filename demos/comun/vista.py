@@ -22,7 +22,7 @@ from typing import Any
 import gradio as gr
 
 from demos.comun.figuras import es_figura
-from demos.comun.pantalla import a_plot
+from demos.comun.figuras.pantalla import a_plot
 from demos.comun.seguridad import rechazo
 
 log = logging.getLogger(__name__)

@@ -1,20 +1,27 @@
-"""Las figuras de las pestañas, descritas una vez y dibujadas dos veces.
+"""Las figuras de las pestañas, descritas una vez y dibujadas dos veces: un paquete.
 
 Una función de cálculo no dibuja: devuelve *qué* muestra la figura (la matriz, las
-etiquetas, la máscara, el título) con los tipos de abajo. Dos dibujantes leen la
-misma descripción:
+etiquetas, la máscara, el título) con los tipos de aquí. Dos dibujantes leen la
+misma descripción, cada uno con una tabla `DIBUJOS = {Mapa: …, Barras: …}`:
 
-- `demos.comun.pantalla`: Plotly en el navegador (`gr.Plot`), con el valor exacto
-  de cada casilla o barra al pasar el ratón. El servidor solo arma un JSON pequeño.
-- `demos.servir.descarga`: matplotlib (Agg) para «Descargar las figuras»: PNG a
-  220 ppp y SVG, con el estilo de la lección, para diapositivas.
+- `demos.comun.figuras.pantalla`: Plotly en el navegador (`gr.Plot`), con el valor exacto
+  de cada casilla o barra al pasar el ratón. El servidor solo arma un JSON pequeño; en el
+  navegador, `navegador.js` la adapta a la página (modo oscuro, teléfono, proyector).
+- `demos.comun.figuras.papel`: matplotlib (Agg) para «Descargar las figuras»: PNG a
+  220 ppp y SVG, con el estilo claro de la lección, para diapositivas.
+
+Las reglas de maquetación que comparten (marcas, etiquetas giradas, barras de color) están
+en `maqueta`. Este módulo se importa sin gradio, plotly ni matplotlib: los dibujantes se
+importan aparte.
 
 Los números que se leen en la figura (los de las casillas y sobre las barras) se
 escriben aquí, con `numero()`, así las dos salidas muestran exactamente el mismo texto.
 
 El vocabulario: `Mapa` (mapa de calor), `Barras`, `Curvas`, `Histograma`, `Imagen`
 (píxeles con una capa encima), `Diagrama` (cajas y flechas), `Aviso` (una figura
-vacía con un mensaje) y `Paneles` (varias de las anteriores en una rejilla).
+vacía con un mensaje) y `Paneles` (varias de las anteriores en una rejilla). Un tipo
+nuevo es una dataclass aquí (en `Figura`) y una función en cada `DIBUJOS`; si falta
+una, `tests/test_figuras.py` dice cuál.
 """
 
 from __future__ import annotations
@@ -386,7 +393,8 @@ class Paneles:
         return tuple(propias or k == (con[-1] if con else -1) for k in range(len(self.paneles)))
 
 
-TIPOS = (Mapa, Barras, Curvas, Histograma, Imagen, Diagrama, Aviso, Paneles)
+TIPOS_DE_PANEL = Figura.__args__  # lo que dibuja cada `DIBUJOS`; `Paneles` los reparte
+TIPOS = (*TIPOS_DE_PANEL, Paneles)
 
 
 def es_figura(valor) -> bool:

@@ -1,0 +1,160 @@
+"""Dibujante de pantalla: una descripción de `demos.comun.figuras` -> JSON de Plotly para `gr.Plot`.
+
+Cada tipo de panel tiene su función en `DIBUJOS` (`pantalla_mapas`, `pantalla_graficas`); aquí se reparten
+los paneles en la rejilla y se arma el `layout`. Una figura de 4 paneles sale en ~1 ms, y el navegador la
+dibuja con el plotly.js que trae Gradio. Las pruebas validan el resultado contra el esquema de Plotly.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from demos.comun.figuras import Aviso, Barras, Curvas, Diagrama, Histograma, Imagen, Mapa, Paneles, maqueta
+from demos.comun.figuras import pantalla_graficas as graficas
+from demos.comun.figuras import pantalla_mapas as mapas
+from demos.comun.figuras.pantalla_lienzo import CONFIG, FUENTE, LETRA, LETRA_TITULO, TEXTO, Lienzo, ejes_de
+
+# El dibujo de cada tipo de panel: f(figura, lienzo, k, dominio_x, dominio_y, con_barra).
+DIBUJOS = {
+    Mapa: mapas.mapa,
+    Imagen: mapas.imagen,
+    Barras: graficas.barras,
+    Curvas: graficas.curvas,
+    Histograma: graficas.histograma,
+    Diagrama: graficas.diagrama,
+    Aviso: graficas.aviso,
+}
+
+
+def _panel(f, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None:
+    dibujar = DIBUJOS.get(type(f))
+    if dibujar is None:
+        raise TypeError(f"No es una figura: {type(f).__name__}")
+    dibujar(f, lienzo, k, dom_x, dom_y, con_barra)
+
+
+def alto_de(f) -> int:
+    """Alto en píxeles de pantalla para la figura `f`."""
+    if isinstance(f, Paneles):
+        return f.filas * f.alto_fila + (70 if f.titulo else 30)
+    if isinstance(f, Mapa):
+        return int(np.clip(110 + 42 * f.matriz.shape[0], 340, 620))
+    return {Diagrama: 560, Aviso: 260, Imagen: 420}.get(type(f), 400)
+
+
+def _dominios(p: Paneles, hueco_x: float, hueco_y: float) -> list[tuple[list[float], list[float]]]:
+    anchos = np.asarray(p.anchos or [1.0] * p.columnas, dtype=float)
+    libre = 1 - hueco_x * (p.columnas - 1)
+    bordes_x = np.concatenate([[0], np.cumsum(anchos / anchos.sum() * libre)])
+    alto = (1 - hueco_y * (p.filas - 1)) / p.filas
+    dominios = []
+    for k in range(len(p.paneles)):
+        fila, col = divmod(k, p.columnas)
+        x0 = bordes_x[col] + hueco_x * col
+        y1 = 1 - fila * (alto + hueco_y)
+        x1 = x0 + bordes_x[col + 1] - bordes_x[col]
+        dominios.append(([round(x0, 4), round(x1, 4)], [round(y1 - alto, 4), round(y1, 4)]))
+    return dominios
+
+
+def a_plotly(figura) -> dict:
+    """La descripción `figura` -> {"data", "layout", "config"} de Plotly."""
+    lienzo = Lienzo()
+    alto = alto_de(figura)
+    if isinstance(figura, Paneles):
+        hueco_x = 0.16 if maqueta.barras_propias(figura) else 0.1  # una barra por panel: más hueco
+        barras = maqueta.barras_de(figura)
+        dominios = _dominios(figura, hueco_x, min(0.3, 60 / alto * figura.filas / max(1, figura.filas - 1) * 0.9))
+        for k, (f, (dx, dy)) in enumerate(zip(figura.paneles, dominios, strict=True), start=1):
+            # Una sola barra de color si todos los mapas comparten escala: la del último.
+            _panel(f, lienzo, k, dx, dy, con_barra=barras[k - 1])
+            if getattr(f, "titulo", ""):
+                lienzo.notas.append(
+                    {
+                        "x": (dx[0] + dx[1]) / 2,
+                        "y": dy[1],
+                        "xref": "paper",
+                        "yref": "paper",
+                        "xanchor": "center",  # si no, Plotly lo alinea a la izquierda fuera del tercio central
+                        "yanchor": "bottom",
+                        "text": f.titulo,
+                        "showarrow": False,
+                        "font": {"size": LETRA if figura.columnas < 3 else LETRA - 2},
+                    }
+                )
+        for k in range(2, len(figura.paneles) + 1):
+            xa, ya, kx, ky = ejes_de(k)
+            # Cada eje cruza su propio panel: sin `anchor`, Plotly pone las marcas y el título del eje x de
+            # un panel de abajo al pie del primero (y las del eje y de uno a la derecha, junto al primero).
+            lienzo.ejes[kx]["anchor"], lienzo.ejes[ky]["anchor"] = ya, xa
+            if figura.compartir_x:
+                lienzo.ejes[kx]["matches"] = "x"
+            if figura.compartir_y:
+                lienzo.ejes[ky]["matches"] = "y"
+        titulo = figura.titulo
+    else:
+        _panel(figura, lienzo, 1, [0, 1], [0, 1], con_barra=True)
+        titulo = getattr(figura, "titulo", "")
+    layout = {
+        "height": alto,
+        "font": {"family": FUENTE, "size": LETRA, "color": TEXTO},
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "margin": {
+            "l": 70,
+            "r": 40,
+            "t": (70 + 22 * titulo.count("\n") if titulo else 40) + 22 * maqueta.lineas_de_mas_arriba(figura),
+            "b": 100 if lienzo.leyenda else 70,
+        },
+        "separators": ".\u202f",
+        "showlegend": lienzo.leyenda,
+        # Al pie de la figura, bajo el título del eje x (a −0.12 del alto del panel lo pisaba).
+        "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "yref": "container", "y": 0, "yanchor": "bottom"},
+        "hoverlabel": {"font": {"size": LETRA}},
+        "barmode": "group",
+        "annotations": lienzo.notas,
+        "shapes": lienzo.formas,
+        **lienzo.ejes,
+    }
+    if any(t.get("type") == "bar" and t.get("opacity") for t in lienzo.datos):
+        layout["barmode"] = "overlay"
+    if titulo:
+        layout["title"] = {"text": titulo, "x": 0.5, "xanchor": "center", "font": {"size": LETRA_TITULO}}
+    _sin_repetir_leyenda(lienzo.datos)
+    return {"data": lienzo.datos, "layout": _saltos(layout), "config": CONFIG}
+
+
+def _saltos(valor):
+    """«\\n» en títulos, rótulos y marcas -> «<br>»: Plotly cambia «\\n» por un espacio (matplotlib no)."""
+    if isinstance(valor, str):
+        return valor.replace("\n", "<br>")
+    if isinstance(valor, dict):
+        return {k: _saltos(v) for k, v in valor.items()}
+    if isinstance(valor, list):
+        return [_saltos(v) for v in valor]
+    return valor
+
+
+def _sin_repetir_leyenda(datos: list[dict]) -> None:
+    """Un nombre sale una vez en la leyenda (p. ej. la misma referencia en dos paneles); la entrada
+    muestra u oculta todos los trazos con ese nombre."""
+    vistos = set()
+    for t in datos:
+        if t.get("type") in ("scatter", "bar") and t.get("showlegend", True) and t.get("name"):
+            t["legendgroup"] = t["name"]
+            if t["name"] in vistos:
+                t["showlegend"] = False
+            vistos.add(t["name"])
+
+
+def a_json(figura) -> str:
+    return json.dumps(a_plotly(figura), ensure_ascii=False, separators=(",", ":"))
+
+
+def a_plot(figura):
+    """La descripción -> el valor que `gr.Plot` manda al navegador tal cual (sin pasar por plotly.py)."""
+    from gradio.components.plot import PlotData
+
+    return PlotData(type="plotly", plot=a_json(figura))

@@ -1,0 +1,264 @@
+"""Dibujante de pantalla de las barras, curvas, histogramas, diagramas y avisos."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from demos.comun.figuras import C0, C1, Aviso, Barras, Curvas, Diagrama, Histograma, numero
+from demos.comun.figuras.pantalla_lienzo import (
+    OCULTO,
+    REJILLA,
+    TEXTO_EN_CAJA,
+    TEXTO_GRIS,
+    TEXTO_SUAVE,
+    Lienzo,
+    a_lista,
+    ejes_de,
+    linea_ref,
+    plantilla,
+    segmento,
+    texto_plano,
+    ticks,
+)
+
+
+def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = False) -> None:
+    xa, ya, kx, ky = ejes_de(k)
+    n = len(f.categorias)
+    posiciones = list(range(n))
+    for s in f.series:
+        cat, val = ("y", "x") if f.horizontal else ("x", "y")
+        lienzo.datos.append(
+            {
+                "type": "bar",
+                cat: posiciones,
+                val: a_lista(s.valores),
+                "orientation": "h" if f.horizontal else "v",
+                "xaxis": xa,
+                "yaxis": ya,
+                "name": s.nombre,
+                "marker": {"color": list(s.colores) if s.colores else s.color},
+                "text": f.textos(s),
+                "textposition": "outside",
+                "cliponaxis": False,
+                "constraintext": "none",  # el número sobre una barra angosta no se achica hasta no leerse
+                "textfont": {"size": 14 if n <= 12 else 11},
+                "customdata": [
+                    [texto_plano(c), numero(v, ".3f"), t]
+                    for c, v, t in zip(f.categorias, s.valores, f.textos(s), strict=True)
+                ],
+                "hovertemplate": plantilla(
+                    f.pista, c="%{customdata[0]}", s=s.nombre, v="%{customdata[1]}", t="%{customdata[2]}"
+                ),
+            }
+        )
+    for r in f.referencias:
+        xs, ys = [-0.5, n - 0.5], [r.valor, r.valor]
+        lienzo.datos.append(linea_ref(r.texto, *((ys, xs) if f.horizontal else (xs, ys)), xa, ya, r.color, r.punteada))
+    lienzo.leyenda |= len(f.series) > 1 or bool(f.referencias)
+    eje_cat = {"title": {"text": f.eje_x}, "domain": None, "showgrid": False, **ticks(f.categorias, 32)}
+    eje_cat["automargin"] = True  # una categoría larga al lado de barras horizontales («LayerNorm») no se corta
+    eje_val = {"title": {"text": f.eje_y}, "domain": None, "gridcolor": REJILLA, "zeroline": True}
+    if f.rango:
+        eje_val["range"] = list(f.rango)
+    eje_x, eje_y = (eje_val, eje_cat) if f.horizontal else (eje_cat, eje_val)
+    if f.horizontal:
+        eje_y["autorange"] = "reversed"
+    lienzo.ejes[kx] = eje_x | {"domain": dom_x}
+    lienzo.ejes[ky] = eje_y | {"domain": dom_y}
+
+
+_MODOS = {"lineas+puntos": "lines+markers", "lineas": "lines", "puntos": "markers", "punteada": "lines"}
+
+
+def curvas(f: Curvas, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = False) -> None:
+    xa, ya, kx, ky = ejes_de(k)
+    xs = np.concatenate([c.x for c in f.curvas]) if f.curvas else np.array([1.0, 10.0])
+    ys = np.concatenate([c.y for c in f.curvas]) if f.curvas else np.array([1.0, 10.0])
+    ys = ys[np.isfinite(ys)]
+    for c in f.curvas:
+        lienzo.datos.append(
+            {
+                "type": "scatter",
+                "x": a_lista(c.x),
+                "y": a_lista(c.y),
+                "xaxis": xa,
+                "yaxis": ya,
+                "mode": _MODOS.get(c.estilo, "lines+markers"),
+                "name": c.nombre,
+                "line": {"color": c.color, "width": 2.2, "dash": "dot" if c.estilo == "punteada" else "solid"},
+                "marker": {"color": c.color, "size": 7},
+                "hovertemplate": plantilla(f.pista, n=c.nombre, x="%{x}", y=f"%{{y:{f.formato}}}"),
+            }
+        )
+    x_ext = [float(np.nanmin(xs)), float(np.nanmax(xs))] if xs.size else [0, 1]
+    y_ext = list(f.rango_y) if f.rango_y else ([float(ys.min()), float(ys.max())] if ys.size else [0, 1])
+    for r in f.horizontales:
+        lienzo.datos.append(linea_ref(r.texto, x_ext, [r.valor] * 2, xa, ya, r.color, r.punteada))
+    for r in f.verticales:
+        lienzo.datos.append(linea_ref(r.texto, [r.valor] * 2, y_ext, xa, ya, r.color, r.punteada))
+    for n in f.notas:
+        lienzo.datos.append(
+            {
+                "type": "scatter",
+                "x": [n.x],
+                "y": [n.y],
+                "xaxis": xa,
+                "yaxis": ya,
+                "mode": "markers+text" if n.marca else "text",
+                "text": [n.texto],
+                "textposition": "middle right",
+                "textfont": {"color": n.color, "size": 14},
+                "marker": {"color": n.color, "size": 9, "symbol": "square"},
+                "showlegend": False,
+                "hovertemplate": n.texto + "<extra></extra>",
+            }
+        )
+    lienzo.leyenda |= len(f.curvas) + len(f.horizontales) + len(f.verticales) > 1
+    eje_x = {"domain": dom_x, "title": {"text": f.eje_x}, "type": "log" if f.log_x else "linear", "gridcolor": REJILLA}
+    if f.marcas_x is not None:
+        textos = [numero(v, ",.0f") for v in f.marcas_x]
+        eje_x |= {"tickmode": "array", "tickvals": list(f.marcas_x), "ticktext": textos}
+    eje_y = {"domain": dom_y, "title": {"text": f.eje_y}, "type": "log" if f.log_y else "linear", "gridcolor": REJILLA}
+    if f.rango_y:
+        eje_y["range"] = [float(np.log10(v)) for v in f.rango_y] if f.log_y else list(f.rango_y)
+    lienzo.ejes[kx], lienzo.ejes[ky] = eje_x, eje_y
+    if not f.curvas and f.mensaje:
+        _mensaje(f.mensaje, lienzo, dom_x, dom_y)
+
+
+def histograma(f: Histograma, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = False) -> None:
+    xa, ya, kx, ky = ejes_de(k)
+    centros = (f.bordes[:-1] + f.bordes[1:]) / 2
+    ancho = float(np.diff(f.bordes).mean()) if len(f.bordes) > 1 else 1.0
+    for s in f.series:
+        lienzo.datos.append(
+            {
+                "type": "bar",
+                "x": a_lista(centros),
+                "y": a_lista(s.valores),
+                "width": ancho,
+                "xaxis": xa,
+                "yaxis": ya,
+                "name": s.nombre,
+                "opacity": 0.8,
+                "marker": {"color": s.color, "line": {"width": 0}},
+                "hovertemplate": f"{s.nombre}<br>puntaje ≈ %{{x:.2f}}: %{{y}} valores<extra></extra>",
+            }
+        )
+    lienzo.leyenda |= len(f.series) > 1
+    lienzo.ejes[kx] = {"domain": dom_x, "title": {"text": f.eje_x}, "gridcolor": REJILLA}
+    lienzo.ejes[ky] = {"domain": dom_y, "title": {"text": f.eje_y}, "gridcolor": REJILLA}
+
+
+def diagrama(f: Diagrama, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = False) -> None:
+    xa, ya, kx, ky = ejes_de(k)
+    for c in f.cajas:
+        color = C1 if c.resaltada else C0
+        lienzo.formas.append(
+            {
+                "type": "circle" if c.redonda else "rect",
+                "xref": xa,
+                "yref": ya,
+                "x0": c.x - c.ancho / 2,
+                "x1": c.x + c.ancho / 2,
+                "y0": c.y - c.alto / 2,
+                "y1": c.y + c.alto / 2,
+                "line": {"color": color, "width": 2},
+                "fillcolor": "#fff4e8" if c.resaltada else "#eef4fa",
+                "layer": "below",
+            }
+        )
+        lienzo.notas.append(
+            {"x": c.x, "y": c.y, "xref": xa, "yref": ya, "text": c.texto, "showarrow": False}
+            | {"font": {"size": 15, "color": TEXTO_EN_CAJA}}  # sobre la caja clara, también en modo oscuro
+        )
+        if c.nota:
+            lienzo.notas.append(
+                {
+                    "x": c.x + c.ancho / 2 + 0.25,
+                    "y": c.y,
+                    "xref": xa,
+                    "yref": ya,
+                    "text": c.nota,
+                    "showarrow": False,
+                    "xanchor": "left",
+                    "font": {"size": 13, "color": TEXTO_SUAVE},
+                }
+            )
+    for fl in f.flechas:
+        puntos = [(fl.x0, fl.y0), *fl.codos, (fl.x1, fl.y1)]
+        for (a, b), (c, d) in itertools.pairwise(puntos[:-1]):
+            lienzo.formas.append(segmento(xa, ya, a, b, c, d, fl.color, 2))
+        (a, b), (c, d) = puntos[-2], puntos[-1]
+        lienzo.notas.append(
+            {
+                "x": c,
+                "y": d,
+                "ax": a,
+                "ay": b,
+                "xref": xa,
+                "yref": ya,
+                "axref": xa,
+                "ayref": ya,
+                "showarrow": True,
+                "arrowhead": 2,
+                "arrowwidth": 2,
+                "arrowcolor": fl.color,
+                "text": "",
+            }
+        )
+        if fl.texto:
+            (a, b), (c, d) = puntos[fl.tramo], puntos[fl.tramo + 1]
+            lienzo.notas.append(
+                {
+                    "x": (a + c) / 2 - 0.3,
+                    "y": (b + d) / 2,
+                    "xref": xa,
+                    "yref": ya,
+                    "text": fl.texto,
+                    "textangle": -90,
+                    "showarrow": False,
+                    "font": {"color": fl.color, "size": 13},
+                }
+            )
+    # Un punto invisible en cada caja: al pasar el ratón dice la caja y su nota.
+    lienzo.datos.append(
+        {
+            "type": "scatter",
+            "x": [c.x for c in f.cajas],
+            "y": [c.y for c in f.cajas],
+            "xaxis": xa,
+            "yaxis": ya,
+            "mode": "markers",
+            "marker": {"size": 28, "opacity": 0},
+            "text": [c.texto + (f": {c.nota}" if c.nota else "") for c in f.cajas],
+            "hovertemplate": "%{text}<extra></extra>",
+            "showlegend": False,
+        }
+    )
+    lienzo.ejes[kx] = OCULTO | {"domain": dom_x, "range": [0, f.ancho]}
+    lienzo.ejes[ky] = OCULTO | {"domain": dom_y, "range": [0, f.alto]}
+
+
+def _mensaje(texto: str, lienzo: Lienzo, dom_x, dom_y) -> None:
+    lienzo.notas.append(
+        {
+            "x": (dom_x[0] + dom_x[1]) / 2,
+            "y": (dom_y[0] + dom_y[1]) / 2,
+            "xref": "paper",
+            "yref": "paper",
+            "text": texto,
+            "showarrow": False,
+            "font": {"size": 16, "color": TEXTO_GRIS},
+        }
+    )
+
+
+def aviso(f: Aviso, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = False) -> None:
+    _, _, kx, ky = ejes_de(k)
+    lienzo.ejes[kx] = OCULTO | {"domain": dom_x}
+    lienzo.ejes[ky] = OCULTO | {"domain": dom_y}
+    _mensaje(f.mensaje, lienzo, dom_x, dom_y)

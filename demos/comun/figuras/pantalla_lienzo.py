@@ -1,0 +1,135 @@
+"""Lo que comparten las partes del dibujante de pantalla: el lienzo que se va llenando y las piezas de Plotly.
+
+Se arma con diccionarios simples (sin `plotly.graph_objects`): el navegador los dibuja con el plotly.js que
+trae Gradio. Los colores de texto sobre el papel son los de `TINTAS`: en modo oscuro el navegador los cambia
+por su par (`navegador.js`); los que van sobre una caja clara (un diagrama, una casilla tapada) no están ahí.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from demos.comun.figuras import C0
+from demos.comun.figuras.maqueta import marcas
+
+LETRA, LETRA_TITULO = 15, 17  # se leen proyectadas
+FUENTE = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
+TAPADA = "#e3e3e3"
+ESCALAS = {
+    "azul": [[0, "#ffffff"], [1, C0]],
+    "divergente": [[0, "#d62728"], [0.5, "#ffffff"], [1, C0]],
+    "grises": [[0, "#ffffff"], [1, "#000000"]],
+}
+MAX_CASILLAS_PANTALLA = 5000  # un mapa sin nombres con más casillas va promediado en bloques (≈ 30 kB)
+MAX_PIXELES_MAPA = 64 * 64  # una imagen en gris hasta este tamaño va como mapa (valor al pasar el ratón)
+MAX_CASILLAS_NOMBRADAS = 16 * 16  # más allá, un mapa con nombres nombra cada fila y columna una vez, no cada casilla
+CONFIG = {"displayModeBar": False, "responsive": True, "scrollZoom": False}
+OCULTO = {"visible": False, "showgrid": False, "zeroline": False}  # el eje de una imagen, un diagrama o un aviso
+
+# Los colores de texto sobre el papel y de la rejilla, con su par para el modo oscuro: el navegador cambia cada
+# uno por el suyo cuando la página está oscura. Una caja clara (un diagrama, una casilla tapada) lleva su texto
+# en `TEXTO_EN_CAJA`, que no está aquí y no cambia.
+TEXTO, TEXTO_SUAVE, TEXTO_GRIS, NOTA, REJILLA = "#222222", "#595959", "#666666", "#333333", "#eeeeee"
+TINTAS = {TEXTO: "#e6e6e6", TEXTO_SUAVE: "#bdbdbd", TEXTO_GRIS: "#b3b3b3", NOTA: "#d9d9d9", REJILLA: "#3a3a3a"}
+TEXTO_EN_CAJA = "#1a1a1a"
+
+
+def a_lista(a) -> list:
+    """Arreglo -> lista JSON con 6 cifras significativas (los enteros quedan exactos); NaN -> null."""
+    a = np.asarray(a, dtype=float)
+    finito = np.isfinite(a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        escala = 10.0 ** (5 - np.floor(np.log10(np.where(finito & (a != 0), np.abs(a), 1.0))))
+        redondo = np.where(finito, np.round(a * escala) / escala, 0.0)
+    salida = redondo.astype(object)
+    salida[~finito] = None
+    return salida.tolist()
+
+
+def texto_plano(texto: str) -> str:
+    """Un rótulo que puede venir de un visitante (sus palabras) -> texto que Plotly no interpreta.
+
+    Plotly lee `<a href>`, `<b>`, `<br>`… en marcas, pistas y textos: una palabra como
+    `<a href="https://…">` sería un enlace ajeno en la figura. Las entidades sí las decodifica.
+    """
+    return str(texto).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def categorias_unicas(nombres: tuple[str, ...]) -> list[str]:
+    """Nombres -> categorías de un eje de Plotly: dos palabras iguales serían una sola columna, así que la
+    repetida lleva espacios de ancho cero (no se ven en la pista)."""
+    vistos: dict[str, int] = {}
+    categorias = []
+    for nombre in map(texto_plano, nombres):
+        vistos[nombre] = vistos.get(nombre, -1) + 1
+        categorias.append(nombre + "\u200b" * vistos[nombre])
+    return categorias
+
+
+def plantilla(pista: str, **campos: str) -> str:
+    """«{y} mira a {x}: {v}» -> plantilla de Plotly con los campos dados."""
+    for nombre, valor in campos.items():
+        pista = pista.replace("{" + nombre + "}", valor)
+    return pista + "<extra></extra>"
+
+
+class Lienzo:
+    """Lo que se va juntando: trazos, ejes, anotaciones y formas de una figura."""
+
+    def __init__(self):
+        self.datos: list[dict] = []
+        self.ejes: dict[str, dict] = {}
+        self.notas: list[dict] = []
+        self.formas: list[dict] = []
+        self.leyenda = False
+
+
+def ejes_de(k: int) -> tuple[str, str, str, str]:
+    """Panel k (desde 1) -> ("x2", "y2", "xaxis2", "yaxis2")."""
+    sufijo = "" if k == 1 else str(k)
+    return f"x{sufijo}", f"y{sufijo}", f"xaxis{sufijo}", f"yaxis{sufijo}"
+
+
+def ticks(etiquetas: tuple[str, ...], maximo: int = 40) -> dict:
+    """Las marcas de un eje, una de cada `maqueta.paso` (las mismas que en la descarga)."""
+    valores, textos = marcas(etiquetas, maximo)
+    return {"tickmode": "array", "tickvals": valores, "ticktext": [texto_plano(t) for t in textos]}
+
+
+def barra_color(titulo: str, dom_x, dom_y) -> dict:
+    return {
+        "title": {"text": titulo, "side": "right"},
+        "x": min(dom_x[1] + 0.01, 1.02),
+        "xanchor": "left",
+        "y": (dom_y[0] + dom_y[1]) / 2,
+        "len": max(0.3, dom_y[1] - dom_y[0]),
+        "thickness": 14,
+        "outlinewidth": 0,
+    }
+
+
+def linea_ref(nombre: str, x, y, xa: str, ya: str, color: str, punteada: bool) -> dict:
+    return {
+        "type": "scatter",
+        "x": list(x),
+        "y": list(y),
+        "xaxis": xa,
+        "yaxis": ya,
+        "mode": "lines",
+        "line": {"color": color, "width": 1.5, "dash": "dot" if punteada else "solid"},
+        "name": nombre,
+        "hovertemplate": nombre + "<extra></extra>",
+    }
+
+
+def segmento(xa, ya, x0, y0, x1, y1, color, ancho) -> dict:
+    return {
+        "type": "line",
+        "xref": xa,
+        "yref": ya,
+        "x0": x0,
+        "y0": y0,
+        "x1": x1,
+        "y1": y1,
+        "line": {"color": color, "width": ancho},
+    }
