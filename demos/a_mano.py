@@ -156,7 +156,7 @@ def _unicas(palabras: list[str]) -> list[str]:
 
 
 def _fmt(x: float) -> str:
-    return f"{round(float(x), 2) + 0.0:.2f}".replace("-", "−")  # + 0.0: sin «−0.00»
+    return numero(x)
 
 
 def _tabla(etiquetas_filas, encabezados, matriz) -> dict:

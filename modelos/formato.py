@@ -13,14 +13,18 @@ import math
 def numero(x: float | None, formato: str = ".2f") -> str:
     """Un número como se lee en la página: signo menos tipográfico, espacio fino de miles.
 
-    Un valor que no es finito (o None) da «»: una figura nunca muestra NaN.
+    Un valor que no es finito (o None) da «»: una figura nunca muestra NaN. Un negativo que se
+    escribe cero va sin signo: −0.001 con dos decimales es «0.00», no «−0.00».
 
-    >>> numero(-0.5), numero(13674, ",.0f")
-    ('−0.50', '13\\u202f674')
+    >>> numero(-0.5), numero(13674, ",.0f"), numero(-0.001)
+    ('−0.50', '13\\u202f674', '0.00')
     """
     if x is None or not math.isfinite(float(x)):
         return ""
-    return format(float(x), formato).replace(",", "\u202f").replace("-", "−")
+    texto = format(float(x), formato)
+    if texto.startswith("-") and not any(c in "123456789" for c in texto.partition("e")[0]):
+        texto = texto[1:]  # todas sus cifras son cero: un cero con signo
+    return texto.replace(",", "\u202f").replace("-", "−")
 
 
 def miles(n: float) -> str:

@@ -157,6 +157,25 @@ def test_numero_usa_menos_tipografico_y_espacio_fino():
     assert numero(float("nan")) == ""
 
 
+@pytest.mark.parametrize(
+    ("valor", "formato", "texto"),
+    [
+        (-0.001, ".2f", "0.00"),
+        (-0.004, ".2f", "0.00"),
+        (-0.0, ".2f", "0.00"),
+        (-0.4, ".0f", "0"),
+        (-0.005, ".2f", "−0.01"),
+        (-0.001, ".3f", "−0.001"),
+        (-1e-9, ".2e", "−1.00e−09"),
+        (-0.0001, ",.0f", "0"),
+    ],
+)
+def test_un_cero_con_signo_se_escribe_sin_menos(valor, formato, texto):
+    """«−0.00» diría que es negativo un número que se escribe cero: el cero va sin signo (la entropía
+    de 0 bits, no «−0.00 bits»); lo que redondeado no es cero conserva su menos."""
+    assert numero(valor, formato) == texto
+
+
 def test_una_foto_va_como_jpeg_y_pesa_poco():
     rng = np.random.default_rng(0)
     foto = (rng.random((224, 224, 3)) * 255).astype(np.uint8)
