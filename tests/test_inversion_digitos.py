@@ -2,6 +2,7 @@
 
 import re
 import threading
+from fractions import Fraction
 
 import numpy as np
 import plotly.graph_objects as go
@@ -14,6 +15,8 @@ from demos.comun.figuras.pantalla import a_json, a_plotly
 from demos.inversion_digitos import entrenar as E
 from demos.inversion_digitos.modelo import elegir_modelo, leer_digitos, mapa, modelo_propio, predecir
 from demos.inversion_digitos.pestana import _ajustar_controles, calcular, forma, opciones_cabeza
+from modelos.entrenamiento.inversion import validacion_inversion
+from modelos.estrategia import cuentas_de_los_otros, es_moda_de_los_otros, tope_sin_posicion
 from tests.ayuda import espera_error
 
 LECCION = [8, 3, 3, 9, 6, 9, 4, 0]
@@ -79,6 +82,64 @@ def test_sin_posicion_acierta_poco_como_en_la_leccion():
         pred = red(X.to(modelos.dispositivo())).argmax(-1).cpu()
     assert 0.2 < (pred == Y).float().mean() < 0.45
     assert (pred == Y).all(dim=1).float().mean() < 0.02
+
+
+def test_sin_posicion_escribe_el_digito_mas_frecuente_de_los_otros_siete():
+    """Por eso 32 % y no 10 %: casi todo lo que escribe es una moda de los otros siete, y el tope de esa
+    estrategia (exacto: 31 717 / 100 000) es lo que acierta."""
+    X, Y = validacion_inversion()
+    red = modelos.cargar("inversion-digitos-sin-posicion")
+    with torch.inference_mode():
+        pred = red(X.to(modelos.dispositivo())).argmax(-1).cpu()
+    assert es_moda_de_los_otros(X, pred).float().mean() > 0.99
+    tope = tope_sin_posicion()
+    assert tope == Fraction(31717, 100000) and tope_sin_posicion(2) == 1  # con 2 dígitos, el otro se sabe
+    muestra = torch.randint(0, 10, (100_000, 8), generator=torch.Generator().manual_seed(3))
+    empirico = (cuentas_de_los_otros(muestra).amax(dim=-1).float() / 7).mean()
+    assert abs(empirico - float(tope)) < 0.003
+    assert abs((pred == Y).float().mean() - float(tope)) < 0.01
+
+
+@pytest.mark.parametrize(
+    ("digitos", "aciertos", "frase"),
+    [
+        ("1 2 3 4 4 3 2 1", 0, "En un palíndromo la respuesta de cada posición es su propio dígito"),
+        ("7 7 7 7 2 2 2 2", 8, "la inversión correcta lo es en 8 de 8 posiciones: acierta 8 de 8."),
+        ("0 1 2 3 4 5 6 7", 2, "(empatada con otros dígitos en 8: ahí elige uno): acierta 2 de 8."),
+    ],
+)
+def test_sin_posicion_el_texto_explica_la_estrategia_sin_contradecirse(digitos, aciertos, frase):
+    tabla, mapa_, texto = calcular(digitos, "sin-posicion")
+    assert f"{aciertos} de 8 bien" in tabla and frase in texto
+    assert "adivina" not in texto and "Esta vez acierta" not in texto
+    m = mapa_.matriz
+    assert f"sus pesos van de {m.min():.2f} a {m.max():.2f}" in texto  # no queda parejo: lo dice con sus números
+
+
+def test_la_explicacion_cita_los_parametros_y_el_tope_calculados():
+    import gradio as gr
+
+    from demos.inversion_digitos.pestana import construir
+
+    with gr.Blocks() as demo:
+        construir()
+    textos = [c.value for c in demo.blocks.values() if isinstance(c, gr.Markdown) and c.value]
+    explicacion = next(t for t in textos if "invertir" in t)
+    assert numero(13674, ",.0f") in explicacion and "el 31.7% de los dígitos" in explicacion
+    aprende = next(t for t in textos if t.startswith("### Mira cómo aprende"))
+    assert "secuencias de validación, medida en ese paso" in aprende
+    assert "media de la pérdida de entrenamiento" in aprende
+
+
+def test_la_perdida_de_cada_instantanea_es_la_de_validacion():
+    X, Y = validacion_inversion()
+    info, red = E._instantaneas()[-1]
+    with torch.inference_mode():
+        perdida = torch.nn.functional.cross_entropy(red(X).transpose(1, 2), Y).item()
+    assert perdida == pytest.approx(info["perdida"], rel=1e-4)
+    _, curva, texto = E.ver_instantanea(indice=len(E._instantaneas()) - 1)
+    assert f"pérdida en validación {info['perdida']:.3f}" in texto
+    assert curva.paneles[0].eje_y == "Pérdida en validación"
 
 
 # --- la vista ---------------------------------------------------------------------------------------
@@ -262,7 +323,7 @@ def test_la_curva_de_las_instantaneas_marca_la_elegida(k):
     pasos = [h["paso"] for h in historia]
     assert arriba.curvas[0].x.tolist() == pasos
     assert arriba.curvas[0].y.tolist() == [h["perdida"] for h in historia]
-    assert arriba.eje_y == "Pérdida" and abajo.eje_y == "Exactitud (%)"
+    assert arriba.eje_y == "Pérdida en validación" and abajo.eje_y == "Exactitud (%)"
     assert [c.nombre for c in abajo.curvas] == ["dígitos", "secuencias enteras"]
     assert np.allclose(abajo.curvas[1].y, [100 * h["secuencias"] for h in historia])
     for panel in (arriba, abajo):

@@ -14,6 +14,8 @@ FUERTE = 0.3  # en el mapa, los pesos desde aquí llevan su número
 GRIS, AZUL, VERDE, ROJO = "#eeeeee", "#dbe8f5", "#d8f0d2", "#f7d4d4"
 SIN_BORDE = "border:none !important"  # el tema de Gradio pone bordes a las tablas
 LOTE = 64  # secuencias por paso de entrenamiento
+PERDIDA_ENTRENAMIENTO = "Pérdida de entrenamiento"  # la media de los lotes desde el informe anterior
+PERDIDA_VALIDACION = "Pérdida en validación"  # la de las instantáneas: en las secuencias de validación, en ese paso
 
 
 def figura_atencion(matriz: np.ndarray, digitos: list[int], prediccion: list[int], titulo: str) -> Mapa:
@@ -86,8 +88,14 @@ def tabla_prediccion(digitos: list[int], prediccion: list[int], prob: np.ndarray
     )
 
 
-def figura_curva(historia: list[dict], pasos_totales: int, actual: int | None = None, titulo: str = "") -> Paneles:
-    """Pérdida (arriba) y exactitud en % (abajo) contra el paso; `actual` marca una instantánea.
+def figura_curva(
+    historia: list[dict],
+    pasos_totales: int,
+    actual: int | None = None,
+    titulo: str = "",
+    perdida_de: str = PERDIDA_ENTRENAMIENTO,
+) -> Paneles:
+    """Pérdida (arriba, `perdida_de` dice cuál) y exactitud en % (abajo) contra el paso; `actual` marca una instantánea.
 
     Mientras entrena, una línea marca el último paso: el eje x abarca la corrida entera desde el principio.
     """
@@ -100,8 +108,8 @@ def figura_curva(historia: list[dict], pasos_totales: int, actual: int | None = 
     if pasos[-1] < pasos_totales:
         marcas.append(Referencia(pasos_totales, f"fin del entrenamiento (paso {pasos_totales})", punteada=False))
     perdida = Curvas(
-        (Curva("pérdida", pasos, perdidas, color=C1),),
-        eje_y="Pérdida",
+        (Curva(perdida_de.lower(), pasos, perdidas, color=C1),),
+        eje_y=perdida_de,
         rango_y=(0, 1.08 * max(perdidas)),
         verticales=tuple(marcas),
     )

@@ -20,9 +20,9 @@ from demos.comun.controles import Deslizador, Opcion
 from demos.comun.figuras import Aviso, miles
 from demos.comun.validar import uno_de
 from demos.comun.vista import a_gradio, envolver, grafico
-from demos.inversion_digitos.dibujos import LOTE, figura_atencion, figura_curva
+from demos.inversion_digitos.dibujos import LOTE, PERDIDA_VALIDACION, figura_atencion, figura_curva
 from demos.inversion_digitos.modelo import LECCION, MIO, cuantos, leer_digitos, mapa, predecir
-from modelos.entrenamiento.inversion import entrenar_inversion, instantaneas
+from modelos.entrenamiento.inversion import N_VALIDACION, entrenar_inversion, instantaneas
 from modelos.hilos import un_hilo
 
 log = logging.getLogger(__name__)
@@ -66,11 +66,14 @@ def ver_instantanea(digitos: str = LECCION, indice: float = 0):
     aciertos = sum(p == c for p, c in zip(prediccion, entrada[::-1], strict=True))
     titulo = f"¿A dónde mira cada posición?\npaso {info['paso']} · promedio de las cabezas"
     historia = [i for i, _ in todas]
-    curva = figura_curva(historia, historia[-1]["paso"], k, "Pérdida y exactitud durante el entrenamiento")
+    curva = figura_curva(
+        historia, historia[-1]["paso"], k, "Pérdida y exactitud durante el entrenamiento", PERDIDA_VALIDACION
+    )
     vistas = miles(info["secuencias_vistas"])
     texto = (
         f"**Instantánea {k} de {len(todas) - 1}** · paso {info['paso']} · {vistas} secuencias vistas · "
-        f"pérdida {info['perdida']:.3f} · exactitud en secuencias nuevas: {info['digitos']:.1%} de los dígitos "
+        f"pérdida en validación {info['perdida']:.3f} · exactitud en secuencias nuevas: {info['digitos']:.1%} "
+        "de los dígitos "
         f"y {info['secuencias']:.1%} de las secuencias enteras. Con estos dígitos acierta {aciertos} de 8."
     )
     return figura_atencion(mapa(pesos, 0, None), entrada, prediccion, titulo), curva, texto
@@ -104,7 +107,8 @@ def _con_un_hilo(pasos):
 
 def _avance(r: dict, epocas: int) -> str:
     return (
-        f"Época {r['epoca']} de {epocas} · paso {r['paso']} de {r['pasos_totales']} · pérdida {r['perdida']:.3f} · "
+        f"Época {r['epoca']} de {epocas} · paso {r['paso']} de {r['pasos_totales']} · pérdida de entrenamiento "
+        f"{r['perdida']:.3f} (media desde el informe anterior) · "
         f"secuencias enteras bien {r['secuencias']:.1%}"
     )
 
@@ -172,7 +176,10 @@ def construir_aprende(digitos: gr.Textbox, texto_principal: gr.Markdown) -> None
         f"### Mira cómo aprende\n{n} instantáneas del modelo con posición mientras se entrenaba con la receta "
         "de la lección (2 épocas de 20 000 secuencias, lotes de 64, Adam con tasa 0.001). Mueve el "
         "deslizador: al principio mira a todas partes por igual; poco a poco aparece la antidiagonal (los "
-        "recuadros naranjas marcan el espejo de cada fila) y la exactitud sube."
+        "recuadros naranjas marcan el espejo de cada fila) y la exactitud sube. La pérdida de cada instantánea es "
+        f"la entropía cruzada en las {miles(N_VALIDACION)} secuencias de validación, medida en ese paso; la lección "
+        "imprime otra: la media de la pérdida de entrenamiento de toda la época, que incluye los primeros pasos y "
+        "por eso es más alta."
     )
     indice = Deslizador(0, n - 1, value=0, step=1, label=f"Instantánea (0 = sin entrenar, {n - 1} = final)")
     with gr.Row():
