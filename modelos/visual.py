@@ -1,6 +1,6 @@
 """Atención en imágenes: por canal (SE), espacial y CBAM, y una red pequeña con CBAM.
 
-    canal:    w = σ(MLP(promedio(x)) [+ MLP(máximo(x))])      (B, C, 1, 1)
+    canal:    w = σ(MLP(media(x)) [+ MLP(máx(x))])            (B, C, 1, 1)   SE: solo la media; CBAM: las dos
     espacial: m = σ(conv7×7([media_c(x), máx_c(x)]))         (B, 1, H, W)
     CBAM:     y = m ⊙ (w ⊙ x)
 
@@ -55,6 +55,9 @@ class AtencionEspacial(nn.Module):
         return x * m, m
 
 
+APAGADAS = ("uno", "media")  # a qué vale una compuerta apagada
+
+
 class CBAM(nn.Module):
     """Atención de canal y luego espacial, en serie (Woo et al., 2018)."""
 
@@ -63,18 +66,30 @@ class CBAM(nn.Module):
         self.canal = AtencionCanal(canales, reduccion, con_maximo=True)
         self.espacial = AtencionEspacial(kernel)
 
-    def forward(self, x: Tensor, canal: bool = True, espacial: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    def forward(
+        self, x: Tensor, canal: bool = True, espacial: bool = True, apagada: str = "uno"
+    ) -> tuple[Tensor, Tensor, Tensor]:
         """x: (B, C, H, W) -> y (B, C, H, W), pesos_canal (B, C, 1, 1), mapa_espacial (B, 1, H, W).
 
-        `canal=False` o `espacial=False` apagan esa rama: su compuerta vale 1.
+        `canal=False` o `espacial=False` apagan esa rama. Con `apagada="uno"` su compuerta vale 1 (como
+        quitarla); con `apagada="media"`, la media de sus propios valores en esa imagen: la escala de las
+        activaciones se conserva y solo se pierde la selección.
         """
+        if apagada not in APAGADAS:
+            raise ValueError(f"`apagada` debe ser una de {APAGADAS}; llegó {apagada!r:.20}.")
         B, C, H, W = x.shape
         if canal:
             x, w = self.canal(x)
+        elif apagada == "media":
+            w = self.canal(x)[1].mean(dim=1, keepdim=True).expand(B, C, 1, 1)  # (B, C, 1, 1): un valor por imagen
+            x = x * w
         else:
             w = x.new_ones(B, C, 1, 1)
         if espacial:
             x, m = self.espacial(x)
+        elif apagada == "media":
+            m = self.espacial(x)[1].mean(dim=(2, 3), keepdim=True).expand(B, 1, H, W)  # (B, 1, H, W)
+            x = x * m
         else:
             m = x.new_ones(B, 1, H, W)
         return x, w, m
@@ -97,10 +112,10 @@ class RedCBAM(nn.Module, PyTorchModelHubMixin):
         self.cabeza = nn.Sequential(nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(4 * canales, clases))
 
     def forward(
-        self, x: Tensor, con_pesos: bool = False, canal: bool = True, espacial: bool = True
+        self, x: Tensor, con_pesos: bool = False, canal: bool = True, espacial: bool = True, apagada: str = "uno"
     ) -> Tensor | tuple[Tensor, Tensor, Tensor]:
         """x: (B, 1, 8, 8) -> logits (B, clases); con `con_pesos`, también
-        pesos_canal (B, C, 1, 1) y mapa_espacial (B, 1, 8, 8)."""
-        y, w, m = self.cbam(self.extractor(x), canal=canal, espacial=espacial)
+        pesos_canal (B, C, 1, 1) y mapa_espacial (B, 1, 8, 8). CBAM recibe activaciones después de una ReLU (≥ 0)."""
+        y, w, m = self.cbam(self.extractor(x), canal=canal, espacial=espacial, apagada=apagada)
         logits = self.cabeza(y)
         return (logits, w, m) if con_pesos else logits

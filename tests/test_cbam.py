@@ -104,14 +104,14 @@ def test_los_98_pesos_del_kernel_con_su_numero_en_cada_casilla():
         assert panel.textos()[3][3] == f"{pesos_[3, 3] * 1000:.1f}" == "36.6"  # el centro: 0.0366
         assert panel.x == ("−3", "−2", "−1", "0", "+1", "+2", "+3") and panel.barra == "Peso × 1\u202f000"
     assert figura.titulo == (
-        "Los 2 × 7 × 7 pesos de la convolución (en milésimas):\nkernel fijo: suavizado gaussiano (no aprendido)"
+        "Los 2 × 7 × 7 pesos de la convolución (en milésimas):\nnúcleo fijo: suavizado gaussiano (no aprendido)"
     )
     assert len([t for t in a_plotly(figura)["data"] if t.get("showscale")]) == 1  # una escala común
 
 
 def test_la_foto_dice_que_pesos_usa():
     *_, texto = calcular_foto()
-    assert "kernel fijo: suavizado gaussiano (no aprendido)" in texto
+    assert "núcleo fijo: suavizado gaussiano (no aprendido)" in texto
     assert "(1, 2, 107, 160)" in texto
 
 
@@ -180,7 +180,7 @@ def test_las_figuras_son_el_mapa_m_y_los_pesos_w_ordenados(canal, opacidad):
 
     x = digitos_sklearn()[1][3:4]
     p, w, m = mirar(x, canal)
-    mapas, pesos_, _ = calcular(indice=3, canal=canal, opacidad=opacidad)
+    mapas, pesos_, _ = calcular(indice=3, canal=canal, opacidad=opacidad, apagada="uno")
     entrada, mapa, encima = mapas.paneles
     assert np.array_equal(entrada.pixeles, x[0, 0].numpy()) and entrada.capa is None
     assert isinstance(mapa, Mapa) and np.allclose(mapa.matriz, m) and mapa.rango() == (0, 1)
@@ -225,7 +225,7 @@ def test_apagar_una_rama_pone_su_compuerta_en_1(canal, espacial):
     assert w.shape == (32,) and m.shape == (8, 8)
     assert (w == 1).all() == (not canal)
     assert (m == 1).all() == (not espacial)
-    *_, texto = calcular(canal=canal, espacial=espacial)
+    *_, texto = calcular(canal=canal, espacial=espacial, apagada="uno")
     assert ("Con las dos ramas decía" in texto) == (not (canal and espacial))
 
 
@@ -236,7 +236,7 @@ def test_api_foto_sin_argumentos(cliente):
     import json
 
     pasos_, kernel, texto = cliente.predict(api_name="/cbam_foto")
-    assert json.loads(pasos_["plot"])["layout"]["title"]["text"].startswith("Rama espacial con kernel fijo")
+    assert json.loads(pasos_["plot"])["layout"]["title"]["text"].startswith("Rama espacial con núcleo fijo")
     assert kernel["type"] == "plotly" and "no aprendido" in texto
 
 
@@ -265,7 +265,7 @@ def test_api_sin_argumentos_y_con_dibujo(cliente, tmp_path):
     from PIL import Image
 
     mapas, pesos_, texto = cliente.predict(api_name="/cbam")
-    assert mapas and pesos_ and "la imagen n.º 0 de la partición de prueba (un 2)" in texto
+    assert mapas and pesos_ and "la imagen n.º 0 del conjunto de prueba (un 2)" in texto
     im = Image.new("RGBA", (256, 256), "white")
     im.paste("black", (120, 40, 136, 216))  # un «1»
     im.save(tmp_path / "uno.png")
@@ -296,8 +296,8 @@ def test_dos_clientes_con_digitos_distintos_a_la_vez(url_app):
 
     with ThreadPoolExecutor(2) as grupo:
         cero, uno = grupo.map(pedir, [0, 1])
-    assert all("la imagen n.º 0 de la partición" in t for t in cero)
-    assert all("la imagen n.º 1 de la partición" in t for t in uno)
+    assert all("la imagen n.º 0 del conjunto" in t for t in cero)
+    assert all("la imagen n.º 1 del conjunto" in t for t in uno)
 
 
 def test_la_foto_con_kernel_fijo_avisa_que_m_sigue_al_brillo():
@@ -305,3 +305,81 @@ def test_la_foto_con_kernel_fijo_avisa_que_m_sigue_al_brillo():
     assert "mapa de brillo suavizado" in fijo and "no es una atención aprendida" in fijo
     figura, _, aprendido = calcular_foto(pesos=PESOS_APRENDIDOS)
     assert "brillo" not in figura.titulo and "brillo" not in aprendido  # los aprendidos llevan su propio aviso
+
+
+# --- #23 y #25: apagar no mide importancia; SE antes que CBAM ----------------------------------------
+
+
+def test_apagar_la_espacial_a_1_sube_la_confianza_pero_congelarla_a_su_media_no():
+    """La imagen 0: 96 % con las dos ramas, 99 % con m = 1 (las activaciones llegan ≈ 2 veces más grandes
+    que en el entrenamiento: un cambio de distribución), y menos con m congelada a su media."""
+    from modelos.datos import digitos_sklearn
+
+    x = digitos_sklearn()[1][:1]
+    completa, _, m = mirar(x)
+    a_uno, *_ = mirar(x, espacial=False, apagada="uno")
+    a_media, _, m_media = mirar(x, espacial=False, apagada="media")
+    assert (f"{completa.max():.0%}", f"{a_uno.max():.0%}") == ("96%", "99%")
+    assert a_media.max() < completa.max() < a_uno.max()
+    assert np.allclose(m_media, m.mean())  # la compuerta congelada vale la media de su propio mapa
+    *_, texto = calcular(espacial=False, apagada="uno")
+    assert "cambio de distribución" in texto and "no mide cuánto importa" in texto
+
+
+def test_la_tabla_del_conjunto_de_prueba_sale_de_correr_la_red():
+    from demos.cbam.pestana import ablacion
+    from modelos.datos import digitos_sklearn
+
+    _, X, _, y = digitos_sklearn()
+    modelo = modelos.cargar("cbam-digitos")
+    filas = ablacion()
+    with torch.inference_mode():
+        for _nombre, canal, espacial, apagada, exactitud, confianza in filas["filas"]:
+            p = torch.softmax(modelo(X, canal=canal, espacial=espacial, apagada=apagada), -1)
+            assert exactitud == pytest.approx((p.argmax(-1) == y).float().mean().item())
+            assert confianza == pytest.approx(p.max(-1).values.mean().item())
+        _, _, m = modelo(X, con_pesos=True)
+    assert filas["m_media"] == pytest.approx(m.mean().item())
+    por_nombre = {f[0]: f[4] for f in filas["filas"]}
+    assert por_nombre["espacial = 1"] < por_nombre["las dos encendidas"]  # con m = 1 la exactitud baja
+    *_, texto = calcular()
+    assert "| Compuertas | Exactitud | Confianza media |" in texto and "conjunto de prueba" in texto
+
+
+def test_cbam_recibe_activaciones_despues_de_una_relu():
+    from demos.cbam.foto import minimo_activaciones
+
+    assert minimo_activaciones() == 0.0
+    *_, texto = calcular_foto()
+    assert "después de una ReLU" in texto and "≥ 0" in texto
+
+
+def test_el_bloque_se_es_el_del_tutorial_y_cbam_suma_el_maximo():
+    """AtencionCanal sin máximo da lo mismo que el SEBlock del tutorial (§4.1) con los mismos pesos."""
+    from torch import nn
+
+    se = modelos.AtencionCanal(256, 16).eval()
+    tutorial = nn.Sequential(
+        nn.Linear(256, 16, bias=False), nn.ReLU(), nn.Linear(16, 256, bias=False), nn.Sigmoid()
+    )  # su excitation
+    with torch.no_grad():
+        tutorial[0].weight.copy_(se.mlp[0].weight[:, :, 0, 0])
+        tutorial[2].weight.copy_(se.mlp[2].weight[:, :, 0, 0])
+        x = torch.randn(4, 256, 32, 32)
+        y, w = se(x)
+        w_tutorial = tutorial(x.mean(dim=(2, 3))).view(4, 256, 1, 1)
+    assert torch.allclose(w, w_tutorial, atol=1e-6) and torch.allclose(y, x * w_tutorial, atol=1e-6)
+    assert sum(p.numel() for p in se.parameters()) == sum(p.numel() for p in tutorial.parameters()) == 8192
+    from demos.cbam.pestana import pesos_se
+    from modelos.datos import digitos_sklearn
+
+    x = digitos_sklearn()[1][:1]
+    modelo = modelos.cargar("cbam-digitos")
+    with torch.inference_mode():
+        f = modelo.extractor(x)
+        esperado = torch.sigmoid(modelo.cbam.canal.mlp(f.mean(dim=(2, 3), keepdim=True)))[0, :, 0, 0]
+    assert np.allclose(pesos_se(x), esperado.numpy(), atol=1e-6)
+    _, pesos_, texto = calcular()
+    _, canales = pesos_.paneles
+    assert [s.nombre for s in canales.series] == ["w (CBAM: media y máximo)", "solo la media (como SE)"]
+    assert "SE" in texto and "§4.1" in texto

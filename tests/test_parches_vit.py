@@ -312,7 +312,7 @@ def test_api_digito_con_dibujo_vacio_da_la_pista(cliente):
 
 def test_api_digito_sin_argumentos(cliente):
     prediccion, cabezas, texto = cliente.predict(api_name="/parches_vit_digito")
-    assert prediccion and cabezas and "la imagen n.º 0 de la partición de prueba (un 2)" in texto
+    assert prediccion and cabezas and "la imagen n.º 0 del conjunto de prueba (un 2)" in texto
 
 
 def test_api_digito_rechaza_el_indice_450(cliente):

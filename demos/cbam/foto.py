@@ -5,7 +5,7 @@
     m = σ(z)                            (1, 1, H, W), de 0 a 1
 
 Nada de esto necesita entrenamiento salvo los pesos de la convolución: aquí son
-un kernel fijo de suavizado gaussiano (no aprendido) o los aprendidos por la
+un núcleo fijo de suavizado gaussiano (no aprendido) o los aprendidos por la
 rama espacial de `cbam-digitos`, y la figura dice cuáles.
 """
 
@@ -24,17 +24,17 @@ from demos.comun.figuras import Imagen, Mapa, Paneles, numero
 from demos.comun.imagenes import Subida, abrir_imagen
 from demos.comun.vista import envolver, grafico, llenar_al_abrir
 from modelos import AtencionEspacial
-from modelos.datos import imagen_muestra
+from modelos.datos import digitos_sklearn, imagen_muestra
 
 API = "cbam_foto"
 FOTO_SUBIDA = "mi imagen (subida)"
 FOTOS = ("china.jpg", "flower.jpg", FOTO_SUBIDA)
-PESOS_FIJOS = "kernel fijo: suavizado gaussiano (no aprendido)"
+PESOS_FIJOS = "núcleo fijo: suavizado gaussiano (no aprendido)"
 PESOS_APRENDIDOS = "pesos aprendidos de cbam-digitos"
 PESOS = (PESOS_FIJOS, PESOS_APRENDIDOS)
 SIGUE_AL_BRILLO = "m sigue al brillo de la foto: no es atención aprendida"
 KERNEL, SIGMA = 7, 1.5
-LADO = 160  # la escala de la lección ([::4, ::4]): así un kernel de 7 × 7 píxeles se nota
+LADO = 160  # la escala de la lección ([::4, ::4]): así un núcleo de 7 × 7 píxeles se nota
 MAX_CASILLAS_MAPA = 2500  # cada mapa de la foto, promediado de a k × k píxeles hasta no pasar de aquí (≈ 12 kB)
 
 EXPLICACION = r"""
@@ -42,7 +42,9 @@ EXPLICACION = r"""
 La rama espacial no necesita nada entrenado para sus primeros pasos: la **media** y el **máximo** sobre los
 canales dan dos mapas de $H \times W$; una **convolución 7 × 7** los mezcla en uno y la **sigmoide** lo lleva
 a $[0, 1]$. Solo los 2 · 7 · 7 = 98 pesos de la convolución se aprenden. Elige cuáles usar. La foto entra reducida
-a lado mayor 160 px y normalizada por canal (media 0, desviación 1), como llegan las activaciones a un CBAM.
+a lado mayor 160 px y normalizada por canal (media 0, desviación típica 1) para que los tres canales pesen
+parecido. Ojo: no es así como le llegan los datos al CBAM de `cbam-digitos`, que recibe activaciones después de una
+ReLU, todas ≥ 0.
 """
 
 
@@ -62,7 +64,7 @@ def _espacial_fija() -> AtencionEspacial:
 
 
 def rama_espacial(pesos: str = PESOS_FIJOS) -> AtencionEspacial:
-    """El módulo cuya convolución se usa: el del kernel fijo, o la rama espacial de `cbam-digitos` (compartido)."""
+    """El módulo cuya convolución se usa: el del núcleo fijo, o la rama espacial de `cbam-digitos` (compartido)."""
     if pesos == PESOS_FIJOS:
         return _espacial_fija()
     if pesos != PESOS_APRENDIDOS:
@@ -70,7 +72,15 @@ def rama_espacial(pesos: str = PESOS_FIJOS) -> AtencionEspacial:
     try:
         return modelos.cargar("cbam-digitos").cbam.espacial
     except Exception:
-        raise ValueError("El modelo «cbam-digitos» no está disponible todavía; usa el kernel fijo.") from None
+        raise ValueError("El modelo «cbam-digitos» no está disponible todavía; usa el núcleo fijo.") from None
+
+
+@lru_cache(maxsize=1)
+def minimo_activaciones() -> float:
+    """El menor valor que recibe el CBAM de `cbam-digitos` en el conjunto de prueba (sale de una ReLU: 0)."""
+    modelo = modelos.cargar("cbam-digitos")
+    with torch.inference_mode():
+        return modelo.extractor(digitos_sklearn()[1].to(modelos.dispositivo())).min().item()
 
 
 def foto(imagen: str = FOTOS[0], subida: Any = None) -> tuple[np.ndarray, str]:
@@ -201,7 +211,7 @@ def calcular_foto(imagen: str = FOTOS[0], subida: Any = None, pesos: str = PESOS
     )
     if pesos == PESOS_FIJOS:
         texto += (
-            " Ojo: con este kernel fijo, m es solo un **mapa de brillo suavizado** (lo claro pasa, lo oscuro se "
+            " Ojo: con este núcleo fijo, m es solo un **mapa de brillo suavizado** (lo claro pasa, lo oscuro se "
             "apaga); no sabe qué hay en la foto y no es una atención aprendida. Muestra la mecánica: media y "
             "máximo, convolución y sigmoide."
         )
@@ -210,6 +220,10 @@ def calcular_foto(imagen: str = FOTOS[0], subida: Any = None, pesos: str = PESOS
             " Ojo: esa red los aprendió sobre sus 32 mapas de rasgos de dígitos de 8 × 8, no sobre fotos; "
             "aquí solo muestran la mecánica."
         )
+    texto += (
+        f" La foto entra normalizada (con valores negativos); el CBAM de `cbam-digitos` recibe activaciones después de "
+        f"una ReLU, todas ≥ 0 (la menor en el conjunto de prueba: {minimo_activaciones():.2f})."
+    )
     return _figura_pasos(rgb, p, etiqueta), _figura_kernel(p["kernel"], etiqueta), texto
 
 

@@ -1,6 +1,6 @@
 """El dígito que miran las dos pestañas con modelos entrenados: elegirlo, dibujarlo y su predicción.
 
-Un dígito llega de la partición de prueba de `digitos_sklearn()` o de un
+Un dígito llega del conjunto de prueba de `digitos_sklearn()` o de un
 dibujo, que `digito_desde_matriz` prepara como los de sklearn (1, 1, 8, 8).
 Un dibujo vacío no es un error: la pestaña muestra una pista en su lugar.
 """
@@ -20,16 +20,16 @@ from demos.comun.imagenes import Dibujo, lienzo_digito, tinta_desde_dibujo
 from demos.comun.validar import entero
 from modelos.datos import digito_desde_matriz, digitos_sklearn
 
-ORIGEN_PRUEBA, ORIGEN_DIBUJO = "partición de prueba", "mi dibujo"
+ORIGEN_PRUEBA, ORIGEN_DIBUJO = "conjunto de prueba", "mi dibujo"
 ORIGENES = (ORIGEN_PRUEBA, ORIGEN_DIBUJO)
 SIN_DIBUJO = "Dibuja un dígito en el recuadro"
-PISTA_DIBUJO = "**Dibuja un dígito** (0 a 9) en el recuadro, con trazo grueso, o elige uno de la partición de prueba."
+PISTA_DIBUJO = "**Dibuja un dígito** (0 a 9) en el recuadro, con trazo grueso, o elige uno del conjunto de prueba."
 
 
 def digito_elegido(origen: str = ORIGEN_PRUEBA, indice: float = 0, dibujo: Any = None):
     """(x (1, 1, 8, 8) de 0 a 1 en CPU, etiqueta verdadera o None, descripción), o None si el dibujo está vacío.
 
-    `origen`: ORIGEN_PRUEBA (el dígito `indice` de la partición de prueba de
+    `origen`: ORIGEN_PRUEBA (el dígito `indice` del conjunto de prueba de
     `digitos_sklearn`) u ORIGEN_DIBUJO (el dibujo, preparado como los de sklearn).
     """
     if origen not in ORIGENES:
@@ -41,7 +41,7 @@ def digito_elegido(origen: str = ORIGEN_PRUEBA, indice: float = 0, dibujo: Any =
         return digito_desde_matriz(tinta), None, "tu dibujo"
     _, X, _, y = digitos_sklearn()
     i = entero(indice, "El índice del dígito", 0, len(X) - 1)
-    return X[i : i + 1], int(y[i]), f"la imagen n.º {i} de la partición de prueba (un {int(y[i])})"
+    return X[i : i + 1], int(y[i]), f"la imagen n.º {i} del conjunto de prueba (un {int(y[i])})"
 
 
 def modelo_entrenado(nombre: str) -> torch.nn.Module:
@@ -113,9 +113,9 @@ def barras_probabilidades(p: np.ndarray, verdadera: int | None = None, titulo: s
 
 
 def selector_digito() -> tuple[gr.Radio, gr.Slider, Dibujo]:
-    """Crea (origen, índice en la partición de prueba, lienzo) en el contexto actual."""
+    """Crea (origen, índice en el conjunto de prueba, lienzo) en el contexto actual."""
     origen = Opcion(list(ORIGENES), value=ORIGEN_PRUEBA, label="Dígito")
-    indice = Deslizador(0, 449, value=0, step=1, label="Índice en la partición de prueba (0–449)")
+    indice = Deslizador(0, 449, value=0, step=1, label="Índice en el conjunto de prueba (0–449)")
     gr.Markdown("Para dibujar: elige el pincel (✎) y traza un dígito grande, de 0 a 9.")
     dibujo = lienzo_digito(show_label=False)
     return origen, indice, dibujo
@@ -126,7 +126,7 @@ def _fijar(valor: str):
 
 
 def al_elegir_digito(origen, indice, dibujo, calculo, entradas: list, salidas: list) -> None:
-    """Mover el índice o dibujar cambia también el origen (a «partición de prueba» o «mi dibujo»), y recalcula."""
+    """Mover el índice o dibujar cambia también el origen (a «conjunto de prueba» o «mi dibujo»), y recalcula."""
     for disparador, valor in ((indice.input, ORIGEN_PRUEBA), (dibujo.input, ORIGEN_DIBUJO)):
         disparador(_fijar(valor), None, origen, api_visibility="private", trigger_mode="always_last").then(
             calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
