@@ -10,6 +10,7 @@ import gradio as gr
 import torch
 from torch import nn
 
+from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador
 from demos.comun.figuras import C0, C1, C2, Barras, Caja, Diagrama, Flecha, Serie, miles, numero
 from demos.comun.validar import entero as _entero
@@ -261,6 +262,78 @@ def calcular(d_modelo: float = 64, cabezas: float = 4, d_mlp: float = 256):
     return figura_diagrama(d, h, m, nuestro), figura_barras(nuestro), tabla, texto
 
 
+# --- aprender: predecir y comprobarse (las respuestas las calcula `desglose`) ----------------------
+
+
+def _total(h: int = 4) -> dict:
+    partes = desglose(64, h, 256)["nuestro"]
+    return {
+        "respuesta": sum(partes.values()),
+        "total": miles(sum(partes.values())),
+        **{k.lower(): miles(v) for k, v in partes.items()},
+    }
+
+
+def _mayor() -> dict:
+    partes = desglose(64, 4, 256)["nuestro"]
+    return {"respuesta": max(partes, key=partes.get), **{k.lower(): miles(v) for k, v in partes.items()}}
+
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        "El bloque de la lección (d_modelo = 64, 4 cabezas, d_mlp = 256): ¿cuántos parámetros tiene?",
+        verdad=_total,
+        decimales=0,
+        minimo=0,
+        maximo=1e9,
+        porque="{total}: atención {atención}, MLP {mlp} y LayerNorm {layernorm}. El de PyTorch "
+        "(`nn.TransformerEncoderLayer`) tiene los mismos.",
+    ),
+    preguntas=(
+        ap.Pregunta(
+            "¿Cuántos parámetros tiene con 8 cabezas en vez de 4?",
+            (
+                ap.Opcion(
+                    49_984,
+                    "49 984, los mismos",
+                    "Las cabezas se reparten las 64 columnas: más cabezas, más "
+                    "chicas; los tamaños de las capas no cambian ({total}).",
+                ),
+                ap.Opcion(
+                    2 * 16_640 + 33_088 + 256,
+                    "66 624 (el doble de atención)",
+                    "Las cabezas no traen capas "
+                    "nuevas: 8 cabezas de 8 columnas usan la misma `qkv` que 4 de 16. Siguen {total}.",
+                ),
+                ap.Opcion(
+                    2 * 49_984,
+                    "99 968, el doble",
+                    "Nada se duplica: las cabezas parten las 64 columnas en trozos más chicos. Siguen {total}.",
+                ),
+            ),
+            verdad=lambda: _total(8),
+        ),
+        ap.Pregunta(
+            "¿Qué parte del bloque tiene más parámetros?",
+            (
+                ap.Opcion("MLP", "el MLP", "{mlp}: dos capas de 64 × 256 y 256 × 64. La atención tiene {atención}."),
+                ap.Opcion(
+                    "Atención",
+                    "la atención",
+                    "Tiene {atención}; el MLP, con sus capas de 64 × 256 y 256 × 64, tiene {mlp}.",
+                ),
+                ap.Opcion(
+                    "LayerNorm",
+                    "las LayerNorm",
+                    "Solo {layernorm}: un γ y un β por columna, en dos normas. El MLP tiene {mlp}.",
+                ),
+            ),
+            verdad=_mayor,
+        ),
+    ),
+)
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
@@ -278,6 +351,7 @@ def construir() -> Vista:
         interactive=False,
     )
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=[d_modelo, cabezas, d_mlp],
         salidas=[diagrama, barras, tabla, texto],

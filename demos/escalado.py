@@ -9,6 +9,7 @@ import gradio as gr
 import numpy as np
 import torch
 
+from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import C0, C1, Curva, Curvas, Histograma, Nota, Paneles, Referencia, miles
 from demos.comun.validar import entero
@@ -189,6 +190,100 @@ def _log_desde_d(d, log_d):
     return round(math.log2(d) * 2) / 2  # el paso del deslizador: medio log₂
 
 
+# Las dos de arriba, en el navegador (`js=`, sin evento en la cola): mover el deslizador, escribir d o un
+# botón manda un solo evento, el de `calcular`, y las flechas rápidas no se pisan con respuestas viejas.
+# tests/test_velocidad.py compara cada una con su versión en Python.
+JS_D_DESDE_LOG = f"(log_d) => Math.min(Math.max(Math.round(Math.pow(2, Number(log_d))), 1), {D_MAX})"
+JS_LOG_DESDE_D = f"""(d, log_d) => {{
+  const v = Number(d), x = Number(log_d);
+  if (!(v >= 1 && v <= {D_MAX}) || Math.round(Math.pow(2, x)) === Math.round(v)) return log_d;
+  return Math.round(Math.log2(v) * 2) / 2;
+}}"""
+
+
+# --- aprender: predecir y comprobarse (las respuestas las calcula `medir`) -------------------------
+
+
+def _verdad_512() -> dict:
+    m = medir(512)
+    return {"respuesta": m["max_sin"], "desv": f"{m['desv_sin']:.1f}", "con": f"{m['max_con']:.2f}"}
+
+
+def _crece_desviacion() -> float:
+    """Cuántas veces crece la desviación de q·k de d = 64 a d = 256 (cuatro veces más términos)."""
+    return medir(256)["desv_sin"] / medir(64)["desv_sin"]
+
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        "Sin escala, ¿cuánto vale el peso máximo medio a d = 512? (Con 8 claves, 0.125 es parejo y 1 es "
+        "un solo peso con todo.)",
+        verdad=_verdad_512,
+        porque="Con d = 512 la desviación de q·k es {desv}: un puntaje le saca tanta ventaja a los demás que el "
+        "softmax le da casi todo. Dividir por √d la devuelve a 1, y el peso máximo baja a {con}.",
+    ),
+    preguntas=(
+        ap.Pregunta(
+            "Al pasar de d = 64 a d = 256 (cuatro veces más números), la desviación de q·k sin escala…",
+            (
+                ap.Opcion(
+                    2,
+                    "se duplica",
+                    "Es una suma de d términos de varianza 1: la varianza crece como d y la "
+                    "desviación como √d; √4 = 2 (aquí, {respuesta:.2f} veces).",
+                ),
+                ap.Opcion(
+                    4,
+                    "se cuadruplica",
+                    "Eso le pasa a la varianza, que crece como d; la desviación es su "
+                    "raíz: crece como √d, el doble (aquí, {respuesta:.2f} veces).",
+                ),
+                ap.Opcion(
+                    1,
+                    "no cambia",
+                    "No cambia con escala; sin escala, cada término nuevo suma varianza: "
+                    "crece como √d (aquí, {respuesta:.2f} veces).",
+                ),
+            ),
+            verdad=_crece_desviacion,
+        ),
+        ap.Pregunta(
+            "Con escala (÷ √d), al crecer d el peso máximo medio…",
+            (
+                ap.Opcion(
+                    "quieto",
+                    "queda casi quieto",
+                    "La escala devuelve la desviación a 1 para toda d: de "
+                    "d = 64 a d = 512 el peso máximo va de {a64} a {a512}.",
+                ),
+                ap.Opcion(
+                    "sube",
+                    "sube hasta 1",
+                    "Eso pasa sin escala; con ÷ √d la desviación queda en 1 y el peso máximo va de {a64} a {a512}.",
+                ),
+                ap.Opcion(
+                    "baja",
+                    "baja hacia 1/8",
+                    "Los pesos no se emparejan: la desviación queda en 1, no en 0; "
+                    "el peso máximo va de {a64} a {a512}.",
+                ),
+            ),
+            verdad=lambda: _quieto_con_escala(),
+        ),
+    ),
+)
+
+
+def _quieto_con_escala() -> dict:
+    a64, a512 = medir(64)["max_con"], medir(512)["max_con"]
+    quieto = abs(a512 - a64) < 0.05
+    return {
+        "respuesta": "quieto" if quieto else ("sube" if a512 > a64 else "baja"),
+        "a64": f"{a64:.2f}",
+        "a512": f"{a512:.2f}",
+    }
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
@@ -214,10 +309,10 @@ def construir() -> Vista:
         claves = Deslizador(2, CLAVES_MAX, value=8, step=1, scale=3, label="Número de claves")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, label="Semilla")
     # d es la entrada de `calcular` y de la URL; el deslizador de log₂ d y los botones solo la escriben.
-    log_d.input(_d_desde_log, log_d, d, api_visibility="private", show_progress="hidden")
-    d.change(_log_desde_d, [d, log_d], log_d, api_visibility="private", show_progress="hidden")
+    log_d.input(None, log_d, d, js=JS_D_DESDE_LOG, api_visibility="private", show_progress="hidden")
+    d.change(None, [d, log_d], log_d, js=JS_LOG_DESDE_D, api_visibility="private", show_progress="hidden")
     for boton, v in zip(rapidos, D_LECCION, strict=True):
-        boton.click(lambda v=v: v, outputs=d, api_visibility="private", queue=False)
+        boton.click(None, outputs=d, js=f"() => {v}", api_visibility="private")
     histogramas = grafico("Puntajes antes y después de dividir por √d")
     with gr.Row():
         curva_ = grafico("Peso máximo medio según d", scale=3)
@@ -230,6 +325,7 @@ def construir() -> Vista:
             )
             texto = gr.Markdown()
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=[d, claves, semilla],
         salidas=[histogramas, curva_, tabla, texto],

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import C0, C1, GRIS, Barras, Imagen, Mapa, Paneles, Serie, miles
 from demos.comun.validar import entero as _entero
@@ -277,6 +278,67 @@ def calcular(d_modelo: float = 16, cabezas: float = 4, largo: float = 5, semilla
     return figura_reparto(d, h), _figura(r["pesos_figura"]), comprobacion, tabla, texto
 
 
+# --- aprender: predecir y comprobarse (las respuestas las calcula `comparar`) ----------------------
+
+
+def _mas_cabezas() -> dict:
+    cuatro, ocho = comparar(16, 4)["total"], comparar(16, 8)["total"]
+    cambio = "igual" if ocho == cuatro else "doble" if ocho == 2 * cuatro else "otro"
+    return {"respuesta": cambio, "total": miles(cuatro)}
+
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        "Con d_modelo = 16, ¿qué pasa con los parámetros de la capa si pasas de 4 a 8 cabezas?",
+        verdad=_mas_cabezas,
+        opciones=(
+            ap.Opcion("igual", "no cambian", ""),
+            ap.Opcion("doble", "se duplican", ""),
+            ap.Opcion("mitad", "bajan a la mitad", ""),
+        ),
+        porque="Siguen en {total}: las cabezas se reparten las 16 columnas de Q, K y V (4 cabezas de 4, u 8 de 2); "
+        "las capas `qkv` y `salida` no cambian de tamaño.",
+    ),
+    preguntas=(
+        ap.Pregunta(
+            "Un lote de 2 frases de 5 palabras, d_modelo = 16 y 4 cabezas: ¿qué forma tienen los pesos?",
+            (
+                ap.Opcion((2, 4, 5, 5), "(2, 4, 5, 5)", "Uno por frase, por cabeza y por par de palabras."),
+                ap.Opcion(
+                    (2, 5, 16),
+                    "(2, 5, 16)",
+                    "Esa es la forma de la entrada y de la salida; los pesos van "
+                    "de palabra a palabra: (lote, cabezas, L, L).",
+                ),
+                ap.Opcion(
+                    (2, 5, 5),
+                    "(2, 5, 5)",
+                    "Esa es la de `nn.MultiheadAttention` por omisión, que promedia "
+                    "las cabezas; aquí se guarda una matriz por cabeza.",
+                ),
+            ),
+            verdad=lambda: comparar()["formas"]["pesos"],
+        ),
+        ap.Pregunta(
+            "`nn.MultiheadAttention` sin más argumentos devuelve pesos de forma…",
+            (
+                ap.Opcion(
+                    (2, 5, 5),
+                    "(2, 5, 5)",
+                    "Promedia las cabezas (`average_attn_weights=True`); `average_attn_weights=False` da (2, 4, 5, 5).",
+                ),
+                ap.Opcion(
+                    (2, 4, 5, 5),
+                    "(2, 4, 5, 5)",
+                    "Esa la da con `average_attn_weights=False`; por omisión promedia las cabezas.",
+                ),
+            ),
+            verdad=lambda: comparar()["forma_por_omision"],
+        ),
+    ),
+)
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
@@ -295,6 +357,7 @@ def construir() -> Vista:
         tabla = gr.Dataframe(headers=["Parte", "Cuenta", "Parámetros"], label="Parámetros", interactive=False)
     texto = gr.Markdown()
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=[d, cabezas, largo, semilla],
         salidas=[reparto, figura, comprobacion, tabla, texto],

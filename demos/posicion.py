@@ -9,12 +9,16 @@ import gradio as gr
 import numpy as np
 import torch
 
+from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Opcion
 from demos.comun.figuras import GRIS, Curva, Curvas, Mapa, Paneles, Referencia, miles
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Vista, explicacion, grafico
+from demos.comun.glosario import seccion
+from demos.comun.vista import Vista, envolver, explicacion, grafico
 from modelos import AtencionMulticabeza, cargar, dispositivo, posicion_sinusoidal
 from modelos.datos import secuencias_digitos
+from modelos.entrenamiento.leccion import epoca_1
+from modelos.estrategia import es_moda_de_los_otros, tope_sin_posicion
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +100,8 @@ def exactitudes_inversion() -> tuple[list[list[str]], dict[str, list[int]]]:
         por_digito, por_secuencia = acierto.float().mean().item(), acierto.all(dim=1).float().mean().item()
         filas.append([titulo, f"{por_digito:.1%}", f"{por_secuencia:.1%}"])
         ejemplo[titulo] = pred[0].tolist()
+        if modelo.posicion is None:  # qué escribe: ¿el dígito más frecuente de los otros siete?
+            ejemplo["moda"] = es_moda_de_los_otros(X, pred).float().mean().item()
     return filas, ejemplo
 
 
@@ -180,13 +186,27 @@ def _inversion_digitos() -> tuple[list[list[str]], str]:
     except (OSError, ValueError, RuntimeError) as e:
         log.info("Sin los checkpoints de inversión de dígitos: %s", e)
         return [], "Los modelos de la inversión de dígitos aún no están disponibles en este servidor."
+    ejemplo = dict(ejemplo)  # el de la caché no se toca
+    moda = ejemplo.pop("moda")
     lineas = [f"- {nombre}: `{' '.join(map(str, digitos))}`" for nombre, digitos in ejemplo.items()]
     texto = (
         f"El transformer de juguete invierte 8 dígitos. Medido en {miles(SECUENCIAS_NUEVAS)} secuencias nuevas: "
-        "sin posición solo puede adivinar, porque la autoatención no sabe qué dígito iba primero. "
-        "Un ejemplo:\n\n" + "\n".join(lineas)
+        f"con posición, {filas[0][1]} de los dígitos; sin posición, {filas[1][1]}. Sin posición no sabe qué dígito "
+        "iba primero, pero no escribe al azar (eso daría 10 %): escribe el dígito **más frecuente entre los otros "
+        f"siete** ({moda:.1%} de sus dígitos lo son). Es lo mejor que puede hacer sin el orden, y acierta en promedio "
+        f"el {float(tope_sin_posicion()):.1%}: los repetidos se adivinan. Un ejemplo:\n\n" + "\n".join(lineas)
     )
     return filas, texto
+
+
+def repetir_leccion() -> str:
+    """La época 1 sin posición con la receta exacta de la lección (su DataLoader, sus semillas)."""
+    r = epoca_1(con_posicion=False)
+    return (
+        f"**Época {r['epoca']}, sin posición, como la lección:** pérdida {r['perdida']:.3f} · dígitos "
+        f"{r['digitos']:.1%} · secuencias {r['secuencias']:.1%}. Desde la primera época ya está en el tope de la "
+        f"estrategia del dígito más frecuente ({float(tope_sin_posicion()):.1%}), y de ahí no pasa."
+    )
 
 
 def calcular(largo: float = 50, d_modelo: float = 32, similitud: str = "coseno"):
@@ -203,8 +223,94 @@ def calcular(largo: float = 50, d_modelo: float = 32, similitud: str = "coseno")
     )
 
 
+# --- aprender: predecir y comprobarse (las respuestas las calculan los modelos de la pestaña) -------
+
+
+def _sin_posicion() -> dict:
+    """Exactitud por dígito del modelo sin posición, y la del mejor adivino que no ve el orden."""
+    filas, _ = exactitudes_inversion()
+    X, _ = secuencias_digitos(SECUENCIAS_NUEVAS, semilla=SEMILLA_NUEVAS)  # (N, 8)
+    cuentas = torch.nn.functional.one_hot(X, 10).sum(dim=1)  # (N, 10)
+    resto = cuentas[:, None, :] - torch.nn.functional.one_hot(X, 10)  # (N, 8, 10): los otros siete dígitos
+    moda = (resto.max(dim=-1).values.float() / (X.shape[1] - 1)).mean().item()
+    sin = float(filas[1][1].rstrip("%")) / 100
+    return {"respuesta": sin, "moda": f"{moda:.1%}", "sin": f"{sin:.1%}", "con": filas[0][1]}
+
+
+def _iguales_sin_posicion() -> str:
+    r = experimento_inversion_frase()
+    return "reordenada" if r["iguales_sin"] and not r["iguales_con"] else "distinta"
+
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        "El transformer que invierte dígitos, entrenado sin posición: ¿qué exactitud por dígito logra?",
+        verdad=_sin_posicion,
+        opciones=(
+            ap.Opcion(0.10, "10 % (al azar)", ""),
+            ap.Opcion(0.32, "32 %", ""),
+            ap.Opcion(1.0, "100 %, como con posición", ""),
+        ),
+        unidad="%",
+        decimales=3,
+        porque="Sin posición, cada salida ve su dígito y la bolsa de los demás, sin orden: lo mejor que puede hacer "
+        "es decir el dígito más frecuente entre los otros siete, que acierta el {moda} de las veces. El modelo "
+        "llega a {sin} (con posición, {con}).",
+    ),
+    preguntas=(
+        ap.Pregunta(
+            "Sin codificación posicional, la salida de la frase al revés es…",
+            (
+                ap.Opcion(
+                    "reordenada",
+                    "la misma salida, al revés",
+                    "La atención solo ve el conjunto de "
+                    "palabras: invertir la entrada invierte la salida, nada más. Con la sinusoidal ya no.",
+                ),
+                ap.Opcion(
+                    "distinta",
+                    "otra salida distinta",
+                    "Sin posición la atención no ve el orden: la salida "
+                    "de la frase al revés es la misma, reordenada. Lo cambia sumar la posición.",
+                ),
+            ),
+            verdad=_iguales_sin_posicion,
+        ),
+        ap.Pregunta(
+            "En la posición 0, las dos primeras columnas de la codificación sinusoidal valen…",
+            (
+                ap.Opcion((0.0, 1.0), "0 y 1", "sin(0) = 0 en las columnas pares y cos(0) = 1 en las impares."),
+                ap.Opcion((0.0, 0.0), "0 y 0", "Las impares llevan coseno: cos(0) = 1."),
+                ap.Opcion((1.0, 1.0), "1 y 1", "Las pares llevan seno: sin(0) = 0."),
+            ),
+            verdad=lambda: tuple(round(float(v), 6) for v in posicion_sinusoidal(50, 32)[0, :2]),
+        ),
+    ),
+)
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
+    # La prueba primero (con posición 100 %, sin posición ~32 %): es lo que la pestaña quiere mostrar.
+    gr.Markdown("### Por qué hace falta: inversión de dígitos, con y sin posición")
+    with gr.Row():
+        tabla = gr.Dataframe(
+            headers=["Modelo", "Exactitud por dígito", "Exactitud por secuencia"],
+            label="Exactitud en secuencias nuevas",
+            interactive=False,
+        )
+        texto_tabla = gr.Markdown()
+    with gr.Row():
+        repetir = gr.Button("Repetir la época 1 de la lección, sin posición (unos segundos)", size="sm", scale=1)
+        texto_leccion = gr.Markdown()
+    repetir.click(
+        envolver(repetir_leccion, exclusivo_de="entrenar"),
+        outputs=texto_leccion,
+        api_visibility="private",
+        concurrency_limit=1,
+        concurrency_id="entrenar",  # entrena: hace fila con los demás entrenamientos
+    )
+    gr.Markdown("### La codificación sinusoidal")
     with gr.Row():
         largo = Deslizador(1, LARGO_MAX, value=50, step=1, label="Largo de la frase (posiciones)")
         d_modelo = Deslizador(2, D_MAX, value=32, step=1, label="d_modelo (columnas del vector)")
@@ -214,15 +320,9 @@ def construir() -> Vista:
         with gr.Column(scale=2):
             texto = gr.Markdown()
     sim = grafico("Similitud entre posiciones")
-    gr.Markdown("### Inversión de dígitos, con y sin posición")
-    with gr.Row():
-        tabla = gr.Dataframe(
-            headers=["Modelo", "Exactitud por dígito", "Exactitud por secuencia"],
-            label="Exactitud en secuencias nuevas",
-            interactive=False,
-        )
-        texto_tabla = gr.Markdown()
+    seccion(("posición", "embedding", "ficha", "exactitud", "época", "conjunto de prueba"), "posicion")
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=[largo, d_modelo, similitud],
         salidas=[mapa, sim, texto, tabla, texto_tabla],

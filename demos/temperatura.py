@@ -8,6 +8,7 @@ import gradio as gr
 import numpy as np
 import torch
 
+from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import C0, C1, Barras, Paneles, Referencia, Serie, miles
 from demos.comun.seguridad import escapar_md
@@ -243,6 +244,100 @@ def _siguiente_semilla(semilla) -> int:
         return 0
 
 
+# Las tres de arriba, en el navegador (`js=`, sin evento en la cola): un movimiento del deslizador o un
+# clic manda un solo evento, el de `calcular`, y las flechas rápidas no se pisan con respuestas viejas.
+# tests/test_velocidad.py compara cada una con su versión en Python.
+JS_T_DESDE_LOG = "(log_t) => Number(Math.pow(10, Number(log_t)).toPrecision(3))"
+JS_LOG_DESDE_T = f"""(T, log_t) => {{
+  const t = Number(T), l = Number(log_t);
+  if (!(t >= {T_MIN} && t <= {T_MAX}) || Math.abs(Math.log10(t) - l) < 0.006) return log_t;
+  return Math.round(Math.min(Math.max(Math.log10(t), {LOG_T_MIN}), {LOG_T_MAX}) * 100) / 100;
+}}"""
+JS_SIGUIENTE_SEMILLA = f"""(semilla) => {{
+  const s = semilla === null || semilla === "" ? NaN : Math.trunc(Number(semilla));
+  return Number.isSafeInteger(s) ? (((s + 1) % {SEMILLA_MAX + 1}) + {SEMILLA_MAX + 1}) % {SEMILLA_MAX + 1} : 0;
+}}"""
+
+
+# --- aprender: predecir y comprobarse (las respuestas las calcula `pesos`) -------------------------
+
+
+def _verdad_025() -> dict:
+    s = leer_puntajes(PUNTAJES)
+    p = pesos(s, 0.25)
+    return {"respuesta": [float(x) for x in p], "veces": f"{p[0] / p[1]:.0f}", "dif": f"{(s[0] - s[1]) / 0.25:g}"}
+
+
+def _con_t_grande() -> dict:
+    p = pesos(leer_puntajes(PUNTAJES), T_MAX)
+    return {"respuesta": "parejos" if np.ptp(p) < 0.1 else "uno", "max": f"{p.max():.2f}", "min": f"{p.min():.2f}"}
+
+
+def _sumar_cinco() -> dict:
+    s = leer_puntajes(PUNTAJES)
+    antes, despues = entropia(pesos(s, 1.0)), entropia(pesos([x + 5 for x in s], 1.0))
+    igual = abs(antes - despues) < 1e-9
+    return {"respuesta": "igual" if igual else ("sube" if despues > antes else "baja"), "H": f"{antes:.2f}"}
+
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        "Con los puntajes 2, 1, 0.5 y −1, ¿cuánto pesa cada palabra a T = 0.25? Mueve las cuatro barras.",
+        verdad=_verdad_025,
+        barras=tuple(leer_palabras(PALABRAS)),
+        porque="Dividir por T = 0.25 multiplica por 4 las diferencias: «plata» le saca {dif} puntos a «sacó», y "
+        "e elevado a esa ventaja le da unas {veces} veces más peso.",
+    ),
+    preguntas=(
+        ap.Pregunta(
+            f"Con T = {T_MAX:g}, los cuatro pesos quedan…",
+            (
+                ap.Opcion(
+                    "parejos",
+                    "casi parejos, cerca de 1/4",
+                    "Dividir por una T grande achica las diferencias de puntaje: los pesos van de {min} a {max}.",
+                ),
+                ap.Opcion(
+                    "uno",
+                    "casi todo en «plata»",
+                    "Eso hace una T chica. Una T grande achica las diferencias: los pesos van de {min} a {max}.",
+                ),
+                ap.Opcion(
+                    "cero",
+                    "todos cerca de 0",
+                    "Los pesos siempre suman 1: no pueden quedar todos en 0. Van de {min} a {max}.",
+                ),
+            ),
+            verdad=_con_t_grande,
+        ),
+        ap.Pregunta(
+            "Si sumas 5 a los cuatro puntajes (T = 1), la entropía de los pesos…",
+            (
+                ap.Opcion(
+                    "igual",
+                    "no cambia",
+                    "El softmax solo ve diferencias: e^(s+5) = e^5 · e^s, y el e^5 se "
+                    "cancela al dividir por la suma. Sigue en {H} bits.",
+                ),
+                ap.Opcion(
+                    "sube",
+                    "sube",
+                    "Sumar lo mismo a todos no cambia ninguna diferencia: el e^5 se cancela al "
+                    "dividir por la suma, y la entropía sigue en {H} bits.",
+                ),
+                ap.Opcion(
+                    "baja",
+                    "baja",
+                    "Los puntajes más altos no concentran más el peso si todos suben igual: el "
+                    "e^5 se cancela y la entropía sigue en {H} bits.",
+                ),
+            ),
+            verdad=_sumar_cinco,
+        ),
+    ),
+)
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
@@ -276,11 +371,12 @@ def construir() -> Vista:
         otra = gr.Button("Sacar otra vez (semilla + 1)", scale=1)
     muestreo = grafico("Frecuencia observada de cada palabra frente a su peso")
 
-    # T es la entrada de `calcular` y de la URL; el deslizador de log T solo la escribe.
-    log_t.input(_t_desde_log, log_t, T, api_visibility="private", show_progress="hidden")
-    T.change(_log_desde_t, [T, log_t], log_t, api_visibility="private", show_progress="hidden")
-    otra.click(_siguiente_semilla, semilla, semilla, api_visibility="private")
+    # T es la entrada de `calcular` y de la URL; el deslizador de log T solo la escribe, en el navegador.
+    log_t.input(None, log_t, T, js=JS_T_DESDE_LOG, api_visibility="private", show_progress="hidden")
+    T.change(None, [T, log_t], log_t, js=JS_LOG_DESDE_T, api_visibility="private", show_progress="hidden")
+    otra.click(None, semilla, semilla, js=JS_SIGUIENTE_SEMILLA, api_visibility="private")
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=[palabras, puntajes, T, n, semilla],
         salidas=[barras, paneles, tabla, texto, muestreo],

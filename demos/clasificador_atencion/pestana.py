@@ -14,6 +14,7 @@ import gradio as gr
 import torch
 
 from demos.clasificador_atencion.dibujos import figura_cabezas, figura_pesos
+from demos.comun import aprender as ap
 from demos.comun.controles import Desplegable, Opcion
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero as _entero
@@ -252,6 +253,72 @@ def _al_cambiar_frase(frase):
     return gr.update(choices=opciones_quitar(frase), value=NINGUNA)
 
 
+# --- aprender: predecir y comprobarse (las respuestas las calcula `leer`) --------------------------
+
+FRASE_NEGACION = "no fue nada aburrida"
+
+
+def _negacion() -> dict:
+    lectura = leer(FRASE_NEGACION)
+    i = _mayor(lectura)
+    return {
+        "respuesta": f"{lectura.clase} {lectura.fichas[i].escrita}",
+        "clase": lectura.clase,
+        "p": f"{lectura.probabilidad:.0%}",
+        "palabra": lectura.fichas[i].escrita,
+        "peso": f"{float(lectura.pesos[i]):.2f}",
+    }
+
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        f"¿Qué opinión lee el modelo en «{FRASE_NEGACION}»?",
+        verdad=lambda: {"respuesta": _negacion()["clase"], "sola": leer("aburrida").clase},
+        opciones=(
+            ap.Opcion("positiva", "positiva", ""),
+            ap.Opcion("negativa", "negativa", ""),
+        ),
+        porque="Dice {respuesta}; «aburrida» sola da {sola}. La atención deja que cada palabra vea a las demás "
+        "antes de agrupar, y así el «no» cambia el sentido de lo que sigue.",
+    ),
+    preguntas=(
+        ap.Pregunta(
+            f"En «{FRASE_NEGACION}», ¿qué clase da y qué palabra pesa más en la agrupación?",
+            (
+                ap.Opcion(
+                    "positiva no",
+                    "positiva, y pesa más «no»",
+                    "Positiva ({p}), y «no» se lleva {peso} del peso: la palabra que da vuelta la opinión.",
+                ),
+                ap.Opcion(
+                    "negativa aburrida",
+                    "negativa, y pesa más «aburrida»",
+                    "Da {clase} ({p}): el «no» cambia el sentido, y es «{palabra}» la que se lleva {peso} del peso.",
+                ),
+                ap.Opcion(
+                    "positiva nada",
+                    "positiva, y pesa más «nada»",
+                    "La clase es {clase}, pero la palabra que pesa es «{palabra}», con {peso}.",
+                ),
+            ),
+            verdad=_negacion,
+        ),
+        ap.Pregunta(
+            "Si quitas el «no» (queda «fue nada aburrida»), la clase…",
+            (
+                ap.Opcion("negativa", "pasa a negativa", "Sin el «no», «aburrida» manda: {respuesta} ({p})."),
+                ap.Opcion(
+                    "positiva",
+                    "sigue positiva",
+                    "Sin el «no» no queda nada que dé vuelta a «aburrida»: da {respuesta} ({p}).",
+                ),
+            ),
+            verdad=lambda: (lambda l: {"respuesta": l.clase, "p": f"{l.probabilidad:.0%}"})(leer("fue nada aburrida")),
+        ),
+    ),
+)
+
+
 def construir() -> Vista:
     explicacion(
         EXPLICACION.replace("{fichas}", str(len(vocabulario()) - 2))
@@ -300,6 +367,7 @@ def construir() -> Vista:
             calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
         )
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=entradas,
         salidas=salidas,

@@ -21,6 +21,7 @@ from typing import Any
 
 import gradio as gr
 
+from demos.comun.aprender import Aprender
 from demos.comun.figuras import es_figura
 from demos.comun.figuras.pantalla import a_plot
 from demos.comun.seguridad import rechazo
@@ -42,6 +43,9 @@ class Vista:
     # deslizador o un número en `url`, se deducen solos (el valor medio; el máximo + 10⁶).
     ejemplo: dict[str, str] = field(default_factory=dict)
     invalido: dict[str, str] = field(default_factory=dict)
+    # Lo que la pestaña enseña más allá de su figura: la predicción antes de ver y las preguntas
+    # (`demos.comun.aprender`); los widgets los arma `demos.servir.aprender` para todas.
+    aprender: Aprender | None = None
 
     def control_numerico(self) -> tuple[str, Any] | None:
         for nombre, c in self.url.items():
@@ -156,12 +160,11 @@ def llenar_al_abrir(aparece, calculo: Callable, entradas: list, salidas: list) -
     `aparece` es una salida de la vista principal (p. ej. su texto): cambia cuando la pestaña
     se abre y se muestra su vista inicial. Así la sección no se calcula al armar la app (eso
     pesaba en el arranque) y, para cada visitante, se calcula una sola vez.
+
+    El cambio de `aparece` no va a la cola: en el navegador (`js=`) pone en 1 una señal oculta,
+    que solo cambia la primera vez; el cálculo cuelga de la señal. Así mover un control de la
+    vista principal sigue mandando un solo evento (tests/test_velocidad.py).
     """
-    llena = gr.State(False)
-
-    def llenar(ya, *valores):
-        if ya:
-            return [gr.skip()] * (1 + len(salidas))
-        return [True, *calculo(*valores)]
-
-    aparece.change(llenar, [llena, *entradas], [llena, *salidas], api_visibility="private", show_progress="hidden")
+    senal = gr.Number(0, visible="hidden", interactive=False)  # 0 hasta que la vista principal aparece
+    aparece.change(None, None, senal, js="() => 1", api_visibility="private", show_progress="hidden")
+    senal.change(calculo, entradas, salidas, api_visibility="private", show_progress="hidden")

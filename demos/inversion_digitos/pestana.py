@@ -10,9 +10,13 @@ el modelo y predecir, en `modelo.py` (lo usan los dos); las figuras y la tabla, 
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import gradio as gr
+import numpy as np
+import torch
 
+from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Opcion
 from demos.comun.validar import entero as _entero
 from demos.comun.vista import Vista, envolver, explicacion, grafico
@@ -31,6 +35,8 @@ from demos.inversion_digitos.modelo import (
     predecir,
 )
 from modelos.datos import DIGITOS, LARGO
+from modelos.estrategia import cuentas_de_los_otros, es_moda_de_los_otros, tope_sin_posicion
+from modelos.formato import miles
 
 OPCIONES_MODELO = [("con posición", CON), ("sin posición", SIN), ("el mío (entrénalo abajo)", MIO)]
 MAX_BLOQUES, MAX_CABEZAS = 3, 4
@@ -39,25 +45,22 @@ PRIMERA = "1"  # la figura de la lección dibuja la primera cabeza (`pesos[0, 0]
 OPCIONES_CABEZA = [(f"cabeza {h}", str(h)) for h in range(1, MAX_CABEZAS + 1)]
 
 EXPLICACION = r"""
-Un transformer de juguete (1 bloque, 2 cabezas, 13 674 parámetros) aprendió a **invertir** 8 dígitos:
+Un transformer de juguete (1 bloque, 2 cabezas, {parametros} parámetros) aprendió a **invertir** 8 dígitos:
 la salida en la posición $i$ es la entrada en la posición $7 - i$. Para copiar el dígito correcto, cada
 posición tiene que *mirar* a su espejo, y el mapa de atención dibuja la antidiagonal. Eso solo es posible
 si cada ficha lleva su posición:
 
 $$z_i = \text{ficha}(x_i) + \text{pos}(i), \qquad \text{salida}_i \approx x_{7-i}$$
 
-Sin el término $\text{pos}(i)$, la atención ve un montón de dígitos sin orden y la tarea es imposible.
+Sin el término $\text{pos}(i)$, la atención ve un montón de dígitos sin orden: lo mejor que puede hacer es
+escribir el dígito más frecuente entre los otros siete, y eso acierta, en promedio, el {tope} de los dígitos
+(no el 10 %: los repetidos se adivinan).
 """
 
 SIN_POSICION = (
     "**Sin posición**, la atención no distingue el orden: dos posiciones con el mismo dígito son idénticas "
     "para el modelo, y cada salida es la misma función de su propio dígito y del multiconjunto de todos los "
-    "dígitos. Ninguna posición sabe cuál es su espejo: el mapa queda casi parejo, sin antidiagonal, y el "
-    "modelo adivina."
-)
-SIN_POSICION_ACIERTA = (
-    "Esta vez acierta porque aquí la respuesta de cada posición se deduce de su dígito y del multiconjunto "
-    "(un palíndromo, o dos dígitos repartidos en mitades); con dígitos al azar, no: prueba «Dígitos al azar»."
+    "dígitos. Ninguna posición sabe cuál es su espejo."
 )
 
 
@@ -131,7 +134,43 @@ def _repetidos(digitos: list[int]) -> str:
     return ""
 
 
-def _texto(digitos, prediccion, modelo, nombre, avisos) -> str:
+def texto_mapa_sin_posicion(matriz: np.ndarray, digitos: list[int]) -> str:
+    """El mapa sin posición no es parejo, pero no depende del lugar: cada fila pesa los mismos dígitos."""
+    mas_mirado = [digitos[int(j)] for j in matriz.argmax(axis=1)]  # el dígito más mirado de cada fila
+    d, veces = Counter(mas_mirado).most_common(1)[0]
+    return (
+        f"El mapa **no** queda parejo (sus pesos van de {matriz.min():.2f} a {matriz.max():.2f}; parejo sería "
+        f"{1 / LARGO:.3f} en cada casilla), pero no mira a ningún lugar: en cada fila, las casillas de un mismo dígito "
+        f"pesan igual, y las filas de un mismo dígito son iguales. Miran dígitos, no posiciones: el dígito más mirado "
+        f"es el {d} en {veces} de {LARGO} filas."
+    )
+
+
+def texto_estrategia(digitos: list[int], prediccion: list[int]) -> str:
+    """Qué hace sin posición: escribir el dígito más frecuente entre los otros siete, y qué da aquí."""
+    X, P = torch.tensor([digitos]), torch.tensor([prediccion])  # (1, 8)
+    modas = int(es_moda_de_los_otros(X, P).sum())
+    correcta = es_moda_de_los_otros(X, X.flip(dims=[1]))[0]  # (8,): ¿la respuesta es uno de los más frecuentes?
+    cuentas = cuentas_de_los_otros(X)[0]  # (8, 10)
+    empates = (cuentas == cuentas.amax(dim=-1, keepdim=True)).sum(dim=-1)  # (8,): cuántos dígitos empatan
+    empatada = int((correcta & (empates > 1)).sum())
+    aciertos = sum(p == c for p, c in zip(prediccion, digitos[::-1], strict=True))
+    texto = (
+        f"Lo que aprendió es una estrategia sin orden: escribir el dígito **más frecuente entre los otros siete**. "
+        f"Aquí {modas} de {LARGO} de sus dígitos son uno de esos más frecuentes, y la inversión correcta lo es "
+        f"en {int(correcta.sum())} de {LARGO} posiciones"
+        + (f" (empatada con otros dígitos en {empatada}: ahí elige uno)" if empatada else "")
+        + f": acierta {aciertos} de {LARGO}."
+    )
+    if digitos == digitos[::-1] and not correcta.any():
+        texto += (
+            " En un palíndromo la respuesta de cada posición es su propio dígito, que entre los otros siete sale una "
+            "vez menos que los repetidos: la estrategia falla en todas."
+        )
+    return texto
+
+
+def _texto(digitos, prediccion, modelo, nombre, avisos, matriz) -> str:
     correcta = digitos[::-1]
     aciertos = sum(p == c for p, c in zip(prediccion, correcta, strict=True))
     partes = [
@@ -141,8 +180,8 @@ def _texto(digitos, prediccion, modelo, nombre, avisos) -> str:
     partes += avisos
     if modelo.posicion is None:
         partes.append(SIN_POSICION)
-        if aciertos == LARGO:
-            partes.append(SIN_POSICION_ACIERTA)
+        partes.append(texto_mapa_sin_posicion(matriz, digitos))
+        partes.append(texto_estrategia(digitos, prediccion))
         if rep := _repetidos(digitos):
             partes.append(f"Mira {rep}: sus filas del mapa son iguales y predicen el mismo dígito.")
     else:
@@ -170,15 +209,89 @@ def calcular(digitos: str = LECCION, modelo: str = CON, bloque: float = 1, cabez
     que = f"promedio de {cabezas} cabezas" if cabeza_ is None else f"cabeza {cabeza_ + 1} de {cabezas}"
     titulo = f"¿A dónde mira cada posición?\n{nombre.lower()} · bloque {bloque_ + 1} · {que}"
     aciertos = sum(p == c for p, c in zip(prediccion, entrada[::-1], strict=True))
+    matriz = mapa(pesos, bloque_, cabeza_)  # (L, L)
     return (
         tabla_prediccion(entrada, prediccion, prob, f"{nombre}: {aciertos} de {LARGO} bien"),
-        figura_atencion(mapa(pesos, bloque_, cabeza_), entrada, prediccion, titulo),
-        _texto(entrada, prediccion, red, nombre, avisos),
+        figura_atencion(matriz, entrada, prediccion, titulo),
+        _texto(entrada, prediccion, red, nombre, avisos, matriz),
     )
 
 
+# --- aprender: predecir y comprobarse (las respuestas las calculan `predecir` y `mapa`) --------------
+
+
+def _mira_primera() -> dict:
+    """A qué posición de la entrada mira sobre todo la posición 0 de la salida (promedio de las cabezas)."""
+    _, _, pesos = predecir(elegir_modelo(CON), leer_digitos(LECCION))
+    fila = mapa(pesos, 0, None)[0]  # (L,)
+    return {"respuesta": int(fila.argmax()), "peso": f"{fila.max():.2f}", "ultima": len(fila) - 1}
+
+
+def _prediccion_leccion() -> str:
+    prediccion, _, _ = predecir(elegir_modelo(CON), leer_digitos(LECCION))
+    return " ".join(map(str, prediccion))
+
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        f"Con la entrada {LECCION}, ¿a qué posición de la entrada mira sobre todo la posición 0 de la salida?",
+        verdad=_mira_primera,
+        opciones=(
+            ap.Opcion(0, "a la 0, la suya", ""),
+            ap.Opcion(7, "a la 7, la última", ""),
+            ap.Opcion(-1, "a todas por igual", ""),
+        ),
+        porque="Mira a la {respuesta} con un peso de {peso}: para escribir el primer dígito de la inversión copia el "
+        "último de la entrada. Por eso el mapa es la diagonal invertida.",
+    ),
+    preguntas=(
+        ap.Pregunta(
+            f"¿Qué escribe el modelo con posición para {LECCION}?",
+            (
+                ap.Opcion(
+                    " ".join(LECCION.split()[::-1]),
+                    " ".join(LECCION.split()[::-1]),
+                    "La entrada al revés: aprendió la tarea.",
+                ),
+                ap.Opcion(LECCION, LECCION, "Esa es la entrada: el modelo la invierte, y acierta todos los dígitos."),
+                ap.Opcion(
+                    " ".join(sorted(LECCION.split())),
+                    " ".join(sorted(LECCION.split())),
+                    "Esos son los dígitos ordenados; el modelo escribe la entrada al revés.",
+                ),
+            ),
+            verdad=_prediccion_leccion,
+        ),
+        ap.Pregunta(
+            "El modelo de la lección, ¿cuántos bloques y cabezas tiene?",
+            (
+                ap.Opcion(
+                    (1, 2),
+                    "1 bloque de 2 cabezas",
+                    "Con eso basta para invertir 8 dígitos: cada posición solo tiene que copiar a su espejo.",
+                ),
+                ap.Opcion(
+                    (2, 4),
+                    "2 bloques de 4 cabezas",
+                    "Es más chico: {b} bloque de {h} cabezas (prueba «Entrénalo tú» con más).",
+                ),
+                ap.Opcion(
+                    (6, 8),
+                    "6 bloques de 8 cabezas",
+                    "Eso es un transformer mediano; para invertir dígitos alcanza con {b} bloque de {h} cabezas.",
+                ),
+            ),
+            verdad=lambda: {"respuesta": forma(CON), "b": forma(CON)[0], "h": forma(CON)[1]},
+        ),
+    ),
+)
+
+
 def construir() -> Vista:
-    explicacion(EXPLICACION)
+    parametros = sum(p.numel() for p in elegir_modelo(CON).parameters())
+    explicacion(
+        EXPLICACION.replace("{parametros}", miles(parametros)).replace("{tope}", f"{float(tope_sin_posicion()):.1%}")
+    )
     with gr.Row():
         with gr.Column(scale=2):
             digitos = gr.Textbox(LECCION, label="8 dígitos (con o sin espacios; Enter para calcular)", max_lines=1)
@@ -204,7 +317,7 @@ def construir() -> Vista:
                     label=f"Bloque (este modelo tiene {cuantos(bloques, 'bloque')})",
                 )
                 cabeza = Opcion(opciones_cabeza(cabezas), value=PRIMERA, label="Cabeza (la lección dibuja la 1)")
-    propio = gr.State(None)
+    propio = gr.State(None, time_to_live=3600, delete_callback=lambda m: m.clear() if isinstance(m, dict) else None)
     with gr.Row():
         with gr.Column():
             prediccion = gr.HTML(label="Predicción contra la inversión correcta")
@@ -231,6 +344,7 @@ def construir() -> Vista:
         )
     )
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=entradas,
         salidas=salidas,

@@ -8,6 +8,7 @@ import gradio as gr
 import numpy as np
 import torch
 
+from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Numero, Opcion
 from demos.comun.figuras import MAX_NUMEROS, Mapa, Paneles
 from demos.comun.seguridad import escapar_md
@@ -16,6 +17,7 @@ from demos.comun.validar import lista_de_palabras
 from demos.comun.vista import Vista, explicacion, grafico
 from demos.mascara_causal.convenciones import construir_convenciones
 from modelos import atencion, mascara_causal
+from modelos.convenciones import fila_tapada
 
 FRASE = "Ana sacó plata del banco"
 D = 8  # largo de los vectores de consulta y clave, como en la lección
@@ -259,6 +261,80 @@ def _mostrar_controles(tipo):
     return gr.update(visible=tipo == "relleno"), gr.update(visible=tipo == "ventana")
 
 
+# --- aprender: predecir y comprobarse (las respuestas las calculan `tuberia` y `fila_tapada`) -------
+
+
+def _peso_primera() -> float:
+    L = len(leer_frase(FRASE))
+    return float(tuberia(L, 1, hacer_mascara("causal", L))["pesos"][0, 0])
+
+
+def _fila_tapada() -> dict:
+    fila = fila_tapada(4)
+    r = fila["menos_infinito"]["pesos"]
+    return {"respuesta": "NaN" if bool(r.isnan().all()) else "0" if bool((r == 0).all()) else "1/L"}
+
+
+def _tapadas() -> dict:
+    L = len(leer_frase(FRASE))
+    return {"respuesta": int(hacer_mascara("causal", L).sum()), "L": L}
+
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        "Con la máscara causal, ¿cuánto pesa la primera palabra («Ana») sobre sí misma? (de 0 a 1)",
+        verdad=_peso_primera,
+        porque="La primera palabra no tiene pasado: todas las demás casillas de su fila quedan en −∞, su peso es "
+        "e^(−∞) = 0, y el softmax le da todo a la única que queda.",
+    ),
+    preguntas=(
+        ap.Pregunta(
+            "Una fila toda tapada con −∞ (una consulta que no puede mirar a nadie), tras el softmax, da…",
+            (
+                ap.Opcion(
+                    "NaN",
+                    "NaN",
+                    "La suma del softmax es 0 y queda 0/0. Lo mismo da `nn.MultiheadAttention` "
+                    "con `need_weights=True` (por omisión); con `need_weights=False` va por SDPA y da ceros, "
+                    "y con −1e9 en vez de −∞ da pesos parejos, 1/L.",
+                ),
+                ap.Opcion(
+                    "0",
+                    "ceros",
+                    "Ceros da `nn.MultiheadAttention` con `need_weights=False` (va por SDPA), o "
+                    "un código que lo cuida aparte; el softmax con −∞ a mano da 0/0 = NaN.",
+                ),
+                ap.Opcion(
+                    "1/L",
+                    "pesos parejos, 1/L",
+                    "Eso pasa con −1e9 en vez de −∞: todos los puntajes quedan "
+                    "iguales. Con −∞ la suma del softmax es 0, y 0/0 = NaN.",
+                ),
+            ),
+            verdad=_fila_tapada,
+        ),
+        ap.Pregunta(
+            "¿Cuántas casillas tapa la máscara causal de «Ana sacó plata del banco»?",
+            (
+                ap.Opcion(10, "10", "Las de arriba de la diagonal: L(L − 1)/2 = {respuesta} con L = {L}."),
+                ap.Opcion(
+                    5,
+                    "5",
+                    "Eso es una por palabra. Se tapa todo lo de arriba de la diagonal: L(L − 1)/2 = {respuesta}.",
+                ),
+                ap.Opcion(
+                    20,
+                    "20",
+                    "Casi: L² − L = 20 son todas las de fuera de la diagonal, pero solo se tapa el "
+                    "futuro, la mitad: {respuesta}.",
+                ),
+            ),
+            verdad=_tapadas,
+        ),
+    ),
+)
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
@@ -275,6 +351,7 @@ def construir() -> Vista:
     tipo.change(_mostrar_controles, tipo, [k, w], api_visibility="private", show_progress="hidden")
     construir_convenciones()  # True contra 1, −∞ contra −1e9 y la fila toda tapada: un acordeón debajo
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=[frase, tipo, k, w, semilla],
         salidas=[tuberia_, pesos, texto],

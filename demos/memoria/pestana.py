@@ -8,6 +8,7 @@ from functools import lru_cache
 import gradio as gr
 import numpy as np
 
+from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Desplegable, Opcion
 from demos.comun.figuras import C0, C1, C2, C3, GRIS, Aviso, Curva, Curvas, Nota, Referencia, miles, numero
 from demos.comun.validar import entero as _entero
@@ -183,6 +184,68 @@ def calcular(tipo: str = "float32", cabezas: float = 1, capas: float = 1, lote: 
     return _figura_teorica(tipo, factor, ventana), tabla_memoria(tipo, factor, ventana), texto
 
 
+# --- aprender: predecir y comprobarse (las respuestas las calcula `con_ventana`) --------------------
+
+
+def _por_diez(ventana: int = 0) -> dict:
+    L = LARGOS_TABLA[1]
+    return {
+        "respuesta": float(con_ventana(10 * L, ventana) / con_ventana(L, ventana)),
+        "L": miles(L),
+        "L10": miles(10 * L),
+        "w1": miles(ventana + 1),
+    }
+
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        "Si el texto es 10 veces más largo (L × 10), la memoria de los pesos de atención se multiplica por…",
+        verdad=_por_diez,
+        decimales=0,
+        minimo=0,
+        maximo=1e9,
+        porque="Hay un peso por cada par de palabras: L² casillas. De L = {L} a L = {L10} son 10² = 100 veces más.",
+    ),
+    preguntas=(
+        ap.Pregunta(
+            "Con una ventana de 512 palabras y un texto largo, si L se multiplica por 10 la memoria se multiplica por…",
+            (
+                ap.Opcion(10, "10", "Cada palabra mira a lo sumo {w1}: la memoria es L · {w1}, lineal en L."),
+                ap.Opcion(
+                    100,
+                    "100",
+                    "Eso es sin ventana (L²). Con ventana cada palabra mira a lo sumo {w1}: L · {w1}, lineal.",
+                ),
+                ap.Opcion(
+                    1,
+                    "1 (no cambia)",
+                    "Lo que no cambia es lo que mira cada palabra ({w1}); las palabras "
+                    "son 10 veces más, y la memoria también.",
+                ),
+            ),
+            verdad=lambda: _por_diez(512),
+        ),
+        ap.Pregunta(
+            "Si los pesos se guardan en bfloat16 en vez de float32, la memoria…",
+            (
+                ap.Opcion(0.5, "baja a la mitad", "bfloat16 usa {b16} bytes por número y float32 {b32}: la mitad."),
+                ap.Opcion(1.0, "no cambia", "Cambia el tamaño de cada número: {b16} bytes en vez de {b32}, la mitad."),
+                ap.Opcion(
+                    0.25,
+                    "baja a la cuarta parte",
+                    "Es la mitad: {b16} bytes por número en vez de {b32}. Las casillas siguen siendo L².",
+                ),
+            ),
+            verdad=lambda: {
+                "respuesta": TIPOS["bfloat16"][1] / TIPOS["float32"][1],
+                "b16": TIPOS["bfloat16"][1],
+                "b32": TIPOS["float32"][1],
+            },
+        ),
+    ),
+)
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
@@ -222,6 +285,7 @@ def construir() -> Vista:
         concurrency_id="medir",
     ).success(lambda: gr.Row(visible=True), outputs=fila_medida, api_visibility="private", queue=False)
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=[tipo, cabezas, capas, lote, ventana],
         salidas=[figura, tabla, texto],

@@ -7,6 +7,7 @@ from typing import Any
 import gradio as gr
 import torch
 
+from demos.comun import aprender as ap
 from demos.comun.controles import Numero, Opcion
 from demos.comun.imagenes import Subida
 from demos.comun.validar import entero
@@ -72,6 +73,59 @@ def calcular(imagen: str = IMAGEN_LECCION, subida: Any = None, P: str = "16", pa
 # --- interfaz ----------------------------------------------------------------------------------
 
 
+# --- aprender: predecir y comprobarse (las respuestas las calcula `formas`) ------------------------
+
+
+def _parches(P: int = 16) -> dict:
+    imagen, _ = foto(IMAGEN_LECCION)
+    _, secuencia = formas(imagen, P)  # (N, 3·P·P)
+    C, H, W = imagen.shape
+    return {"respuesta": int(secuencia.shape[0]), "filas": H // P, "columnas": W // P, "largo": int(secuencia.shape[1])}
+
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        "El recorte de la lección mide 96 × 160 píxeles: ¿cuántos parches de 16 × 16 salen?",
+        verdad=_parches,
+        decimales=0,
+        minimo=0,
+        maximo=1e6,
+        porque="{filas} filas por {columnas} columnas: {respuesta} parches, cada uno aplanado en 3 · 16 · 16 = "
+        "{largo} números.",
+    ),
+    preguntas=(
+        ap.Pregunta(
+            "¿Y con parches de 32 × 32?",
+            (
+                ap.Opcion(
+                    15, "15", "{filas} × {columnas} = {respuesta}: el doble de lado, la cuarta parte de parches."
+                ),
+                ap.Opcion(
+                    30,
+                    "30",
+                    "El lado se duplica en las dos direcciones: la cuarta parte, {filas} × {columnas} = {respuesta}.",
+                ),
+                ap.Opcion(
+                    120, "120", "Parches más grandes dan menos parches, no más: {filas} × {columnas} = {respuesta}."
+                ),
+            ),
+            verdad=lambda: _parches(32),
+        ),
+        ap.Pregunta(
+            "Con la ficha [CLS] al frente, ¿cuántas fichas entran al bloque con P = 16?",
+            (
+                ap.Opcion(61, "61", "Los {respuesta_menos} parches más la ficha [CLS]: {respuesta}."),
+                ap.Opcion(60, "60", "Esos son los parches; [CLS] suma una al frente: {respuesta}."),
+                ap.Opcion(
+                    64, "64", "64 es d, el largo de cada ficha; las fichas son los parches más [CLS]: {respuesta}."
+                ),
+            ),
+            verdad=lambda: {"respuesta": _parches(16)["respuesta"] + 1, "respuesta_menos": _parches(16)["respuesta"]},
+        ),
+    ),
+)
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
@@ -94,6 +148,7 @@ def construir() -> Vista:
     )
     seccion_digito(aparece=texto)
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=entradas,
         salidas=salidas,

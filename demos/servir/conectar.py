@@ -16,6 +16,7 @@ import gradio as gr
 from demos.comun.figuras import numero
 from demos.comun.seguridad import escapar_html
 from demos.comun.vista import Vista, a_gradio, envolver, error_en_espanol
+from demos.servir.aprender import armar_aprender
 
 MAX_TEXTO_URL = 500  # un valor de la URL más largo se ignora
 
@@ -131,6 +132,7 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
         trigger_mode="always_last",
         show_progress="minimal",
     )
+    armar_aprender(vista, prefijo)  # predecir, comprobarse y la ruta (demos/servir/aprender.py)
     if figuras:
         with gr.Accordion("Descargar las figuras (PNG a 220 ppp y SVG, para diapositivas)", open=False):
             boton = gr.Button("Preparar descargas", size="sm")

@@ -1,0 +1,199 @@
+"""Predecir, comprobarse y la ruta (#24): las respuestas verdaderas son las de la lección y las de la pestaña.
+
+Las pruebas de datos no lanzan nada; las de navegador usan la app de la sesión (`url_app`), una
+página para la predicción y las preguntas (¿Por qué √d?) y otra para la ruta por las 13 pestañas.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from demos import PESTANAS, POR_ID
+from demos.comun import aprender as ap
+
+
+def _aprender(id_: str) -> ap.Aprender | None:
+    return getattr(POR_ID[id_].cargar(), "APRENDER", None)
+
+
+DECLARAN = [p.id for p in PESTANAS if _aprender(p.id) is not None]
+
+
+def test_al_menos_ocho_pestanas_predicen_y_ocho_se_comprueban_con_2_a_4_preguntas():
+    con_prediccion = [i for i in DECLARAN if _aprender(i).prediccion is not None]
+    con_preguntas = [i for i in DECLARAN if 2 <= len(_aprender(i).preguntas) <= 4]
+    assert len(con_prediccion) >= 8, con_prediccion
+    assert len(con_preguntas) >= 8, con_preguntas
+
+
+@pytest.mark.parametrize("id_", DECLARAN)
+def test_cada_pregunta_tiene_una_sola_opcion_correcta_y_cada_texto_cita_cifras_calculadas(id_):
+    a = _aprender(id_)
+    for q in a.preguntas:
+        k = q.correcta()  # ValueError si la respuesta calculada no coincide con una sola opción
+        for j, opcion in enumerate(q.opciones):
+            bien, texto = q.responder(j)
+            assert bien is (j == k)
+            assert opcion.porque and "{" not in texto, texto  # su propia explicación, con las cifras llenas
+            assert texto.startswith("✓" if bien else "✗")
+        assert len({o.porque for o in q.opciones}) == len(q.opciones), "cada opción explica lo suyo"
+    p = a.prediccion
+    if p is not None:
+        assert p.respuesta_en_texto() and "{" not in p.explicacion()
+        assert p.distancia(None).startswith("Sin predicción")
+
+
+# Lo que la lección imprime, contra lo que la verdad de cada pestaña calcula.
+def test_escalado_sin_escala_a_d_512_da_096_como_la_leccion():
+    from demos import escalado
+
+    r = escalado.APRENDER.prediccion.cifras()["respuesta"]
+    assert f"{r:.2f}" == "0.96"
+    tabla = escalado.calcular(512)[2]
+    assert any(f"{r:.2f} →" in fila[2] for fila in tabla), "la tabla de la pestaña dice lo mismo"
+
+
+def test_temperatura_025_da_098_002_0_0():
+    from demos import temperatura
+
+    r = temperatura.APRENDER.prediccion.cifras()["respuesta"]
+    assert [round(x, 2) for x in r] == [0.98, 0.02, 0.0, 0.0]
+    tabla = temperatura.calcular(T=0.25)[2]
+    assert [fila[2] for fila in tabla] == [round(x, 2) for x in r]
+
+
+def test_memoria_por_diez_en_l_es_por_cien():
+    from demos.memoria import pestana
+
+    assert pestana.APRENDER.prediccion.cifras()["respuesta"] == 100
+    assert pestana.APRENDER.preguntas[0].cifras()["respuesta"] == 10  # con ventana: lineal
+
+
+def test_posicion_sin_posicion_317_y_el_digito_mas_frecuente():
+    from demos import posicion
+
+    c = posicion.APRENDER.prediccion.cifras()
+    assert f"{c['respuesta']:.1%}" == "31.7%"
+    elegida = posicion.APRENDER.prediccion.respuesta_en_texto()
+    assert elegida == "32 %", "la opción correcta es la más cercana a lo calculado"
+    assert abs(float(c["moda"].rstrip("%")) - 31.7) < 1.0  # el mejor adivino sin orden acierta casi lo mismo
+
+
+def test_cbam_apagar_la_rama_espacial_sube_la_confianza_96_a_99():
+    from demos.cbam import pestana
+
+    c = pestana.APRENDER.prediccion.cifras()
+    assert (c["respuesta"], c["antes"], c["despues"]) == ("sube", "96%", "99%")
+    texto = pestana.calcular(espacial=False)[2]
+    assert "96%" in texto  # la pestaña dice la confianza con las dos ramas
+
+
+def test_mascara_fila_tapada_da_nan_y_la_primera_palabra_pesa_1():
+    from demos.mascara_causal import pestana
+
+    assert pestana.APRENDER.prediccion.cifras()["respuesta"] == 1.0
+    assert pestana.APRENDER.preguntas[0].cifras()["respuesta"] == "NaN"
+    assert pestana.APRENDER.preguntas[1].cifras()["respuesta"] == 10
+
+
+def test_bloque_49984_con_4_y_con_8_cabezas():
+    from demos import bloque
+
+    assert bloque.APRENDER.prediccion.cifras()["respuesta"] == 49_984
+    assert bloque.APRENDER.preguntas[0].cifras()["respuesta"] == 49_984
+    assert bloque.APRENDER.preguntas[1].cifras()["respuesta"] == "MLP"
+
+
+def test_multicabeza_parches_inversion_clasificador():
+    from demos import multicabeza
+    from demos.clasificador_atencion import pestana as clasificador
+    from demos.inversion_digitos import pestana as inversion
+    from demos.parches_vit import pestana as parches
+
+    assert multicabeza.APRENDER.prediccion.cifras()["respuesta"] == "igual"
+    assert multicabeza.APRENDER.preguntas[0].cifras()["respuesta"] == (2, 4, 5, 5)
+    assert parches.APRENDER.prediccion.cifras()["respuesta"] == 60
+    assert parches.APRENDER.preguntas[1].cifras()["respuesta"] == 61
+    assert inversion.APRENDER.prediccion.cifras()["respuesta"] == 7
+    assert inversion.APRENDER.preguntas[0].cifras()["respuesta"] == "0 4 9 6 9 3 3 8"
+    c = clasificador.APRENDER.preguntas[0].cifras()
+    assert (c["clase"], c["palabra"]) == ("positiva", "no")
+
+
+def test_la_distancia_se_dice_en_una_frase():
+    p = ap.Prediccion("¿?", verdad=lambda: 0.96)
+    assert p.distancia(0.5) == "Dijiste 0.50 y es **0.96**: te quedaste corto por 0.46."
+    assert "te pasaste" in p.distancia(0.99) or "acertaste" in p.distancia(0.99)
+    assert "acertaste" in p.distancia(0.95)
+    barras = ap.Prediccion("¿?", verdad=lambda: [0.98, 0.02, 0.0, 0.0], barras=("a", "b", "c", "d"))
+    assert "mover **0.73** de peso" in barras.distancia([0.25, 0.25, 0.25, 0.25])
+    cien = ap.Prediccion("¿?", verdad=lambda: 100.0, decimales=0, maximo=1e9)
+    assert "10 veces lo que dijiste" in cien.distancia(10)
+    assert math.isclose(ap.TOLERANCIA, 0.05)
+
+
+def test_una_respuesta_calculada_que_no_es_ninguna_opcion_se_nota():
+    q = ap.Pregunta("¿?", (ap.Opcion(1, "1", "a"), ap.Opcion(2, "2", "b")), verdad=lambda: 7)
+    with pytest.raises(ValueError):
+        q.correcta()
+
+
+def test_la_ruta_tiene_que_mirar_para_las_13_y_cada_siguiente_es_la_de_despues():
+    from demos.servir.aprender import html_ruta
+
+    assert all(p.que_mirar for p in PESTANAS)
+    for k, p in enumerate(PESTANAS[:-1]):
+        assert f'data-siguiente="{PESTANAS[k + 1].id}"' in html_ruta(p)
+
+
+# --- en el navegador --------------------------------------------------------------------------------
+
+navegador_ = pytest.mark.navegador
+
+
+@navegador_
+def test_predecir_revelar_y_contestar_mal_y_bien(pagina, url_app):
+    pg = pagina
+    pg.goto(url_app + "demo/escalado/")
+    panel = pg.locator("#escalado-prediccion")
+    panel.wait_for(timeout=30_000)
+    pg.wait_for_function(
+        "() => document.querySelector('#escalado-prediccion').parentElement.classList.contains('velada')"
+    )
+    pg.locator("#escalado-prediccion-numero input").fill("0.5")
+    pg.locator("#escalado-revelar").click()
+    frase = pg.locator("#escalado-revelacion")
+    frase.get_by_text(re.compile(r"Dijiste 0\.50 y es 0\.96: te quedaste corto por 0\.46")).wait_for(timeout=30_000)
+    assert not pg.evaluate(
+        "() => document.querySelector('#escalado-prediccion').parentElement.classList.contains('velada')"
+    )
+    pg.locator("#escalado-prediccion .js-plotly-plot").wait_for(timeout=30_000)  # la verdad junto a lo dicho
+
+    pg.locator("#escalado-preguntas").get_by_text("Comprueba lo que entendiste").click()
+    pg.locator("#escalado-pregunta1").get_by_text("se cuadruplica").click()
+    pg.locator("#escalado-respuesta1").get_by_text(re.compile(r"No\..*la varianza")).wait_for(timeout=30_000)
+    pg.locator("#escalado-pregunta1").get_by_text("se duplica").click()
+    pg.locator("#escalado-respuesta1").get_by_text(re.compile(r"Correcto\..*√d")).wait_for(timeout=30_000)
+    assert not pg.errores, pg.errores
+
+    pg.goto(url_app + "demo/escalado/?predecir=0")
+    pg.locator("#escalado-ruta").wait_for(timeout=30_000)
+    assert not pg.locator("#escalado-prediccion").is_visible()
+    assert pg.locator("#escalado-siguiente").get_attribute("href").endswith("/demo/temperatura/?predecir=0")
+
+
+@navegador_
+def test_la_ruta_visita_las_13_pestanas_en_orden_con_siguiente(pagina, url_app):
+    pg = pagina
+    pg.goto(url_app)
+    for k, p in enumerate(PESTANAS):
+        enlace = pg.locator(f"#{p.id}-siguiente")
+        enlace.wait_for(state="visible", timeout=30_000)
+        vistas = pg.locator(f"#{p.id}-ruta .cuantas").inner_text()
+        assert vistas == str(k + 1), f"{p.id}: el marcador de progreso dice {vistas} vistas"
+        if k + 1 < len(PESTANAS):
+            enlace.click()
+    assert not pg.errores, pg.errores
