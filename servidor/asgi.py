@@ -26,7 +26,7 @@ from fastapi.responses import RedirectResponse
 
 from servidor import disco
 from servidor.cola import configurar_cola
-from servidor.entradas import montar
+from servidor.entradas import blindados, montar
 from servidor.protecciones import Protecciones
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ def crear_app(
     nosniff, Host); `host_propio` es el nombre que reemplaza a un `Host` ajeno. `opciones` son
     las de `gr.mount_gradio_app` (estilo, JS, límite de subida).
     """
-    disco.arrancar_barrendero()
+    disco.arrancar_barrendero(lambda: [b.upload_file_set for b in blindados()])
     opciones = {**(opciones or {}), "show_error": False}
     app = FastAPI(title=raiz.title, docs_url=None, redoc_url=None)
     if construir_una is None:

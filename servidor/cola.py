@@ -144,9 +144,10 @@ def _liberar(clave: str, identidad: str) -> None:
 
 def _push_repartido(cola, push_de_gradio):
     async def push(body, request, username):
-        fn = cola.blocks.fns.get(body.fn_index) if body.fn_index is not None else None
-        if fn is None:
-            return await push_de_gradio(body=body, request=request, username=username)
+        fn = cola.blocks.fns.get(body.fn_index) if isinstance(body.fn_index, int) else None
+        if fn is None:  # Gradio crearía la sesión y contestaría 500 con una traza
+            log.info("Petición rechazada en queue/join: no hay un evento %s", str(body.fn_index)[:20])
+            raise HTTPException(status_code=404, detail="No hay un evento con ese número en esta página.")
         identidad = _identidad(body, request)
         clave, motivo = motivo_de_rechazo(cola, fn, identidad)
         if motivo:

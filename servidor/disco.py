@@ -18,6 +18,7 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,9 @@ log = logging.getLogger(__name__)
 PREFIJO = "proceso-"
 CADA_S = 600  # cada cuánto pasa el barrendero (como `delete_cache` de la suite)
 EDAD_CARPETA_VACIA_S = 300  # una carpeta recién creada puede estar por recibir su archivo
+MAX_SUBIDAS = 256 * 2**20  # la carpeta de subidas, en total: más allá, /upload contesta 429
+VIDA_SIN_USO_S = 300  # una subida que ningún evento usó se borra a los 5 minutos
+CADA_SUBIDAS_S = 30  # cada cuánto se barren las subidas sin uso
 
 _estado: dict[str, object] = {}
 _cerrojo = threading.Lock()
@@ -122,18 +126,74 @@ def tamano(base: Path | None = None) -> int:
     return total
 
 
-def arrancar_barrendero() -> None:
-    """Un hilo por proceso que barre la carpeta propia cada `CADA_S` segundos."""
+def subidas() -> Path:
+    """La carpeta donde Gradio guarda lo que llega a `/gradio_api/upload`."""
+    from gradio.utils import get_upload_folder
+
+    return Path(get_upload_folder())
+
+
+_usadas: dict[str, float] = {}  # ruta de una subida que un evento usó -> cuándo
+_medida: list[float] = [0.0, -1.0]  # [bytes, cuándo se midió]
+
+
+def usada(ruta: str) -> None:
+    """Anota que un evento usó esta subida (`servidor.entradas.revisar`): ya no vence a los 5 minutos."""
+    with _cerrojo:
+        _usadas[os.path.realpath(ruta)] = time.time()
+
+
+def bytes_de_subidas(vigencia_s: float = 1.0) -> int:
+    """Lo que ocupa la carpeta de subidas (medido a lo sumo una vez por `vigencia_s`)."""
+    ahora = time.monotonic()
+    if ahora - _medida[1] > vigencia_s:
+        _medida[:] = [tamano(subidas()) if subidas().is_dir() else 0, ahora]
+    return int(_medida[0])
+
+
+def barrer_subidas(conjuntos: Iterable[set], ahora: float | None = None) -> int:
+    """Borra las subidas que ningún evento usó en `VIDA_SIN_USO_S`; devuelve cuántas.
+
+    `conjuntos`: los `upload_file_set` de cada Blocks (lo que llegó por `/gradio_api/upload`; los
+    archivos de salida que Gradio guarda en la misma carpeta no están ahí). Las usadas las
+    borra Gradio (`delete_cache`, una hora).
+    """
+    ahora = time.time() if ahora is None else ahora
+    borradas = 0
+    for conjunto in conjuntos:
+        for ruta in list(conjunto):
+            with contextlib.suppress(OSError):
+                if os.path.realpath(ruta) not in _usadas and os.lstat(ruta).st_mtime < ahora - VIDA_SIN_USO_S:
+                    os.unlink(ruta)
+                    borradas += 1
+            if not os.path.lexists(ruta):
+                conjunto.discard(ruta)
+    with _cerrojo:
+        for r in [r for r, t in _usadas.items() if t < ahora - 2 * 3600]:
+            del _usadas[r]
+    _medida[1] = -1.0
+    return borradas
+
+
+def arrancar_barrendero(subidas_de: Callable[[], Iterable[set]] = tuple) -> None:
+    """Un hilo por proceso que barre la carpeta propia cada `CADA_S` segundos.
+
+    Cada `CADA_SUBIDAS_S` borra además las subidas sin uso de los conjuntos que da `subidas_de()`.
+    """
     with _cerrojo:
         if _estado.get("barrendero"):
             return
         _estado["barrendero"] = True
 
     def ciclo():
+        vueltas = 0
         while True:
-            time.sleep(CADA_S)
+            time.sleep(CADA_SUBIDAS_S)
+            vueltas += 1
             try:
-                barrer()
+                barrer_subidas(subidas_de())
+                if vueltas % max(1, CADA_S // CADA_SUBIDAS_S) == 0:
+                    barrer()
             except Exception:
                 log.exception("El barrendero de %s falló", carpeta())
 

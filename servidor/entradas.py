@@ -27,12 +27,15 @@ from gradio.context import LocalContext
 from gradio.exceptions import InvalidPathError
 
 from demos.comun.seguridad import exigir_subida, rechazo
+from servidor import disco, laterales
 
 
 def montar(app, blocks: gr.Blocks, path: str, **opciones):
-    """`gr.mount_gradio_app` + lo que `launch()` marca y las comprobaciones de `revisar`."""
+    """`gr.mount_gradio_app` + lo que `launch()` marca, las comprobaciones de `revisar` y las rutas
+    laterales cerradas o acotadas (`servidor.laterales`)."""
     gr.mount_gradio_app(app, blocks, path=path, **opciones)
     blindar(blocks)
+    laterales.cerrar(app, blocks)
     return app
 
 
@@ -107,7 +110,7 @@ def _revisar_valor(valor: Any, donde: str) -> Any:
         if isinstance(actual, dict):
             if isinstance(actual.get("path"), str):
                 try:
-                    exigir_subida(actual["path"])
+                    disco.usada(exigir_subida(actual["path"]))  # usada: no vence a los 5 minutos
                 except ValueError as e:
                     raise rechazo(str(e), donde) from None
             claves = actual.keys()

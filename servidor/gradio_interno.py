@@ -1,0 +1,154 @@
+"""Las partes privadas de Gradio que usa el servidor, todas aquí (probadas con `VERSION_PROBADA`).
+
+Gradio no da un modo público de acotar lo que cuesta una sesión, ni de poner una guardia
+delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
+
+- `gradio.state_holder.StateHolder` / `SessionState`: cada `session_hash` nuevo (lo inventa el
+  cliente) crea un `SessionState` que calcula al instante la configuración de cada bloque de la
+  página (≈ 0.5 MB y ≈ 0.1 s de CPU en el bucle de eventos para la suite), y Gradio guarda hasta
+  10 000. `Sesiones` las crea baratas (`SesionBarata`: esa configuración se calcula solo si se
+  pide) y guarda pocas, desalojando la más vieja (y llamando al `delete_callback` de sus
+  `gr.State`, que Gradio no llama al desalojar).
+- La app de Gradio montada (`Mount.app`, un FastAPI): `poner_delante` le añade un middleware
+  antes de su primera petición (las guardias de servidor/laterales.py).
+- `gr.ImageEditor.blob_storage`: el dict donde `accept_blobs` deja los trozos de un dibujo.
+
+tests/test_seguridad_interno.py falla si una versión de Gradio cambia algo de esto.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import os
+from collections.abc import Iterator
+from copy import copy
+
+import gradio as gr
+from gradio.state_holder import SessionState, StateHolder
+from starlette.routing import Mount
+
+log = logging.getLogger("atencion.sesiones")
+
+VERSION_PROBADA = "6.31.0"
+
+
+def app_de_gradio(app, blocks: gr.Blocks):
+    """La app de Gradio que `gr.mount_gradio_app` montó en `app` para `blocks`."""
+    for ruta in reversed(app.router.routes):
+        if isinstance(ruta, Mount) and getattr(ruta.app, "get_blocks", None) and ruta.app.get_blocks() is blocks:
+            return ruta.app
+    raise RuntimeError("No se encontró el montaje de Gradio de este Blocks (¿cambió gr.mount_gradio_app?).")
+
+
+# --- sesiones ----------------------------------------------------------------------------------
+
+
+class SesionBarata(SessionState):
+    """Un `SessionState` que no calcula la configuración de cada bloque al crearse.
+
+    Gradio la usa solo para los enlaces profundos (`components`) y para anotar los cambios de
+    un bloque; aquí se calcula al pedirla, bloque por bloque, con el mismo resultado.
+    """
+
+    def __init__(self, blocks: gr.Blocks):  # sin super(): su __init__ es justo lo caro
+        self.blocks_config = copy(blocks.default_config)
+        self._ids_iniciales = tuple(k for k in self.blocks_config.blocks if k in blocks.blocks)
+        self.config_values = {}
+        self.state_data = {}
+        self._state_ttl = {}
+        self.is_closed = False
+        self.STATE_TTL_WHEN_CLOSED = 1 if os.getenv("GRADIO_IS_E2E_TEST", None) else 3600
+
+    @property
+    def components(self) -> Iterator[dict]:
+        for k in self._ids_iniciales:
+            if k not in self.config_values:
+                self.config_values[k] = self.blocks_config.config_for_block(k, [], self.blocks_config.blocks[k])
+        for config in self.config_values.values():
+            if config:
+                yield config
+
+
+class Sesiones(StateHolder):
+    """El `state_holder` de un montaje: sesiones baratas, a lo sumo `capacidad`, y ninguna eterna.
+
+    Pasada la capacidad se desaloja la menos usada; una sesión sin uso por `vida_s` se borra (el
+    barrido de Gradio, cada segundo). En los dos casos se llama el `delete_callback` de cada
+    `gr.State` de la sesión (así un modelo entrenado se suelta), cosa que Gradio no hace al desalojar.
+    """
+
+    def __init__(self, capacidad: int, vida_s: float):
+        super().__init__()
+        self.capacidad, self.vida_s = capacidad, vida_s
+
+    def set_blocks(self, blocks: gr.Blocks) -> None:
+        super().set_blocks(blocks)
+        self.capacity = self.capacidad
+
+    def __getitem__(self, session_id: str) -> SessionState:
+        desalojadas = []
+        with self.lock:
+            sesion = self.session_data.get(session_id)
+            if sesion is None:
+                sesion = self.session_data[session_id] = SesionBarata(self.blocks)
+            self.session_data.move_to_end(session_id)
+            self.time_last_used[session_id] = datetime.datetime.now()
+            while len(self.session_data) > self.capacidad:
+                viejo, estado = self.session_data.popitem(last=False)
+                self.time_last_used.pop(viejo, None)
+                desalojadas.append(estado)
+        for estado in desalojadas:
+            _soltar(estado)
+        return sesion
+
+    def update(self, session_id: str) -> None:  # lo hace __getitem__
+        return None
+
+    def delete_all_expired_state(self) -> None:
+        super().delete_all_expired_state()
+        limite = datetime.datetime.now() - datetime.timedelta(seconds=self.vida_s)
+        with self.lock:
+            viejas = [s for s, t in self.time_last_used.items() if t < limite]
+            estados = [self.session_data.pop(s, None) for s in viejas]
+            for s in viejas:
+                self.time_last_used.pop(s, None)
+        for estado in estados:
+            if estado is not None:
+                _soltar(estado)
+
+
+def _soltar(estado: SessionState) -> None:
+    """El `delete_callback` de cada `gr.State` de una sesión que se va."""
+    for componente, valor, _ in list(estado.state_components):
+        try:
+            componente.delete_callback(valor)
+        except Exception:
+            log.exception("Falló el delete_callback de un gr.State")
+    estado.state_data.clear()
+
+
+def instalar_sesiones(app_gradio, capacidad: int, vida_s: float) -> Sesiones:
+    """Cambia el `state_holder` de un montaje recién hecho por `Sesiones` (antes de la primera petición)."""
+    ya = app_gradio.state_holder
+    if isinstance(ya, Sesiones):
+        return ya
+    sesiones = Sesiones(capacidad, vida_s)
+    sesiones.set_blocks(app_gradio.get_blocks())
+    app_gradio.state_holder = sesiones
+    return sesiones
+
+
+# --- rutas -------------------------------------------------------------------------------------
+
+
+def poner_delante(app_gradio, middleware, **opciones) -> None:
+    """Un middleware ASGI delante de las rutas de la app de Gradio (antes de su primera petición)."""
+    if any(m.cls is middleware for m in app_gradio.user_middleware):
+        return
+    app_gradio.add_middleware(middleware, **opciones)
+
+
+def editores(blocks: gr.Blocks) -> dict[int, gr.ImageEditor]:
+    """Los lienzos (`gr.ImageEditor` y sus hijas) de la página, por id de bloque."""
+    return {k: b for k, b in blocks.blocks.items() if isinstance(b, gr.ImageEditor)}

@@ -1,0 +1,248 @@
+"""Las rutas laterales de Gradio (fuera de la cola), cerradas o acotadas en cada montaje.
+
+- `…/gradio_api/component_server`: solo `accept_blobs` de un lienzo de la página (lo único que la
+  página llama), en multipart, con una capa de índice menor que `MAX_CAPA`, un solo archivo de
+  hasta `MAX_TROZO`, y los bytes de trozos acotados por sesión (`MAX_POR_SESION` cada
+  `VIDA_TROZO_S`) y en total (`MAX_TROZOS`, los más viejos se sueltan); un trozo que ningún evento
+  usó se suelta a los `VIDA_TROZO_S`. Sin esto, un pedido de 600 bytes con un índice de capa
+  enorme hacía crecer una lista de Gradio sin tope (+760 MB que nunca se soltaban).
+- `…/gradio_api/call/<nombre>`: un nombre que no es un evento público de la página recibe 404 en
+  español (Gradio contestaba 500 con una traza de 100 líneas, y corría los eventos privados).
+- `…/gradio_api/deep_link`: apagada (la app no tiene botón de enlace profundo; cada llamada
+  escribía un archivo de ≈ 300 kB que nada borraba).
+- `…/gradio_api/upload`: con la carpeta de subidas por encima de `disco.MAX_SUBIDAS`, 429.
+
+Toda negativa: un JSON {"detail": motivo en español} y una línea en el log, sin traza.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import re
+import threading
+import time
+
+import gradio as gr
+from starlette.datastructures import Headers, UploadFile
+from starlette.requests import Request
+
+from servidor import disco
+from servidor.gradio_interno import app_de_gradio, editores, instalar_sesiones, poner_delante
+
+log = logging.getLogger("atencion.laterales")
+
+CAPACIDAD_SESIONES = 256  # por montaje (Gradio: 10 000)
+VIDA_SESION_S = 2 * 3600  # una sesión sin uso en dos horas se borra
+MAX_CAPA = 32
+MAX_TROZO = 2**20
+MAX_POR_SESION = 4 * 2**20
+MAX_TROZOS = 64 * 2**20
+VIDA_TROZO_S = 300
+TIPOS = {"background", "layer", "composite"}
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def cerrar(app, blocks: gr.Blocks) -> None:
+    """Las sesiones baratas y las guardias de las rutas laterales en el montaje de `blocks` en `app`."""
+    app_gradio = app_de_gradio(app, blocks)
+    instalar_sesiones(app_gradio, CAPACIDAD_SESIONES, VIDA_SESION_S)
+    for editor in editores(blocks).values():
+        if not isinstance(editor.blob_storage, Trozos):
+            editor.blob_storage = Trozos()
+    poner_delante(app_gradio, Laterales, blocks=blocks)
+
+
+_POR_NOMBRE = re.compile(r".*/gradio_api/call/(?:v2/)?([^/]+)/?")
+
+
+class Laterales:
+    """El middleware de cada montaje de Gradio: cada ruta lateral pasa por su guardia."""
+
+    def __init__(self, app, blocks: gr.Blocks):
+        self.app, self.blocks = app, blocks
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        ruta, metodo = scope.get("path", "").rstrip("/"), scope.get("method")
+        if ruta.endswith("/gradio_api/component_server") and metodo == "POST":
+            return await _componentes(scope, receive, send, self.app, self.blocks)
+        if ruta.endswith("/gradio_api/deep_link"):
+            return await negar(send, 404, "Esta app no usa enlaces profundos.", "deep_link")
+        if ruta.endswith("/gradio_api/upload") and metodo == "POST" and disco.bytes_de_subidas() > disco.MAX_SUBIDAS:
+            motivo = "El servidor tiene demasiados archivos subidos en este momento; prueba en unos minutos."
+            return await negar(send, 429, motivo, "upload")
+        por_nombre = _POR_NOMBRE.fullmatch(ruta) if metodo == "POST" else None
+        if por_nombre and por_nombre.group(1) not in _publicos(self.blocks):
+            return await negar(send, 404, "No hay un evento público con ese nombre en esta página.", "call")
+        return await self.app(scope, receive, send)
+
+
+def _publicos(blocks: gr.Blocks) -> set[str]:
+    """Los nombres de los eventos que se pueden llamar por `/gradio_api/call/<nombre>` (no los privados)."""
+    return {fn.api_name for fn in blocks.fns.values() if fn.api_name and fn.api_visibility != "private"}
+
+
+# --- respuestas ----------------------------------------------------------------------------------
+
+
+async def negar(send, estado: int, motivo: str, donde: str) -> None:
+    """Responde `estado` con el motivo en español y deja una línea en el log (sin traza)."""
+    log.info("Petición rechazada (%d) en %s: %s", estado, donde, motivo)
+    cuerpo = json.dumps({"detail": motivo}, ensure_ascii=False).encode()
+    cabeceras = [(b"content-type", b"application/json; charset=utf-8"), (b"content-length", str(len(cuerpo)).encode())]
+    await send({"type": "http.response.start", "status": estado, "headers": cabeceras})
+    await send({"type": "http.response.body", "body": cuerpo})
+
+
+async def _leer(receive) -> bytes | None:
+    """El cuerpo entero (Protecciones ya lo acotó a 1 MB); None si el cliente se fue."""
+    partes = []
+    while True:
+        mensaje = await receive()
+        if mensaje["type"] == "http.disconnect":
+            return None
+        partes.append(mensaje.get("body", b""))
+        if not mensaje.get("more_body"):
+            return b"".join(partes)
+
+
+def _repetir(cuerpo: bytes):
+    enviado = [False]
+
+    async def receive():
+        if enviado[0]:
+            return {"type": "http.disconnect"}
+        enviado[0] = True
+        return {"type": "http.request", "body": cuerpo, "more_body": False}
+
+    return receive
+
+
+# --- component_server ----------------------------------------------------------------------------
+
+
+class Trozos(dict):
+    """El `blob_storage` de un lienzo: cada trozo vive `VIDA_TROZO_S` y todos juntos pesan a lo sumo `MAX_TROZOS`.
+
+    Los bytes se cuentan en todo el proceso (todos los lienzos de todos los montajes).
+    """
+
+    def __setitem__(self, clave, valor):
+        _contabilidad.guardar(self, clave, _bytes(valor))
+        super().__setitem__(clave, valor)
+
+    def pop(self, clave, *defecto):
+        _contabilidad.soltar(self, clave)
+        return super().pop(clave, *defecto)
+
+
+def _bytes(valor) -> int:
+    partes = [getattr(valor, "background", None), getattr(valor, "composite", None)]
+    partes += list(getattr(valor, "layers", None) or [])
+    return sum(len(p) for p in partes if isinstance(p, bytes | bytearray))
+
+
+class _Contabilidad:
+    def __init__(self):
+        self.cerrojo = threading.Lock()
+        self.vivos: collections.OrderedDict = collections.OrderedDict()  # (id(dict), clave) -> (dict, bytes, hora)
+        self.total = 0
+        self.por_sesion: dict[str, collections.deque] = {}  # sesión -> [(hora, bytes)]
+
+    def guardar(self, dueno: dict, clave, n: int) -> None:
+        with self.cerrojo:
+            llave = (id(dueno), clave)
+            if llave in self.vivos:
+                self.total -= self.vivos.pop(llave)[1]
+            self.vivos[llave] = (dueno, n, time.monotonic())
+            self.total += n
+            self._barrer(MAX_TROZOS)
+
+    def soltar(self, dueno: dict, clave) -> None:
+        with self.cerrojo:
+            viejo = self.vivos.pop((id(dueno), clave), None)
+            if viejo is not None:
+                self.total -= viejo[1]
+
+    def _barrer(self, tope: int) -> None:
+        """Suelta los trozos vencidos y, si pasan de `tope`, los más viejos (con el cerrojo tomado)."""
+        ahora = time.monotonic()
+        while self.vivos:
+            (_, clave), (dueno, n, hora) = next(iter(self.vivos.items()))
+            if self.total <= tope and ahora - hora < VIDA_TROZO_S:
+                break
+            self.vivos.popitem(last=False)
+            self.total -= n
+            dict.pop(dueno, clave, None)
+
+    def barrer(self) -> None:
+        with self.cerrojo:
+            self._barrer(MAX_TROZOS)
+
+    def admitir(self, sesion: str, n: int) -> bool:
+        """¿Puede la sesión subir `n` bytes más? (los suyos de los últimos `VIDA_TROZO_S`, hasta `MAX_POR_SESION`)."""
+        ahora = time.monotonic()
+        with self.cerrojo:
+            for s in [s for s, d in self.por_sesion.items() if not d or ahora - d[-1][0] > VIDA_TROZO_S]:
+                del self.por_sesion[s]
+            suyos = self.por_sesion.setdefault(sesion, collections.deque())
+            while suyos and ahora - suyos[0][0] > VIDA_TROZO_S:
+                suyos.popleft()
+            if sum(b for _, b in suyos) + n > MAX_POR_SESION:
+                return False
+            suyos.append((ahora, n))
+            return True
+
+
+_contabilidad = _Contabilidad()
+
+
+def bytes_de_trozos() -> int:
+    """Lo que pesan ahora los trozos de dibujo guardados en todo el proceso (tras soltar los vencidos)."""
+    _contabilidad.barrer()
+    return _contabilidad.total
+
+
+async def _componentes(scope, receive, send, siguiente, blocks: gr.Blocks) -> None:
+    donde = "component_server"
+    cuerpo = await _leer(receive)
+    if cuerpo is None:
+        return
+    tipo = Headers(scope=scope).get("content-type", "")
+    if not tipo.startswith("multipart/form-data"):
+        return await negar(send, 404, "Esa función de componente no existe en esta página.", donde)
+    try:
+        formulario = await Request(scope, _repetir(cuerpo)).form(max_files=1, max_fields=8, max_part_size=MAX_TROZO)
+    except Exception:
+        return await negar(send, 400, "El formulario no se pudo leer.", donde)
+    try:
+        motivo, estado = _revisar_trozo(formulario, blocks)
+    finally:
+        await formulario.close()
+    if motivo:
+        return await negar(send, estado, motivo, donde)
+    await siguiente(scope, _repetir(cuerpo), send)
+
+
+def _revisar_trozo(formulario, blocks: gr.Blocks) -> tuple[str, int]:
+    """('', 0) si es un trozo de dibujo aceptable; si no, (motivo en español, estado HTTP)."""
+    campo = {k: v for k, v in formulario.multi_items() if isinstance(v, str)}
+    archivos = [v for _, v in formulario.multi_items() if isinstance(v, UploadFile)]
+    componente = campo.get("component_id", "")
+    if campo.get("fn_name") != "accept_blobs" or not componente.isdigit() or int(componente) not in editores(blocks):
+        return "Esa función de componente no existe en esta página.", 404
+    if not _ID.fullmatch(campo.get("session_hash", "")) or not _ID.fullmatch(campo.get("id", "")):
+        return "La sesión o el id del dibujo no son válidos.", 400
+    if campo.get("type") not in TIPOS:
+        return "El trozo de dibujo debe ser fondo, capa o composición.", 400
+    indice = campo.get("index", "null")
+    if indice not in ("", "null") and (not indice.isdigit() or int(indice) >= MAX_CAPA):
+        return f"El índice de capa debe ser un entero entre 0 y {MAX_CAPA - 1}.", 400
+    if len(archivos) != 1 or archivos[0].size is None or archivos[0].size > MAX_TROZO:
+        return f"Cada trozo de dibujo es un solo archivo de hasta {MAX_TROZO // 2**20} MB.", 400
+    if not _contabilidad.admitir(campo["session_hash"], archivos[0].size):
+        return "Ya enviaste muchos dibujos en poco tiempo; espera unos minutos.", 429
+    return "", 0
