@@ -12,8 +12,8 @@ import torch
 from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Opcion
 from demos.comun.figuras import GRIS, Curva, Curvas, Mapa, Paneles, Referencia, miles
-from demos.comun.validar import entero as _entero
 from demos.comun.glosario import seccion
+from demos.comun.validar import entero as _entero
 from demos.comun.vista import Vista, envolver, explicacion, grafico
 from modelos import AtencionMulticabeza, cargar, dispositivo, posicion_sinusoidal
 from modelos.datos import secuencias_digitos

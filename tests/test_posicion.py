@@ -5,8 +5,11 @@ import pytest
 import torch
 
 from demos.comun.figuras.pantalla import a_json
-from demos.posicion import calcular, exactitudes_inversion, experimento_inversion_frase, similitudes
-from modelos import AtencionMulticabeza, posicion_sinusoidal
+from demos.posicion import calcular, exactitudes_inversion, experimento_inversion_frase, repetir_leccion, similitudes
+from modelos import AtencionMulticabeza, cargar, posicion_sinusoidal
+from modelos.datos import secuencias_digitos
+from modelos.entrenamiento.leccion import epoca_1
+from modelos.estrategia import es_moda_de_los_otros, tope_sin_posicion
 from modelos.hub import carpeta_incluida
 from tests.ayuda import espera_error
 
@@ -95,6 +98,23 @@ def test_sin_posicion_la_inversion_de_digitos_no_se_aprende():
     _, _, _, tabla, texto = calcular()
     assert [f[0] for f in tabla] == ["Con posición", "Sin posición"]
     assert "2\u202f000 secuencias nuevas" in texto
+    assert "solo puede adivinar" not in texto and f"sin posición, {sin_d}" in texto
+    # La estrategia: lo que escribe es casi siempre el dígito más frecuente de los otros siete.
+    X, Y = secuencias_digitos(2000, semilla=777)
+    with torch.inference_mode():
+        pred = cargar("inversion-digitos-sin-posicion")(X).argmax(dim=-1)
+    moda = es_moda_de_los_otros(X, pred).float().mean().item()
+    assert moda > 0.99 and f"({moda:.1%} de sus dígitos lo son)" in texto
+    assert f"el {float(tope_sin_posicion()):.1%}: los repetidos" in texto
+    assert calcular()[4] == texto  # la caché no cambia entre una vista y la siguiente
+
+
+def test_la_epoca_1_sin_posicion_de_la_leccion_da_321_y_01():
+    """Con la receta exacta de la lección (su DataLoader y sus semillas): «Época 1: pérdida 1.867 dígitos 32.1%
+    secuencias 0.1%». Tarda unos segundos: una época de 313 pasos."""
+    r = epoca_1(con_posicion=False)
+    assert (round(r["perdida"], 3), f"{r['digitos']:.1%}", f"{r['secuencias']:.1%}") == (1.867, "32.1%", "0.1%")
+    assert "pérdida 1.867 · dígitos 32.1% · secuencias 0.1%" in repetir_leccion()
 
 
 @pytest.mark.parametrize(
