@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from demos.comun.figuras import C0, C1, Curvas, Histograma, Paneles
@@ -137,3 +138,56 @@ def test_el_deslizador_logaritmico_y_los_botones_escriben_d():
     botones = [b.value for b in demo.blocks.values() if isinstance(b, gr.Button)]
     assert botones == ["d = 2", "d = 64", "d = 512"]
     assert vista.url["d"].value == 64  # abre donde se ve el problema; los botones saltan a 2, 64 y 512
+
+
+# --- el gradiente (#25.1) ---------------------------------------------------------------------------
+
+
+def test_el_jacobiano_por_autograd_es_el_de_torch_y_el_de_la_formula():
+    """Caso pequeño: 3 filas de 4 puntajes; jacobiano de autograd = torch.autograd.functional.jacobian
+    = diag(p) − p·pᵀ."""
+    import torch
+
+    from modelos.gradiente import jacobiano_softmax, norma_gradiente
+
+    s = torch.randn(3, 4, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    J = jacobiano_softmax(s)
+    for i in range(3):
+        referencia = torch.autograd.functional.jacobian(lambda f: torch.softmax(f, dim=-1), s[i])
+        p = torch.softmax(s[i], dim=-1)
+        assert torch.allclose(J[i], referencia, atol=1e-12)
+        assert torch.allclose(J[i], torch.diag(p) - torch.outer(p, p), atol=1e-12)
+    assert torch.allclose(norma_gradiente(s), J.flatten(1).norm(dim=1))
+
+
+def test_sin_escala_el_gradiente_se_apaga_y_con_escala_no():
+    """Las mismas 1 000 consultas de la tabla: a d = 512 la mediana de ‖∂p/∂s‖ sin escala es < 10⁻³; con escala,
+    la de pesos casi parejos."""
+    import torch
+
+    from demos.escalado import calcular_gradiente, gradientes
+    from modelos.gradiente import norma_gradiente
+
+    g = gradientes(8, 0)
+    i = DIMENSIONES_CURVA.index(512)
+    m = medir(512, 8, 0)  # las mismas muestras: la lección sortea d = 2 y 64 antes que 512
+    punto = torch.tensor(m["punto"]).view(CONSULTAS, 8)
+    assert g["mediana_sin"][i] == pytest.approx(norma_gradiente(punto).median().item())
+    assert g["mediana_con"][i] == pytest.approx(norma_gradiente(punto / math.sqrt(512)).median().item())
+    assert g["mediana_sin"][i] < 1e-3 < 0.3 < g["mediana_con"].min()
+    assert (np.diff(g["mediana_sin"][DIMENSIONES_CURVA.index(8) :]) < 0).all()  # desde d = 8, baja siempre
+    figura, texto = calcular_gradiente()
+    assert isinstance(figura, Curvas) and figura.log_y and len(figura.curvas) == 4
+    assert figura.curvas[0].y.tolist() == g["mediana_sin"].tolist()
+    assert f"**{g['mediana_sin'][i]:.1e}** con d = 512" in texto
+    assert "{y}" in figura.pista  # el valor de cada punto al pasar el ratón
+
+
+def test_la_seccion_del_gradiente_tiene_su_id_estable():
+    import gradio as gr
+
+    from demos import escalado
+
+    with gr.Blocks() as demo:
+        escalado.construir()
+    assert "escalado-gradiente" in {b.elem_id for b in demo.blocks.values()}
