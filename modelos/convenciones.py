@@ -8,9 +8,12 @@ La misma máscara de relleno se escribe al revés según la biblioteca (el tutor
     F.scaled_dot_product_attention(attn_mask=…) booleana, True = mirar: ¡al revés que nn.MultiheadAttention!
 
 Y una fila en que todo está tapado no tiene a quién mirar: softmax de puros −∞ es 0/0 = NaN.
-Con −1e9 en lugar de −∞ no hay NaN, pero la fila reparte su peso por igual entre lo tapado
-(y en float16 −1e9 no cabe: se vuelve −∞). Desde torch 2.5, `F.scaled_dot_product_attention`
-devuelve 0 en esa fila (pytorch/pytorch#133882); `nn.MultiheadAttention` sigue dando NaN.
+Con −1e9 en lugar de −∞ no hay NaN, pero la fila reparte su peso por igual entre lo tapado.
+En float16 −1e9 no cabe (el menor es −65 504): `puntajes.masked_fill(mascara, -1e9)` lanza un
+error de desbordamiento, y sumado como tensor float16 se vuelve −∞ y da NaN. Desde torch 2.5,
+`F.scaled_dot_product_attention` devuelve 0 en esa fila (pytorch/pytorch#133882);
+`nn.MultiheadAttention` da NaN cuando devuelve los pesos (`need_weights=True`, por omisión) y
+ceros con `need_weights=False`, que va por `F.scaled_dot_product_attention`.
 """
 
 from __future__ import annotations
@@ -92,13 +95,26 @@ def comparar_convenciones(largos: Sequence[int] = (5, 3), L: int | None = None, 
     return {"pesos": pesos, "mascaras": mascaras}
 
 
+def argumento_flash() -> str:
+    """El desliz del tutorial (§2.2): `attn_implementation="flash_attention_2"` no es un argumento de
+    `nn.MultiheadAttention` (es de `from_pretrained` de Hugging Face). Devuelve el mensaje de PyTorch ('' si lo acepta).
+    """
+    try:
+        nn.MultiheadAttention(16, 4, batch_first=True, attn_implementation="flash_attention_2")
+    except TypeError as e:
+        return str(e)
+    return ""
+
+
 def fila_tapada(L: int = 4, d: int = 4, semilla: int = 0) -> dict[str, dict]:
-    """Una consulta cuyas L claves están todas tapadas, calculada de seis maneras, sin esconder los NaN.
+    """Una consulta cuyas L claves están todas tapadas, calculada de siete maneras, sin esconder los NaN.
 
     Para cada manera: {"pesos": (L,) o None si la función no los da, "salida": (d,), "nan": bool}.
       "menos_infinito": softmax a mano con −∞ (como el clasificador del tutorial, §6) -> NaN
       "menos_1e9": softmax a mano con −1e9 -> 1/L en cada clave tapada: sin NaN, pero mira al relleno
-      "menos_1e9_float16": lo mismo en float16, donde −1e9 es −∞ -> NaN
+      "menos_1e9_float16_masked_fill": masked_fill(−1e9) sobre float16 -> error de desbordamiento
+          ({"pesos": None, "salida": None, "nan": False, "error": el mensaje de PyTorch})
+      "menos_1e9_float16": −1e9 sumado en float16, donde es −∞ -> NaN
       "sdpa": F.scaled_dot_product_attention con attn_mask booleana toda False -> 0 (torch ≥ 2.5)
       "multihead": nn.MultiheadAttention con key_padding_mask toda True -> NaN
       "modelos": modelos.atencion con la máscara toda True -> 0
@@ -120,7 +136,13 @@ def fila_tapada(L: int = 4, d: int = 4, semilla: int = 0) -> dict[str, dict]:
         for nombre, relleno in (("menos_infinito", float("-inf")), ("menos_1e9", -1e9)):
             pesos = puntajes.masked_fill(tapada, relleno).softmax(dim=-1)  # (1, L)
             guardar(nombre, pesos, pesos @ v)
-        # float16: el −1e9 se suma (masked_fill ni lo acepta: no cabe en float16) y se vuelve −∞
+        try:  # float16: masked_fill no acepta −1e9, que no cabe
+            puntajes.half().masked_fill(tapada, -1e9)
+            error = ""
+        except RuntimeError as e:
+            error = str(e)
+        resultado["menos_1e9_float16_masked_fill"] = {"pesos": None, "salida": None, "nan": False, "error": error}
+        # sumado como tensor float16, el −1e9 se vuelve −∞
         pesos = (puntajes.half() + torch.tensor(-1e9).half()).softmax(dim=-1)
         guardar("menos_1e9_float16", pesos, pesos @ v.half())
         guardar("sdpa", None, F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=~tapada))

@@ -14,7 +14,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from modelos import atencion
-from modelos.convenciones import comparar_convenciones, de_hugging_face_a_pytorch, fila_tapada, mascaras_de_relleno
+from modelos.convenciones import (
+    argumento_flash,
+    comparar_convenciones,
+    de_hugging_face_a_pytorch,
+    fila_tapada,
+    mascaras_de_relleno,
+)
 
 
 def test_la_misma_mascara_en_las_tres_convenciones():
@@ -72,6 +78,33 @@ def test_fila_tapada_menos_1e9_reparte_por_igual_y_menos_infinito_da_nan(L):
     for cero in ("sdpa", "modelos"):
         assert not r[cero]["nan"] and torch.equal(r[cero]["salida"], torch.zeros(4))
     assert torch.equal(r["modelos"]["pesos"], torch.zeros(L)) and r["sdpa"]["pesos"] is None
+
+
+def test_menos_1e9_en_float16_masked_fill_lanza_error_y_sumado_da_nan():
+    """Los dos casos de −1e9 en float16: masked_fill lo rechaza (no cabe: el menor es −65 504) y sumado es −∞."""
+    puntajes, tapada = torch.zeros(1, 4, dtype=torch.float16), torch.ones(1, 4, dtype=torch.bool)
+    with pytest.raises(RuntimeError, match="overflow") as error:
+        puntajes.masked_fill(tapada, -1e9)
+    r = fila_tapada()
+    assert r["menos_1e9_float16_masked_fill"]["error"] == str(error.value)
+    assert (puntajes + torch.tensor(-1e9).half()).isneginf().all() and r["menos_1e9_float16"]["nan"]
+
+
+def test_multihead_da_nan_solo_cuando_devuelve_los_pesos():
+    g = torch.Generator().manual_seed(1)
+    q, k = torch.randn(1, 2, 4, generator=g), torch.randn(1, 3, 4, generator=g)
+    capa = nn.MultiheadAttention(4, 1, batch_first=True).eval()
+    todo = torch.ones(1, 3, dtype=torch.bool)
+    con_pesos, pesos = capa(q, k, k, key_padding_mask=todo)  # need_weights=True, por omisión
+    sin_pesos, nada = capa(q, k, k, key_padding_mask=todo, need_weights=False)
+    assert con_pesos.isnan().all() and pesos.isnan().all()
+    assert nada is None and torch.equal(sin_pesos, torch.zeros(1, 2, 4))
+
+
+def test_attn_implementation_no_es_argumento_de_multihead_attention():
+    with pytest.raises(TypeError) as error:
+        nn.MultiheadAttention(16, 4, batch_first=True, attn_implementation="flash_attention_2")
+    assert argumento_flash() == str(error.value) and "attn_implementation" in argumento_flash()
 
 
 @pytest.mark.parametrize(

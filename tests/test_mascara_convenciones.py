@@ -11,7 +11,7 @@ from torch.nn import functional as F
 
 from demos.comun.figuras.pantalla import a_json
 from demos.mascara_causal.convenciones import MANERAS, calcular_convenciones, multihead_sin_pesos
-from modelos.convenciones import NOTA_MODELOS
+from modelos.convenciones import NOTA_MODELOS, argumento_flash
 from tests.ayuda_navegador import fuente_figura
 
 
@@ -48,6 +48,8 @@ def test_la_fila_toda_tapada_da_nan_con_menos_infinito_y_ceros_en_sdpa_y_modelos
     assert por_manera[MANERAS["menos_infinito"]][1:] == [nan, nan, "sí"]  # la agrupación del tutorial, §6
     assert por_manera[MANERAS["menos_1e9"]][1] == "0.25, 0.25, 0.25, 0.25"  # sin NaN, pero mira a lo tapado
     assert por_manera[MANERAS["menos_1e9_float16"]][3] == "sí"
+    error = por_manera[MANERAS["menos_1e9_float16_masked_fill"]]
+    assert error[1] == "— (error)" and "without overflow" in error[2]
     assert por_manera[MANERAS["multihead"]][1:] == [nan, nan, "sí"]
     assert por_manera[MANERAS["modelos"]][1:] == ["0.00, 0.00, 0.00, 0.00"] * 2 + ["no"]
     # SDPA, en vivo: lo que diga la tabla es lo que da la versión instalada de torch
@@ -70,6 +72,17 @@ def test_el_texto_dice_la_version_de_torch_y_la_convencion_de_modelos(seccion):
     assert "`F.scaled_dot_product_attention` da **ceros**" in texto
     assert "5 de sus 5 filas salen NaN" in texto  # la frase sin relleno con la attention_mask sin convertir
     assert "key_padding_mask = attention_mask == 0" in texto
+    assert "en float16 −1e9 se vuelve −∞" not in texto and "lanza `RuntimeError: value cannot be converted" in texto
+    assert f"PyTorch responde: `TypeError: {argumento_flash()}`" in texto
+    assert "da NaN si se le piden los pesos y ceros si no (`need_weights=False`" in texto
+
+
+def test_la_vista_principal_dice_los_dos_casos_de_multihead():
+    from demos.mascara_causal.pestana import calcular
+
+    texto = calcular()[2]
+    assert "`nn.MultiheadAttention` da **NaN** si devuelve los pesos (`need_weights=True`" in texto
+    assert "y **ceros** con `need_weights=False`" in texto
 
 
 @pytest.mark.navegador

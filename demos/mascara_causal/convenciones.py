@@ -8,13 +8,15 @@ tablas y en el texto, escritos «NaN»: una figura nunca lleva un NaN.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import gradio as gr
 import torch
 from torch import nn
 
-from demos.comun.figuras import Mapa, Paneles
+from demos.comun.figuras import Mapa, Paneles, numero
 from demos.comun.vista import envolver, grafico
-from modelos.convenciones import NOTA_MODELOS, comparar_convenciones, fila_tapada
+from modelos.convenciones import NOTA_MODELOS, argumento_flash, comparar_convenciones, fila_tapada
 
 LARGOS = (5, 3)  # un lote de dos frases: 5 palabras, y 3 más 2 de relleno
 L = max(LARGOS)
@@ -31,7 +33,8 @@ con PyTorch.
 MANERAS = {
     "menos_infinito": "softmax a mano con −∞ (la agrupación del tutorial, §6)",
     "menos_1e9": "softmax a mano con −1e9",
-    "menos_1e9_float16": "softmax a mano con −1e9 en `float16` (no cabe: es −∞)",
+    "menos_1e9_float16_masked_fill": "`puntajes.masked_fill(mascara, -1e9)` en `float16`",
+    "menos_1e9_float16": "softmax a mano con −1e9 sumado en `float16` (no cabe: es −∞)",
     "sdpa": "`F.scaled_dot_product_attention` (`attn_mask` booleana toda `False`)",
     "multihead": "`nn.MultiheadAttention` (`key_padding_mask` toda `True`; `need_weights=True`, por omisión)",
     "multihead_sin_pesos": "`nn.MultiheadAttention` con `need_weights=False` (no da los pesos: va por SDPA)",
@@ -104,9 +107,27 @@ def multihead_sin_pesos(claves: int = CLAVES, d: int = 4, semilla: int = 0) -> d
     return {"pesos": None, "salida": salida.reshape(d), "nan": bool(salida.isnan().any())}
 
 
+@lru_cache(maxsize=1)
+def resumen_fila_tapada() -> str:
+    """Qué da una fila toda tapada en PyTorch, calculado (para el texto de la vista principal)."""
+    fila, sin_pesos = fila_tapada(CLAVES), multihead_sin_pesos()
+
+    def que(nan: bool) -> str:
+        return "**NaN**" if nan else "**ceros**"
+
+    return (
+        f"`nn.MultiheadAttention` da {que(fila['multihead']['nan'])} si devuelve los pesos (`need_weights=True`, "
+        f"por omisión) y {que(sin_pesos['nan'])} con `need_weights=False`; `F.scaled_dot_product_attention` da "
+        f"{que(fila['sdpa']['nan'])}"
+    )
+
+
 def tabla_fila(resultado: dict[str, dict]) -> list[list[str]]:
+    """Una fila por manera; la que lanza un error lo dice en lugar de los números."""
     return [
-        [MANERAS[nombre], _numeros(r["pesos"]), _numeros(r["salida"]), "sí" if r["nan"] else "no"]
+        [MANERAS[nombre], "— (error)", f"`RuntimeError: {r['error']}`", "—"]
+        if r.get("error")
+        else [MANERAS[nombre], _numeros(r["pesos"]), _numeros(r["salida"]), "sí" if r["nan"] else "no"]
         for nombre, r in resultado.items()
     ]
 
@@ -126,13 +147,26 @@ def _texto(pesos: dict[str, torch.Tensor], fila: dict[str, dict]) -> str:
         "La conversión es `key_padding_mask = attention_mask == 0`.\n\n"
         "**Una fila toda tapada** no tiene a quién mirar: con −∞, el softmax calcula 0/0 = NaN (así hace la "
         "agrupación del tutorial, §6, si una frase es toda relleno). Con −1e9 no hay NaN, pero la fila reparte "
-        f"su peso por igual entre lo tapado (1/{CLAVES} = {1 / CLAVES:.2f}), y en float16 −1e9 se vuelve −∞. "
+        f"su peso por igual entre lo tapado (1/{CLAVES} = {1 / CLAVES:.2f}). En `float16`, −1e9 no cabe (el menor "
+        f"es {numero(torch.finfo(torch.float16).min, ',.0f')}): {_float16(fila)} "
         f"En la versión de PyTorch instalada ({torch.__version__}), `F.scaled_dot_product_attention` da {sdpa}, "
         "y `nn.MultiheadAttention` "
         f"da {'NaN' if fila['multihead']['nan'] else 'ceros'} si se le piden los pesos y "
         f"{'NaN' if fila['multihead_sin_pesos']['nan'] else 'ceros'} si no (`need_weights=False`: en eval va por "
-        f"SDPA).\n\n**La convención de `modelos`:** {NOTA_MODELOS}"
+        f'SDPA).\n\n**Un desliz del tutorial (§2.2):** sugiere `attn_implementation="flash_attention_2"` '
+        "en `nn.MultiheadAttention`, pero no es un argumento suyo (es de `from_pretrained` de Hugging Face). "
+        f"PyTorch responde: `TypeError: {argumento_flash()}`. En PyTorch el núcleo flash lo elige "
+        "`F.scaled_dot_product_attention`, por donde pasa `nn.MultiheadAttention` cuando no devuelve los pesos."
+        f"\n\n**La convención de `modelos`:** {NOTA_MODELOS}"
     )
+
+
+def _float16(fila: dict[str, dict]) -> str:
+    """Los dos casos de −1e9 en float16, con lo que dio cada uno."""
+    error = fila["menos_1e9_float16_masked_fill"]["error"]
+    lanza = f"lanza `RuntimeError: {error}`" if error else "no lanza error (esta versión de PyTorch lo acepta)"
+    nan = "NaN" if fila["menos_1e9_float16"]["nan"] else "sin NaN"
+    return f"`masked_fill(mascara, -1e9)` sobre un tensor `float16` {lanza}, y sumado como tensor es −∞ y da {nan}."
 
 
 def calcular_convenciones() -> tuple[list[list[str]], Paneles, list[list[str]], str]:

@@ -15,7 +15,7 @@ from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero as _entero
 from demos.comun.validar import lista_de_palabras
 from demos.comun.vista import Vista, explicacion, grafico
-from demos.mascara_causal.convenciones import construir_convenciones
+from demos.mascara_causal.convenciones import construir_convenciones, resumen_fila_tapada
 from modelos import atencion, mascara_causal
 from modelos.convenciones import fila_tapada
 
@@ -244,10 +244,9 @@ def calcular(frase: str = FRASE, tipo: str = "causal", k: float = 2, w: float = 
         f"({'exacto' if error == 0 else f'a {error:.0e} de 1: redondeo de float32'}): lo que pierden las tapadas "
         "se lo reparten las demás de la fila.\n\n"
         "Si una fila quedara con todas sus claves tapadas, el softmax daría 0/0, un número indefinido (NaN). "
-        "`modelos.atencion` deja esa fila en **ceros**; `nn.MultiheadAttention` de PyTorch da **NaN**, y "
-        "`F.scaled_dot_product_attention` da ceros desde torch 2.5 (el acordeón de abajo lo calcula). Aquí no "
-        "pasa: la causal y la "
-        "ventana siempre dejan la diagonal, y el relleno deja al menos una palabra real."
+        f"`modelos.atencion` deja esa fila en **ceros**; {resumen_fila_tapada()} (el acordeón de abajo lo calcula). "
+        "Aquí no pasa: la causal y la ventana siempre dejan la diagonal, y el relleno deja al "
+        "menos una palabra real."
     )
     return (
         _figura_tuberia(pasos, palabras, tapada, relleno),
