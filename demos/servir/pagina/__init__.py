@@ -1,6 +1,6 @@
 """La página: tema, idioma, CSS y JS de cada montaje (la suite y cada pestaña suelta).
 
-Cada `*.css` y cada `*.js` de esta carpeta entra en la página, en orden alfabético: para añadir
+Cada `*.css`, `*.js` y `*.html` (en el `<head>`) de esta carpeta entra en la página, en orden alfabético: para añadir
 estilo o comportamiento se agrega un archivo aquí, sin tocar `app.py`. Un `.js` es una sola
 expresión de función (`() => { … }`) que corre una vez al cargar la página; un error en una no
 impide que corran las demás.
@@ -16,14 +16,14 @@ import gradio as gr
 CARPETA = Path(__file__).parent
 
 
-def archivos_css() -> list[Path]:
-    return sorted(CARPETA.glob("*.css"))
+def archivos(extension: str) -> list[Path]:
+    return sorted(CARPETA.glob(f"*.{extension}"))
 
 
 @cache
 def js() -> str:
     """Las funciones de los `*.js`, en una que las llama una tras otra (el `js=` de Gradio es una)."""
-    funciones = [f"/* {p.name} */ ({p.read_text(encoding='utf-8').strip()})" for p in sorted(CARPETA.glob("*.js"))]
+    funciones = [f"/* {p.name} */ ({p.read_text(encoding='utf-8').strip()})" for p in archivos("js")]
     lista = ",\n".join(funciones)
     return (
         "() => {\n  for (const f of [\n" + lista + "\n  ]) {\n    try { f(); } catch (e) { console.error(e); }\n  }\n}"
@@ -31,9 +31,33 @@ def js() -> str:
 
 
 def tema() -> gr.themes.Base:
-    return gr.themes.Soft()
+    """Soft con colores que se leen (WCAG AA, 4.5:1): las etiquetas en índigo 700 y no 500 (3.6:1),
+    el texto tenue (los extremos del deslizador) en gris 600 y no 400 (2.5:1), y el blanco sobre
+    índigo 600 en las opciones elegidas y los botones."""
+    return gr.themes.Soft().set(
+        block_label_text_color="*primary_700",
+        block_title_text_color="*primary_700",
+        body_text_color_subdued="*neutral_600",
+        body_text_color_subdued_dark="*neutral_300",
+        checkbox_label_background_fill_selected="*primary_600",
+        checkbox_label_background_fill_selected_dark="*primary_700",
+        button_primary_background_fill="*primary_600",
+        button_primary_background_fill_hover="*primary_700",
+        button_primary_background_fill_dark="*primary_700",
+        button_primary_background_fill_hover_dark="*primary_600",
+    )
+
+
+# Las claves que Gradio pide a su i18n y que no trae en español (ni en inglés: se vería la clave).
+TRADUCCIONES = {"es": {"common.complete": "Listo"}}
 
 
 def opciones() -> dict:
-    """Lo que va a `gr.mount_gradio_app` para la página: tema, CSS y JS."""
-    return {"theme": tema(), "css_paths": archivos_css(), "js": js()}
+    """Lo que va a `gr.mount_gradio_app` para la página: tema, CSS, JS y lo que va en el `<head>`."""
+    return {
+        "theme": tema(),
+        "css_paths": archivos("css"),
+        "js": js(),
+        "head_paths": archivos("html"),
+        "i18n": gr.I18n(**TRADUCCIONES),
+    }
