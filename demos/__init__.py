@@ -60,7 +60,7 @@ PESTANAS: tuple[Pestana, ...] = (
     Pestana("posicion", "Posición", "demos.posicion", MECANISMO),
     Pestana("bloque", "Bloque transformer", "demos.bloque", ARQUITECTURA),
     Pestana("memoria", "Memoria O(L²)", "demos.memoria.pestana", ARQUITECTURA),  # su tabla L²·4 bytes es de la lección
-    Pestana("atencion-cruzada", "Atención cruzada", "demos.atencion_cruzada", ARQUITECTURA, del_tutorial=True),
+    Pestana("atencion-cruzada", "Atención cruzada", "demos.atencion_cruzada.pestana", ARQUITECTURA, del_tutorial=True),
     Pestana("inversion-digitos", "Inversión de dígitos", "demos.inversion_digitos.pestana", ENTRENADOS),
     Pestana("parches-vit", "Parches ViT", "demos.parches_vit.pestana", ENTRENADOS),
     Pestana("cbam", "CBAM en imagen", "demos.cbam.pestana", ENTRENADOS, del_tutorial=True),

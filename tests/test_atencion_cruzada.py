@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from demos.atencion_cruzada import (
+from demos.atencion_cruzada.pestana import (
     AL_AZAR,
     CABEZAS,
     D_MODELO,

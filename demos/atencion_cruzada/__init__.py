@@ -1,0 +1,5 @@
+"""La pestaña «Atención cruzada».
+
+- `pestana.py`: las palabras de una frase objetivo miran las de una frase fuente, y `construir()`;
+- `cuello.py`: el cuello de botella de un Seq2Seq (tutorial §1.1): un contexto fijo contra uno por paso.
+"""
