@@ -10,9 +10,11 @@ import torch
 
 from demos.comun.controles import Deslizador, TablaEditable
 from demos.comun.figuras import Mapa, Paneles, miles, numero
+from demos.comun.libro import PASOS, vista_paso
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero, lista_de_palabras
-from demos.comun.vista import Vista, explicacion, grafico
+from demos.comun.vista import LATEX, Vista, envolver, explicacion, grafico
+from modelos import atencion
 
 PALABRAS = "Ana, sacó, plata"
 Q0 = [[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]  # una fila por palabra, como en la lección
@@ -205,14 +207,57 @@ def detalle(i: int, palabras, Q, K, V, puntajes, pesos, salida) -> str:
         nota = f" (se resta el máximo, {_fmt(fila.max())}, antes de exponenciar: los pesos no cambian)"
     paso2 = ", ".join(_exp(x) for x in exps)
     pesos_i = ", ".join(f"**{_fmt(w)}**" for w in pesos[i])
-    paso3 = " + ".join(f"{_fmt(w)}·{_vector(V[j])}" for j, w in enumerate(pesos[i]))
+    paso3, suma = _suma_ponderada(pesos[i], V, salida[i])
     return (
         f"**La fila de «{escapar_md(p)}»** (su consulta q = {_vector(Q[i])}):\n\n"
         f"1. **Puntajes** q·k / √d {paso1}.\n"
         f"2. **Softmax**: exponenciales{nota} {paso2}; suman {_exp(exps.sum())}. Dividiendo cada una por la suma, "
         f"los pesos son {pesos_i}, que suman {pesos[i].sum():.2f}.\n"
-        f"3. **Salida**: {paso3} = **{_vector(np.round(salida[i], 2))}**, un promedio de los valores "
-        f"que pesa más a la palabra con mayor puntaje."
+        f"3. **Salida**, un promedio de los valores que pesa más a la palabra con mayor puntaje: {paso3} = {suma}."
+    )
+
+
+def _suma_ponderada(pesos_i: np.ndarray, V: np.ndarray, salida_i: np.ndarray) -> tuple[str, str]:
+    """«0.05·(1, 0) + …» y lo que suman esos términos tal como se escriben (pesos a 2 decimales).
+
+    Si esa suma no es la salida redondeada (los pesos se redondearon), lo dice y da la salida exacta.
+    """
+    w = np.round(pesos_i, 2)  # (L,): los pesos tal como se escriben
+    terminos = " + ".join(f"{_fmt(x)}·{_vector(V[j])}" for j, x in enumerate(w))
+    escritos = np.array([[float(_num(x).replace("−", "-")) for x in fila] for fila in V])  # V como se lee
+    suma = np.round(w @ escritos, 8)  # (dv,): la cuenta que haría un estudiante, sin más redondeo
+    exacta = "(" + ", ".join(_fmt(x) for x in salida_i) + ")"  # como la tabla: dos decimales
+    if np.allclose(suma, np.round(salida_i, 2), rtol=0, atol=1e-9):
+        return terminos, f"**{exacta}**"
+    return terminos, (
+        f"{_vector(suma)}; con los pesos sin redondear, la salida es **{exacta}** (la de la tabla): la "
+        "diferencia es el redondeo de los pesos"
+    )
+
+
+def en_lote() -> dict[str, tuple[int, ...]]:
+    """La llamada en lote de la lección: q (4, 2, 10, 8) -> atencion(q, q, q) da salida y pesos, con sus formas."""
+    q = torch.randn(4, 2, 10, 8, generator=torch.Generator().manual_seed(0))  # 4 frases, 2 cabezas, 10 palabras, 8
+    salida, pesos = atencion(q, q, q)  # (4, 2, 10, 8), (4, 2, 10, 10)
+    return {"q": tuple(q.shape), "salida": tuple(salida.shape), "pesos": tuple(pesos.shape)}
+
+
+def _forma(f: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, f)) + ")"
+
+
+def con_la_funcion(Q, K, V, salida: np.ndarray) -> str:
+    """La misma cuenta con `modelos.atencion` (la función de la lección) comparada con la de a mano, y en lote."""
+    Q, K, V = (torch.as_tensor(t, dtype=torch.float64) for t in (Q, K, V))
+    salida_f, _ = atencion(Q, K, V)
+    igual = torch.allclose(salida_f, torch.as_tensor(salida))
+    lote = en_lote()
+    return (
+        f"**Con la función de la lección**, `atencion(Q, K, V)` de `modelos`: igual que a mano: `{igual}`. "
+        f"La misma función atiende un lote entero: con `q` de forma {_forma(lote['q'])} (4 frases, 2 cabezas, "
+        f"10 palabras, vectores de 8), `atencion(q, q, q)` da la salida {_forma(lote['salida'])} y los pesos "
+        f"{_forma(lote['pesos'])}: cada frase y cada cabeza se calculan por separado, sobre las dos últimas "
+        "dimensiones."
     )
 
 
@@ -305,7 +350,7 @@ def calcular(palabras: str = PALABRAS, Q=Q0, K=K0, V=V0, fila: float = 1):
     i = min(fila, len(palabras)) - 1  # si sobran filas en el control, se detalla la última palabra
     puntajes, pesos, salida = atender(Q, K, V)
     etiquetas = _unicas(palabras)
-    texto = detalle(i, palabras, Q, K, V, puntajes, pesos, salida)
+    texto = detalle(i, palabras, Q, K, V, puntajes, pesos, salida) + "\n\n" + con_la_funcion(Q, K, V, salida)
     if int(fila) > len(palabras):
         texto = (
             f"*(Pediste la fila {int(fila)}, pero hay {len(palabras)} palabras: se detalla la última, "
@@ -318,6 +363,29 @@ def calcular(palabras: str = PALABRAS, Q=Q0, K=K0, V=V0, fila: float = 1):
         _tabla(etiquetas, [f"v{j + 1}" for j in range(salida.shape[1])], salida),
         texto,
     )
+
+
+def libro(palabras: str = PALABRAS, Q=Q0, K=K0, V=V0, fila: float = 1, paso: float = 1):
+    """Modo libro: (la fórmula con el término del paso resaltado y su frase, la matriz del paso con la fila)."""
+    palabras, Q, K, V = validar(palabras, Q, K, V)
+    i = min(entero(fila, "La fila que se detalla", 1, MAX_PALABRAS), len(palabras)) - 1
+    return vista_paso(_unicas(palabras), Q, K, V, entero(paso, "El paso del modo libro", 1, PASOS), i)
+
+
+def _construir_libro(palabras, q, k, v, fila) -> None:
+    """El modo libro: un paso a la vez; los botones mueven el paso en el navegador, el paso pide la vista."""
+    with gr.Accordion("Modo libro: la fórmula paso a paso", open=False, elem_id="a-mano-libro") as acordeon:
+        with gr.Row():
+            anterior = gr.Button("← Paso anterior", size="sm", elem_id="a-mano-libro-anterior")
+            paso = gr.Slider(1, PASOS, value=1, step=1, label="Paso", scale=3, elem_id="a-mano-libro-paso")
+            siguiente = gr.Button("Paso siguiente →", size="sm", elem_id="a-mano-libro-siguiente")
+        texto = gr.Markdown(latex_delimiters=LATEX, elem_id="a-mano-libro-texto")
+        figura = grafico("La matriz del paso", elem_id="a-mano-libro-figura")
+    anterior.click(None, paso, paso, js="(p) => Math.max(1, p - 1)", api_visibility="private")
+    siguiente.click(None, paso, paso, js=f"(p) => Math.min({PASOS}, p + 1)", api_visibility="private")
+    entradas = [palabras, q, k, v, fila, paso]
+    for evento in (acordeon.expand, paso.change):
+        evento(envolver(libro), entradas, [texto, figura], api_visibility="private", show_progress="hidden")
 
 
 # --- la pestaña -------------------------------------------------------------------------------
@@ -370,6 +438,7 @@ def construir() -> Vista:
         puntajes = gr.Dataframe(label="1) Puntajes Q·Kᵀ/√d (fila: quien mira)", interactive=False)
         pesos = gr.Dataframe(label="2) Pesos (cada fila suma 1)", interactive=False)
         salida = gr.Dataframe(label="3) Salida: pesos · V", interactive=False)
+    _construir_libro(palabras, q, k, v, fila)
     return Vista(
         fn=calcular,
         entradas=[palabras, q, k, v, fila],

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
 import pytest
 
 from demos import PESTANAS, POR_ID
@@ -158,19 +159,19 @@ navegador_ = pytest.mark.navegador
 def test_predecir_revelar_y_contestar_mal_y_bien(pagina, url_app):
     pg = pagina
     pg.goto(url_app + "demo/escalado/")
-    panel = pg.locator("#escalado-prediccion")
+    panel = pg.locator("#escalado-prediccion").first  # Gradio repite el id en el grupo de dentro
     panel.wait_for(timeout=30_000)
     pg.wait_for_function(
         "() => document.querySelector('#escalado-prediccion').parentElement.classList.contains('velada')"
     )
-    pg.locator("#escalado-prediccion-numero input").fill("0.5")
+    pg.locator("#escalado-prediccion-numero").locator("input, textarea").first.fill("0.5")
     pg.locator("#escalado-revelar").click()
     frase = pg.locator("#escalado-revelacion")
     frase.get_by_text(re.compile(r"Dijiste 0\.50 y es 0\.96: te quedaste corto por 0\.46")).wait_for(timeout=30_000)
     assert not pg.evaluate(
         "() => document.querySelector('#escalado-prediccion').parentElement.classList.contains('velada')"
     )
-    pg.locator("#escalado-prediccion .js-plotly-plot").wait_for(timeout=30_000)  # la verdad junto a lo dicho
+    pg.locator("#escalado-prediccion .js-plotly-plot").first.wait_for(timeout=30_000)  # la verdad junto a lo dicho
 
     pg.locator("#escalado-preguntas").get_by_text("Comprueba lo que entendiste").click()
     pg.locator("#escalado-pregunta1").get_by_text("se cuadruplica").click()
@@ -181,7 +182,7 @@ def test_predecir_revelar_y_contestar_mal_y_bien(pagina, url_app):
 
     pg.goto(url_app + "demo/escalado/?predecir=0")
     pg.locator("#escalado-ruta").wait_for(timeout=30_000)
-    assert not pg.locator("#escalado-prediccion").is_visible()
+    assert not pg.locator("#escalado-prediccion").first.is_visible()
     assert pg.locator("#escalado-siguiente").get_attribute("href").endswith("/demo/temperatura/?predecir=0")
 
 
@@ -197,3 +198,33 @@ def test_la_ruta_visita_las_13_pestanas_en_orden_con_siguiente(pagina, url_app):
         if k + 1 < len(PESTANAS):
             enlace.click()
     assert not pg.errores, pg.errores
+
+
+# --- el modo libro de Atención a mano ---------------------------------------------------------------
+
+
+def test_modo_libro_llega_a_los_pesos_y_la_salida_de_la_leccion_y_de_pytorch():
+    import torch
+    import torch.nn.functional as F
+
+    from demos import a_mano
+    from demos.comun.libro import NARANJA, PASOS, pasos
+
+    lista, restar = pasos(a_mano.Q0, a_mano.K0, a_mano.V0)
+    assert len(lista) == PASOS and not restar
+    assert lista[3].matriz.round(2).tolist()[0] == [0.58, 0.14, 0.28]  # la primera fila de pesos de la lección
+    assert lista[4].matriz.round(2).tolist()[0] == [0.86, 0.42]
+    Q, K, V = (torch.tensor(t, dtype=torch.float64) for t in (a_mano.Q0, a_mano.K0, a_mano.V0))
+    assert torch.allclose(torch.from_numpy(lista[4].matriz), F.scaled_dot_product_attention(Q, K, V))
+    for k in range(1, PASOS + 1):
+        texto, figura = a_mano.libro(paso=k, fila=2)
+        assert f"Paso {k} de {PASOS}" in texto and NARANJA in texto  # el término de la fórmula, en naranja
+        assert figura.marcas and {i for i, _ in figura.marcas} == {1}  # y las casillas de la fila 2
+    assert "1.41" in a_mano.libro(paso=2)[0]  # ÷ √2
+
+
+def test_modo_libro_no_desborda_con_puntajes_enormes():
+    from demos.comun.libro import pasos
+
+    lista, restar = pasos([[1000.0, 1000.0]], [[1000.0, 1000.0]], [[1.0]])
+    assert restar and all(np.isfinite(p.matriz).all() for p in lista)

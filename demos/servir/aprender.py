@@ -57,13 +57,13 @@ if (panel) {
   if (!window.aprenderClic) {
     window.aprenderClic = true;
     document.addEventListener("click", (e) => {
-      const b = e.target.closest && e.target.closest("button[data-aprender], [id$='-revelar'], [id$='-sin-predecir']");
-      if (!b) return;
-      const p = b.closest(".aprender.prediccion");
-      if (!p) return;
-      p.parentElement.classList.remove("velada");
-      p.parentElement.classList.add("revelada");
-      if (b.id.endsWith("-sin-predecir")) p.classList.add("oculta");
+      const b = e.target.closest && e.target.closest("[id$='-revelar'], [id$='-sin-predecir']");
+      const caja = b && b.closest(".velada, .revelada");
+      if (!caja) return;
+      caja.classList.remove("velada");
+      caja.classList.add("revelada");
+      const p = caja.querySelector(":scope > .aprender.prediccion");
+      if (p && b.id.endsWith("-sin-predecir")) p.classList.add("oculta");
     });
   }
 }
@@ -131,10 +131,10 @@ def _leer_suposicion(p: Prediccion, valores: tuple) -> tuple[Any, str]:
         except (TypeError, ValueError):
             return None, ""
     x = valores[0]
-    if x is None:
+    if x is None or (isinstance(x, str) and not x.strip()):
         return None, ""
     try:
-        x = float(x)
+        x = float(str(x).strip().replace(",", ".").replace("−", "-").replace(" ", "").replace("\u2009", ""))
     except (TypeError, ValueError):
         return None, "Escribe un número."
     if not math.isfinite(x) or not p.minimo <= x <= p.maximo:
@@ -163,7 +163,15 @@ def _entradas(p: Prediccion, prefijo: str) -> list:
     if p.barras:
         parejo = round(1 / len(p.barras), 2)
         return [gr.Slider(p.minimo, p.maximo, value=parejo, step=0.01, label=f"«{c}»", min_width=120) for c in p.barras]
-    return [gr.Number(None, label="Tu predicción", elem_id=f"{prefijo}-prediccion-numero", min_width=160)]
+    return [
+        gr.Textbox(
+            label="Tu predicción (un número)",
+            placeholder="p. ej. 0.5",
+            max_lines=1,
+            elem_id=f"{prefijo}-prediccion-numero",
+            min_width=160,
+        )
+    ]
 
 
 def _prediccion(p: Prediccion, vista: Vista, prefijo: str) -> None:
