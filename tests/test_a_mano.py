@@ -1,13 +1,14 @@
 """La pestaña «Atención a mano» reproduce los números de la lección y rechaza tablas mal formadas."""
 
 import json
+import re
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
-from demos.a_mano import K0, Q0, V0, _limitar_fila, atender, calcular, leer_tabla
+from demos.a_mano import K0, Q0, V0, _limitar_fila, atender, calcular, en_lote, leer_tabla
 from demos.comun.figuras import Paneles
 from demos.comun.figuras.pantalla import a_plotly
 from modelos import atencion
@@ -73,6 +74,48 @@ def test_pesos_de_ana_058_014_028_y_salida_de_plata_081_095():
     assert "**0.58**, **0.14**, **0.28**" in texto
     assert salida["data"][2] == ["plata", 0.81, 0.95]
     assert "(0.86, 0.42)" in texto
+
+
+def _paso_3(texto: str) -> tuple[np.ndarray, np.ndarray]:
+    """Del paso 3 del detalle: la suma de los términos escritos (w·(v…)) y el vector que dice que suman."""
+    linea = next(x for x in texto.splitlines() if x.startswith("3. **Salida**"))
+    cuenta = linea.split(": ", 1)[1]
+    terminos, resultado = cuenta.split(" = ", 1)
+    suma = 0
+    for w, v in re.findall(r"([\d.]+)·\(([^)]*)\)", terminos):
+        suma = suma + float(w) * np.array([float(x.replace("−", "-")) for x in v.split(", ")])
+    dice = re.match(r"\**\(([^)]*)\)", resultado).group(1)
+    return suma, np.array([float(x.replace("−", "-")) for x in dice.split(", ")])
+
+
+@pytest.mark.parametrize("fila", [1, 2, 3])
+def test_los_terminos_del_paso_3_suman_lo_que_se_escribe(fila):
+    """La lección: 0.05·(1, 0) + 0.19·(0, 1) + 0.77·(1, 1) suma (0.82, 0.96), no (0.81, 0.95): el texto escribe esa
+    suma y después la salida exacta, la de la tabla."""
+    *_, salida, texto = calcular(fila=fila)
+    suma, dice = _paso_3(texto)
+    assert np.allclose(suma, dice, atol=1e-9)
+    if fila == 3:
+        assert "= (0.82, 0.96); con los pesos sin redondear, la salida es **(0.81, 0.95)**" in texto
+        assert salida["data"][2][1:] == [0.81, 0.95]
+
+
+def test_paso_3_con_valores_decimales_tambien_suma_lo_escrito():
+    *_, texto = calcular(V=[[1.5, 0], [0, 1.25], [-1, 1]], fila=3)
+    suma, dice = _paso_3(texto)
+    assert np.allclose(suma, dice, atol=1e-9)
+
+
+def test_la_llamada_en_lote_de_la_leccion_y_igual_que_a_mano():
+    """La lección: `atencion(q, q, q)` con q (4, 2, 10, 8) da (4, 2, 10, 8) y (4, 2, 10, 10); «Igual que a mano»."""
+    lote = en_lote()
+    assert lote == {"q": (4, 2, 10, 8), "salida": (4, 2, 10, 8), "pesos": (4, 2, 10, 10)}
+    q = torch.randn(4, 2, 10, 8, generator=torch.Generator().manual_seed(0))
+    salida, _ = atencion(q, q, q)
+    assert torch.allclose(salida, F.scaled_dot_product_attention(q, q, q), atol=1e-6)
+    *_, texto = calcular()
+    assert "igual que a mano: `True`" in texto
+    assert "da la salida (4, 2, 10, 8) y los pesos (4, 2, 10, 10)" in texto
 
 
 def test_igual_que_modelos_atencion_y_scaled_dot_product_attention():
