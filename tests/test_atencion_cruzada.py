@@ -146,3 +146,69 @@ def test_api_rechaza_frases_malas_y_sigue_respondiendo(cliente):
     assert "identidad" in espera_error(cliente, "/atencion_cruzada", proyecciones="nada")
     *_, texto = cliente.predict(objetivo="hola", api_name="/atencion_cruzada")
     assert "(1, 4, 1, 5)" in texto
+
+
+# --- el punto a la vista (#23) y el cuello de botella (#25.2) ---------------------------------------
+
+
+def test_la_forma_rectangular_va_en_el_titulo_y_abre_el_texto():
+    promedio, _, texto = calcular()
+    assert promedio.titulo.startswith("Pesos 6 × 5 (L_objetivo × L_fuente)") and promedio.matriz.shape == (6, 5)
+    assert texto.startswith("**Formas:**")
+
+
+def test_con_c_fijo_todos_los_pasos_ven_lo_mismo_y_con_c_t_no():
+    from demos.atencion_cruzada.cuello import FIJO, POR_PASO, calcular_cuello, contextos
+
+    objetivo, fuente = OBJETIVO.split(), FUENTE.split()
+    alfa, C = contextos(objetivo, fuente, FIJO)
+    H = vectores(fuente, 0)[0]
+    assert np.allclose(alfa, 1 / 5) and np.allclose(C, H.mean(0).numpy(), atol=1e-6)  # c = promedio de la fuente
+    assert torch.linalg.matrix_rank(torch.from_numpy(C)) == 1
+    alfa_t, C_t = contextos(objetivo, fuente, POR_PASO)
+    assert np.allclose(alfa_t, pesos_cruzados(objetivo, fuente).mean(0), atol=1e-6)
+    with torch.inference_mode():  # c_t: la salida de la capa de la pestaña (W = identidad)
+        esperado, _ = crear_capa(IDENTIDAD, 0)(vectores(objetivo, 0), vectores(fuente, 0))
+    assert np.allclose(C_t, esperado[0].numpy(), atol=1e-6) and torch.linalg.matrix_rank(torch.from_numpy(C_t)) > 1
+    figura, texto = calcular_cuello(OBJETIVO, FUENTE, FIJO)
+    mapa, curvas = figura.paneles
+    assert mapa.matriz.shape == (6, 5) and "rango 1" in texto
+    assert "rango 1" not in calcular_cuello(OBJETIVO, FUENTE, POR_PASO)[1]
+
+
+def test_con_c_fijo_las_fuentes_largas_pierden_la_palabra():
+    """c fijo = promedio de L vectores al azar: su coseno con cada uno ≈ 1/√L; c_t (q_t = h_t) la conserva."""
+    from demos.atencion_cruzada.cuello import LARGOS, calcular_cuello, recuerdo_segun_largo
+
+    r = recuerdo_segun_largo()
+    L = np.array(LARGOS, float)
+    assert np.allclose(r["coseno_fijo"][2:], 1 / np.sqrt(L[2:]), rtol=0.25)
+    assert (np.diff(r["coseno_fijo"]) < 0).all() and r["coseno_paso"].min() > 0.9
+    assert r["recupera_paso"][LARGOS.index(64)] == 1.0 and r["recupera_fijo"][LARGOS.index(64)] <= 2 / 64
+    g = torch.Generator().manual_seed(0)
+    for L_ in LARGOS[: LARGOS.index(64) + 1]:
+        H = torch.randn(L_, D_MODELO, generator=g)
+    c = H.mean(0)
+    assert r["coseno_fijo"][LARGOS.index(64)] == pytest.approx(
+        torch.nn.functional.cosine_similarity(c[None], H).mean().item()
+    )
+    _, texto = calcular_cuello(OBJETIVO, FUENTE)
+    assert f"{r['coseno_fijo'][LARGOS.index(64)]:.2f} con 64" in texto
+
+
+def test_la_seccion_del_cuello_tiene_su_id_y_su_evento_publico():
+    import gradio as gr
+
+    from demos.atencion_cruzada import pestana
+
+    with gr.Blocks() as demo:
+        pestana.construir()
+    assert "atencion-cruzada-cuello" in {b.elem_id for b in demo.blocks.values()}
+    assert "atencion_cruzada_cuello" in {d.api_name for d in demo.fns.values()}
+
+
+def test_el_cuello_rechaza_un_modo_desconocido():
+    from demos.atencion_cruzada.cuello import calcular_cuello
+
+    with pytest.raises(ValueError, match="El contexto debe ser"):
+        calcular_cuello(OBJETIVO, FUENTE, "otro")

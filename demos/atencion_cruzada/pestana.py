@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
-import unicodedata
-from functools import lru_cache
 
 import gradio as gr
 import numpy as np
-import torch
 
+from demos.atencion_cruzada.cuello import seccion as seccion_cuello
+from demos.atencion_cruzada.frases import (
+    AL_AZAR,
+    CABEZAS,
+    D_MODELO,
+    IDENTIDAD,
+    MAX_TEXTO,
+    SEMILLA_MAX,
+    crear_capa,
+    leer_frase,
+    pesos_cruzados,
+    vector_palabra,
+    vectores,
+)
 from demos.comun.controles import Numero, Opcion
 from demos.comun.figuras import Mapa, Paneles
 from demos.comun.seguridad import escapar_md
-from demos.comun.validar import entero, lista_de_palabras
+from demos.comun.validar import entero
 from demos.comun.vista import Vista, envolver, explicacion, grafico
-from modelos import AtencionCruzada
 
-D_MODELO, CABEZAS = 64, 4
-MAX_PALABRAS, MAX_LETRAS, SEMILLA_MAX = 32, 30, 2**31 - 1
-MAX_TEXTO = MAX_PALABRAS * (MAX_LETRAS + 1)  # 32 palabras de 30 letras con sus espacios
+__all__ = ["AL_AZAR", "CABEZAS", "D_MODELO", "crear_capa", "pesos_cruzados", "vector_palabra", "vectores"]
+
 OBJETIVO, FUENTE = "Ana took money from the bank", "Ana sacó plata del banco"
-IDENTIDAD, AL_AZAR = "identidad", "al azar"
 EJEMPLOS = [
     [OBJETIVO, FUENTE],
     ["the central station", "la estación central"],
@@ -53,83 +60,11 @@ SIN_ENTRENAR = "Sin entrenar: pesa lo que se escribe parecido; mira la forma, no
 # --- validar ----------------------------------------------------------------------------------
 
 
-def leer_frase(texto, nombre: str) -> list[str]:
-    """Una frase -> sus palabras (separadas por espacios), con los límites de la pestaña."""
-    return lista_de_palabras(
-        texto,
-        f"la frase {nombre}",
-        separador="espacio",
-        max_palabras=MAX_PALABRAS,
-        max_letras=MAX_LETRAS,
-        max_texto=MAX_TEXTO,
-    )
-
-
 def validar(objetivo, fuente, proyecciones, semilla) -> tuple[list[str], list[str], str, int]:
     objetivo, fuente = leer_frase(objetivo, "objetivo"), leer_frase(fuente, "fuente")
     if proyecciones not in (IDENTIDAD, AL_AZAR):
         raise ValueError(f"Las proyecciones deben ser «{IDENTIDAD}» o «{AL_AZAR}».")
     return objetivo, fuente, proyecciones, entero(semilla, "La semilla", 0, SEMILLA_MAX)
-
-
-# --- vectores de palabras y la capa -------------------------------------------------------------
-
-
-@lru_cache(maxsize=8192)
-def _vector_trozo(trozo: str, semilla: int) -> torch.Tensor:
-    """Un vector al azar fijo para un trozo de palabra: su semilla es un hash estable del trozo."""
-    resumen = hashlib.blake2b(f"{semilla}\x00{trozo}".encode(), digest_size=8).digest()
-    g = torch.Generator().manual_seed(int.from_bytes(resumen, "little") & (2**63 - 1))
-    return torch.randn(D_MODELO, generator=g)
-
-
-def _sin_tildes(texto: str) -> str:
-    """«información» -> «informacion»: para estos vectores de letras, las tildes no cuentan."""
-    return "".join(c for c in unicodedata.normalize("NFD", texto) if not unicodedata.combining(c))
-
-
-def vector_palabra(palabra: str, semilla: int = 0) -> torch.Tensor:
-    """(D_MODELO,): la suma de los vectores de la palabra entera y de sus trozos de tres letras.
-
-    Como en fastText: «<bank>» aporta «<ba», «ban», «ank», «nk>». Se divide por √(trozos)
-    para que cada número tenga varianza 1, sea la palabra corta o larga.
-    """
-    marcada = f"<{_sin_tildes(palabra.lower())}>"
-    trozos = [marcada, *(marcada[i : i + 3] for i in range(len(marcada) - 2))]
-    return torch.stack([_vector_trozo(t, semilla) for t in trozos]).sum(0) / math.sqrt(len(trozos))
-
-
-def vectores(palabras: list[str], semilla: int) -> torch.Tensor:
-    """(1, L, D_MODELO): la frase como un lote de una."""
-    return torch.stack([vector_palabra(p, semilla) for p in palabras]).unsqueeze(0)
-
-
-def crear_capa(proyecciones: str, semilla: int) -> AtencionCruzada:
-    """La capa de atención cruzada con W = identidad o con pesos al azar de un Generator propio."""
-    with torch.device("meta"):  # sin memoria ni números al azar del RNG global
-        capa = AtencionCruzada(D_MODELO, CABEZAS)
-    capa = capa.to_empty(device="cpu")
-    with torch.no_grad():
-        if proyecciones == IDENTIDAD:
-            identidad = torch.eye(D_MODELO)
-            capa.qkv.weight.copy_(torch.cat([identidad] * 3))  # (3d, d): Q = K = V = el vector
-            capa.salida.weight.copy_(identidad)
-            capa.qkv.bias.zero_()
-            capa.salida.bias.zero_()
-        else:
-            g = torch.Generator().manual_seed(semilla)
-            cota = 1 / math.sqrt(D_MODELO)  # la inicialización de nn.Linear
-            for p in capa.parameters():
-                p.uniform_(-cota, cota, generator=g)
-    return capa.eval()
-
-
-def pesos_cruzados(objetivo: list[str], fuente: list[str], proyecciones: str = IDENTIDAD, semilla: int = 0):
-    """Pesos (cabezas, L_objetivo, L_fuente) de AtencionCruzada: Q del objetivo, K y V de la fuente."""
-    capa = crear_capa(proyecciones, semilla)
-    with torch.inference_mode():
-        _, pesos = capa(vectores(objetivo, semilla), vectores(fuente, semilla))  # (1, cabezas, Lo, Lf)
-    return pesos[0].numpy()
 
 
 # --- figuras y texto --------------------------------------------------------------------------
@@ -166,7 +101,7 @@ def _figura_promedio(pesos: np.ndarray, objetivo, fuente) -> Mapa:
         objetivo,
         fuente,
         _vmax(pesos),
-        titulo=f"Promedio de las {CABEZAS} cabezas: {Lo} × {Lf}\n{SIN_ENTRENAR}",
+        titulo=f"Pesos {Lo} × {Lf} (L_objetivo × L_fuente), promedio de las {CABEZAS} cabezas\n{SIN_ENTRENAR}",
         eje_x="Fuente: palabra que se mira (K, V)",
         eje_y="Objetivo: palabra que pregunta (Q)",
     )
@@ -226,7 +161,7 @@ def _resumen(pesos: np.ndarray, objetivo, fuente, proyecciones: str) -> str:
         else "Con una capa al azar recién creada, Q y K son proyecciones sin sentido: los pesos salen casi parejos."
     )
     return (
-        f"{HONESTIDAD}\n\n{forma}\n\n**A quién mira más cada palabra** (con estos vectores sin entrenar: "
+        f"{forma}\n\n{HONESTIDAD}\n\n**A quién mira más cada palabra** (con estos vectores sin entrenar: "
         f"no es una alineación de traducción): {', '.join(miradas)}.\n\n{modo}"
     )
 
@@ -259,6 +194,7 @@ def construir() -> Vista:
     promedio = grafico("Pesos objetivo × fuente, promedio de las cabezas")
     texto = gr.Markdown()
     cabezas = grafico("Pesos de cada cabeza")
+    seccion_cuello(texto, objetivo, fuente, semilla)
     entradas, salidas = [objetivo, fuente, proyecciones, semilla], [promedio, cabezas, texto]
     # Un ejemplo solo llena las frases; esto recalcula la vista con ellas.
     ejemplos.load_input_event.then(
