@@ -10,6 +10,7 @@ import torch
 
 from demos.comun.controles import Deslizador, TablaEditable
 from demos.comun.figuras import Mapa, Paneles, miles, numero
+from demos.comun.glosario import seccion
 from demos.comun.libro import PASOS, vista_paso
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero, lista_de_palabras
@@ -439,6 +440,7 @@ def construir() -> Vista:
         pesos = gr.Dataframe(label="2) Pesos (cada fila suma 1)", interactive=False)
         salida = gr.Dataframe(label="3) Salida: pesos · V", interactive=False)
     _construir_libro(palabras, q, k, v, fila)
+    seccion(("consulta, clave y valor", "puntaje", "softmax", "pesos", "ficha"), "a-mano")
     return Vista(
         fn=calcular,
         entradas=[palabras, q, k, v, fila],

@@ -11,6 +11,7 @@ import torch
 from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import C0, C1, Barras, Paneles, Referencia, Serie, miles
+from demos.comun.glosario import seccion
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero, lista_de_palabras, real
 from demos.comun.vista import Vista, explicacion, grafico
@@ -35,7 +36,7 @@ $$p_i = \frac{e^{s_i / T}}{\sum_j e^{s_j / T}}$$
 La **entropía** $H = -\sum_i p_i \log_2 p_i$ mide qué tan repartidos están los pesos: 0 bits si todo el
 peso está en una palabra, $\log_2 n$ bits si los $n$ pesos son iguales.
 
-La atención **no sortea nada**: usa todos los pesos a la vez para promediar los valores. Sacar fichas al
+La atención **no sortea nada**: usa todos los pesos a la vez para promediar los valores. Sacar muestras al
 azar es lo que hace un modelo de lenguaje al elegir la **siguiente palabra**, con el softmax de su capa
 de salida, y ahí la temperatura actúa igual. Abajo, ese sorteo muestra qué significa un peso como
 probabilidad.
@@ -105,10 +106,10 @@ def entropia(p: np.ndarray) -> float:
 
 
 def muestrear(p: np.ndarray, n: int, semilla: int) -> np.ndarray:
-    """Saca `n` fichas con reemplazo según los pesos `p`; devuelve cuántas salieron de cada palabra (len(p),)."""
+    """Saca `n` muestras con reemplazo según los pesos `p`; devuelve cuántas salieron de cada palabra (len(p),)."""
     g = torch.Generator().manual_seed(semilla)
-    fichas = torch.multinomial(torch.as_tensor(p), n, replacement=True, generator=g)  # (n,)
-    return torch.bincount(fichas, minlength=len(p)).numpy()
+    muestras = torch.multinomial(torch.as_tensor(p), n, replacement=True, generator=g)  # (n,)
+    return torch.bincount(muestras, minlength=len(p)).numpy()
 
 
 # --- figuras ---------------------------------------------------------------------------------------
@@ -173,9 +174,9 @@ def _figura_muestreo(palabras, p, cuentas, T) -> Barras:
         categorias,
         (
             Serie("peso (probabilidad)", p, numeros=("",) * n),
-            Serie(f"frecuencia (fichas / {miles(N)})", cuentas / N, color=C1, numeros=tuple(map(miles, cuentas))),
+            Serie(f"frecuencia (muestras / {miles(N)})", cuentas / N, color=C1, numeros=tuple(map(miles, cuentas))),
         ),
-        titulo=f"{miles(N)} fichas con T = {T:g}",
+        titulo=f"{miles(N)} muestras con T = {T:g}",
         eje_x=eje_x,
         eje_y="Peso o frecuencia",
         numeros=n <= 12,
@@ -194,7 +195,7 @@ def calcular(palabras: str = PALABRAS, puntajes: str = PUNTAJES, T: float = 1.0,
     if len(lista) != len(s):
         raise ValueError(f"Hay {len(lista)} palabras y {len(s)} puntajes: debe haber un puntaje por palabra.")
     T = real(T, "La temperatura T", T_MIN, T_MAX)
-    n = entero(n, "El número de fichas N", 1, N_MAX)
+    n = entero(n, "El número de muestras N", 1, N_MAX)
     semilla = entero(semilla, "La semilla", 0, SEMILLA_MAX)
 
     p = pesos(s, T)
@@ -210,7 +211,7 @@ def calcular(palabras: str = PALABRAS, puntajes: str = PUNTAJES, T: float = 1.0,
         f"Con T = {T:g}, la entropía es **{H:.2f} bits** (de 0 a log₂ {len(lista)} = {H_max:.2f}): los pesos "
         f"están tan repartidos como si se eligiera al azar entre **{2**H:.1f}** palabras parejas. "
         f"La palabra con más peso, «{escapar_md(lista[int(p.argmax())])}», se lleva {p.max():.2f}; "
-        f"en {miles(n)} fichas salió {miles(veces)} {'vez' if veces == 1 else 'veces'}.\n\n{PUENTE}"
+        f"en {miles(n)} muestras salió {miles(veces)} {'vez' if veces == 1 else 'veces'}.\n\n{PUENTE}"
     )
     return (
         _figura_barras(lista, p, T),
@@ -358,15 +359,15 @@ def construir() -> Vista:
         paneles = grafico("Pesos con T = 0.25, 0.5, 1 y 4, como en la lección")
     with gr.Row():
         tabla = gr.Dataframe(
-            headers=["Palabra", "Puntaje s", "Peso a T", "Fichas", *(f"T = {t:g}" for t in T_LECCION)],
-            label="Pesos (redondeados a 2 decimales) y fichas sacadas",
+            headers=["Palabra", "Puntaje s", "Peso a T", "Muestras", *(f"T = {t:g}" for t in T_LECCION)],
+            label="Pesos (redondeados a 2 decimales) y muestras sacadas",
             interactive=False,
             scale=3,
         )
         texto = gr.Markdown()
-    gr.Markdown("### Sacar fichas con estos pesos (como un modelo de lenguaje al elegir la siguiente palabra)")
+    gr.Markdown("### Sacar muestras con estos pesos (como un modelo de lenguaje al elegir la siguiente palabra)")
     with gr.Row():
-        n = Deslizador(1, N_MAX, value=1000, step=1, scale=3, label=f"Número de fichas N (de 1 a {miles(N_MAX)})")
+        n = Deslizador(1, N_MAX, value=1000, step=1, scale=3, label=f"Número de muestras N (de 1 a {miles(N_MAX)})")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, label="Semilla")
         otra = gr.Button("Sacar otra vez (semilla + 1)", scale=1)
     muestreo = grafico("Frecuencia observada de cada palabra frente a su peso")
@@ -375,6 +376,7 @@ def construir() -> Vista:
     log_t.input(None, log_t, T, js=JS_T_DESDE_LOG, api_visibility="private", show_progress="hidden")
     T.change(None, [T, log_t], log_t, js=JS_LOG_DESDE_T, api_visibility="private", show_progress="hidden")
     otra.click(None, semilla, semilla, js=JS_SIGUIENTE_SEMILLA, api_visibility="private")
+    seccion(("temperatura", "softmax", "pesos", "entropía", "muestra", "ficha"), "temperatura")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -200,3 +200,10 @@ def test_los_cuatro_paneles_resaltan_el_mas_cercano_a_la_T_elegida(T, resaltado)
     titulos = [p.titulo for p in paneles.paneles]
     assert sum("◀" in t for t in titulos) == 1 and "◀" in titulos[resaltado]
     assert ("◀ la T elegida" in titulos[resaltado]) == (T in (0.25, 0.5, 1.0, 4.0))
+
+
+def test_sortear_saca_muestras_no_fichas():
+    """«Ficha» es un token (el glosario): lo que se saca al sortear son muestras."""
+    *_, texto, muestreo = calcular(n=500)
+    assert "en 500 muestras salió" in texto and muestreo.titulo.startswith("500 muestras con T = 1")
+    assert "ficha" not in (texto + muestreo.titulo + muestreo.series[1].nombre).lower()

@@ -16,6 +16,7 @@ import torch
 from demos.clasificador_atencion.dibujos import figura_cabezas, figura_pesos
 from demos.comun import aprender as ap
 from demos.comun.controles import Desplegable, Opcion
+from demos.comun.glosario import seccion
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero as _entero
 from demos.comun.vista import Vista, envolver, explicacion, grafico
@@ -366,6 +367,8 @@ def construir() -> Vista:
         evento(_al_cambiar_frase, frase, quitar, api_visibility="private", show_progress="hidden").then(
             calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
         )
+    terminos = ("ficha", "embedding", "posición", "agrupación por atención", "pesos", "parámetros", "cabeza")
+    seccion((*terminos, "conjunto de prueba", "exactitud"), "clasificador-atencion")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

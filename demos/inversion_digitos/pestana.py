@@ -18,6 +18,7 @@ import torch
 
 from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Opcion
+from demos.comun.glosario import seccion
 from demos.comun.validar import entero as _entero
 from demos.comun.vista import Vista, envolver, explicacion, grafico
 from demos.inversion_digitos.dibujos import figura_atencion, tabla_prediccion
@@ -343,6 +344,8 @@ def construir() -> Vista:
             queue=False,
         )
     )
+    terminos = ("ficha", "embedding", "posición", "pesos", "parámetros", "cabeza", "máscara", "LayerNorm")
+    seccion((*terminos, "lote", "paso", "época", "pérdida", "tasa de aprendizaje", "entropía"), "inversion-digitos")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

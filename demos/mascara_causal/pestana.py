@@ -11,6 +11,7 @@ import torch
 from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Numero, Opcion
 from demos.comun.figuras import MAX_NUMEROS, Mapa, Paneles
+from demos.comun.glosario import seccion
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero as _entero
 from demos.comun.validar import lista_de_palabras
@@ -349,6 +350,7 @@ def construir() -> Vista:
         texto = gr.Markdown()
     tipo.change(_mostrar_controles, tipo, [k, w], api_visibility="private", show_progress="hidden")
     construir_convenciones()  # True contra 1, −∞ contra −1e9 y la fila toda tapada: un acordeón debajo
+    seccion(("máscara", "relleno", "puntaje", "softmax", "pesos", "ficha"), "mascara-causal")
     return Vista(
         aprender=APRENDER,
         fn=calcular,
