@@ -13,6 +13,8 @@ from pathlib import Path
 
 import gradio as gr
 
+from demos.comun.figuras.pantalla import navegador_js
+
 CARPETA = Path(__file__).parent
 
 
@@ -24,6 +26,7 @@ def archivos(extension: str) -> list[Path]:
 def js() -> str:
     """Las funciones de los `*.js`, en una que las llama una tras otra (el `js=` de Gradio es una)."""
     funciones = [f"/* {p.name} */ ({p.read_text(encoding='utf-8').strip()})" for p in archivos("js")]
+    funciones.append(f"/* figuras/navegador.js */ ({navegador_js()})")  # las figuras: demos.comun.figuras
     lista = ",\n".join(funciones)
     return (
         "() => {\n  for (const f of [\n" + lista + "\n  ]) {\n    try { f(); } catch (e) { console.error(e); }\n  }\n}"

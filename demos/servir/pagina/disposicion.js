@@ -1,16 +1,38 @@
-// Modo presentación (?presentacion=1): se marca el documento; el CSS hace el resto, salvo abrir
-// y cerrar la explicación con un clic y poner la figura principal bajo sus controles.
+// La figura primero, en cualquier pantalla: cada explicación se pliega a su comienzo (un botón
+// «leer más» la abre) y, en la columna de cada figura principal, arriba va la explicación, luego la
+// fila de controles principal y la figura; el resto (tablas, más controles, textos) debajo.
+// Modo presentación (?presentacion=1): se marca el documento (presentacion.css), la explicación
+// plegada es una sola línea y la figura se achica (zoom) hasta caber en la pantalla, no menos de 0.5.
 () => {
   const p = new URLSearchParams(window.location.search).get("presentacion");
-  if (p !== "1" && p !== "true") return;
-  document.documentElement.classList.add("presentacion");
-  document.body.classList.add("presentacion");
+  const presentacion = p === "1" || p === "true";
+  const raiz = document.documentElement;
+  raiz.classList.add("plegable");
+  if (presentacion) {
+    raiz.classList.add("presentacion");
+    document.body.classList.add("presentacion");
+  }
+  const alternar = (ex) => {
+    const abierta = ex.classList.toggle("abierta");
+    const b = ex.querySelector(":scope > .leer-mas");
+    if (b) {
+      b.setAttribute("aria-expanded", String(abierta));
+      b.textContent = abierta ? "▾ cerrar" : "▸ leer más";
+    }
+  };
   document.addEventListener("click", (e) => {
     const ex = e.target.closest && e.target.closest(".block.explicacion");
-    if (ex && !e.target.closest("a")) ex.classList.toggle("abierta");
+    if (ex && !e.target.closest("a") && !window.getSelection().toString()) alternar(ex);
   });
-  // La figura primero: en cada columna que la contiene, arriba la explicación plegada, luego la fila
-  // de controles principal (de las de antes, la primera con un deslizador o si no la primera) y la figura.
+  const boton = (ex) => {
+    if (ex.querySelector(":scope > .leer-mas")) return;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "leer-mas";
+    b.setAttribute("aria-expanded", "false");
+    b.textContent = "▸ leer más";
+    ex.appendChild(b);  // el clic lo atiende el de la explicación
+  };
   const controles = "input, textarea, select";
   const ordenar = (f) => {
     for (let e = f; e.parentElement && !e.parentElement.matches(".tabitem, .gradio-container"); e = e.parentElement) {
@@ -24,11 +46,12 @@
       e.style.order = "-1";
     }
   };
-  // Si la figura principal no cabe bajo lo que tiene arriba, se achica (zoom) hasta caber, no menos de 0.5.
   const ajustar = () => {
+    for (const ex of document.querySelectorAll(".block.explicacion")) boton(ex);
     for (const f of document.querySelectorAll('[id$="-figura1"]')) {
       if (!f.offsetParent) continue;
       ordenar(f);
+      if (!presentacion) continue;
       f.style.zoom = "";
       const caja = f.getBoundingClientRect();
       const arriba = caja.top + window.scrollY;
