@@ -189,7 +189,10 @@ def test_predecir_revelar_y_contestar_mal_y_bien(pagina, url_app):
 @navegador_
 def test_la_ruta_visita_las_13_pestanas_en_orden_con_siguiente(pagina, url_app):
     pg = pagina
+    from tests.ayuda_navegador import fuente_figura
+
     pg.goto(url_app)
+    fuente_figura(pg, PESTANAS[0].id)  # la carga de la página ya eligió la primera: no volverá a elegirla
     for k, p in enumerate(PESTANAS):
         enlace = pg.locator(f"#{p.id}-siguiente")
         enlace.wait_for(state="visible", timeout=30_000)
