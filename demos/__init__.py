@@ -61,6 +61,7 @@ PESTANAS: tuple[Pestana, ...] = (
     Pestana("bloque", "Bloque transformer", "demos.bloque", ARQUITECTURA),
     Pestana("memoria", "Memoria O(L²)", "demos.memoria.pestana", ARQUITECTURA),  # su tabla L²·4 bytes es de la lección
     Pestana("atencion-cruzada", "Atención cruzada", "demos.atencion_cruzada.pestana", ARQUITECTURA, del_tutorial=True),
+    Pestana("variantes", "Variantes de la atención", "demos.variantes", ARQUITECTURA, del_tutorial=True),
     Pestana("inversion-digitos", "Inversión de dígitos", "demos.inversion_digitos.pestana", ENTRENADOS),
     Pestana("parches-vit", "Parches ViT", "demos.parches_vit.pestana", ENTRENADOS),
     Pestana("cbam", "CBAM en imagen", "demos.cbam.pestana", ENTRENADOS, del_tutorial=True),
@@ -91,6 +92,7 @@ QUE_MIRAR: dict[str, str] = {
     "bloque": "la salida del bloque tiene la misma forma que la entrada, y dónde están los parámetros.",
     "memoria": "los pesos crecen como L²: diez veces más palabras, cien veces más memoria.",
     "atencion-cruzada": "las consultas salen de una frase y las claves de otra: la matriz no es cuadrada.",
+    "variantes": "de dónde salen Q, K y V en cada variante, y qué casillas calcula la atención dispersa.",
     "inversion-digitos": "la diagonal invertida del mapa: cada posición mira a su espejo.",
     "parches-vit": "una imagen se vuelve una secuencia de parches, y cada parche una ficha.",
     "cbam": "la atención también pesa canales y píxeles de una imagen, no solo palabras.",

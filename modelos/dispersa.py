@@ -28,7 +28,7 @@ def _largo(L: int) -> int:
 
 def _distancias(L: int) -> Tensor:
     """(L, L): j − i, la columna menos la fila."""
-    i = torch.arange(_largo(L))
+    i = torch.arange(_largo(L), dtype=torch.int32)  # int32: con L = 4 096, 64 MB en vez de 128
     return i[None, :] - i[:, None]
 
 

@@ -1,0 +1,193 @@
+"""Variantes de la atención (tutorial §6.2): de dónde salen Q, K y V, y qué casillas se calculan.
+
+    autoatención, cruzada, dispersa:   softmax(Q·Kᵀ/√d)·V, con Q, K, V de una o dos secuencias
+    canal (SE, CBAM), espacial (CBAM): un peso de 0 a 1 por canal o por píxel (sigmoide), sin Q·Kᵀ
+
+Las máscaras dispersas (ventana, fichas globales, bloques al azar, BigBird) salen de `modelos.dispersa`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import gradio as gr
+import numpy as np
+import torch
+
+from demos.comun.controles import Deslizador, Numero
+from demos.comun.figuras import Mapa, Paneles, miles
+from demos.comun.validar import entero
+from demos.comun.vista import Vista, explicacion, grafico
+from modelos import CBAM, dispersa
+
+L_MAX, GLOBALES_MAX, AZAR_MAX, SEMILLA_MAX = 64, 4, 4, 2**31 - 1
+BLOQUE = 2  # lado de un bloque al azar (BigBird usa 64 con frases de miles de fichas; aquí, frases de decenas)
+L_GRANDE = 2048  # el largo en que se cuentan las casillas de cada máscara en el texto
+LONGFORMER = 512  # el ancho de su ventana
+CANALES, LADO = 32, 8
+TITULOS = {  # los de demos.PESTANAS (una pestaña no importa el registro)
+    "multicabeza": "Multicabeza",
+    "atencion-cruzada": "Atención cruzada",
+    "cbam": "CBAM en imagen",
+    "memoria": "Memoria O(L²)",
+    "mascara-causal": "Máscara causal",
+}  # el CBAM de la pestaña «CBAM en imagen»: 32 mapas de 8 × 8
+
+EXPLICACION = r"""
+Todas las variantes de la tabla calculan pesos y mezclan con ellos; cambian **de dónde salen** las consultas
+$Q$, las claves $K$ y los valores $V$, y **qué casillas** de la matriz se calculan. Las tres primeras son
+$\mathrm{softmax}(Q K^\top / \sqrt{d})\, V$; las de canal y espacial no comparan $Q$ con $K$: un MLP o una
+convolución dan un peso de 0 a 1 por canal o por píxel ($\sigma$, no suman 1). Abajo, la atención **dispersa**
+como máscaras: con $w$ vecinos, $g$ fichas globales y $r$ bloques al azar por fila, cada fila calcula
+$\approx w + 2g + r \cdot b$ casillas en vez de $L$, y la memoria pasa de $O(L^2)$ a $O(L)$.
+"""
+
+
+def validar(L, w, g, r, semilla) -> tuple[int, int, int, int, int]:
+    L = entero(L, "El largo L", 4, L_MAX)
+    return (
+        L,
+        entero(w, "La ventana w", 0, L_MAX),  # mayor que L: la ventana cubre la fila entera
+        entero(g, "Las fichas globales g", 0, min(GLOBALES_MAX, L)),
+        entero(r, "Los bloques al azar r", 0, AZAR_MAX),
+        entero(semilla, "La semilla", 0, SEMILLA_MAX),
+    )
+
+
+@lru_cache(maxsize=1)
+def compuertas_cbam() -> tuple[int, int]:
+    """(pesos de canal, pesos espaciales) que da un CBAM de 32 canales sobre mapas de 8 × 8, contados al correrlo."""
+    with torch.inference_mode():
+        _, w, m = CBAM(CANALES, 8).eval()(torch.zeros(1, CANALES, LADO, LADO))
+    return w.numel(), m.numel()
+
+
+def mascaras(L: int, w: int, g: int, r: int, semilla: int) -> dict[str, torch.Tensor]:
+    """Las máscaras (L, L), True donde NO se calcula, en el orden de la figura."""
+    return {
+        "completa": torch.zeros(L, L, dtype=torch.bool),
+        "causal": dispersa.ventana(L, L),  # w = L: todas las anteriores
+        f"ventana centrada (w = {w})": dispersa.ventana(L, w, centrada=True),
+        f"{g} {'ficha global' if g == 1 else 'fichas globales'}": dispersa.globales(L, g),
+        f"{r} {'bloque' if r == 1 else 'bloques'} al azar por fila": dispersa.aleatoria(L, BLOQUE, r, semilla),
+        "BigBird: ventana ∪ globales ∪ azar": dispersa.bigbird(L, w, g, BLOQUE, r, semilla),
+    }
+
+
+@lru_cache(maxsize=1)
+def lado_longformer() -> int:
+    """Cuántas fichas mira a cada lado una fila del medio con la ventana centrada de Longformer (w = 512)."""
+    fila = (~dispersa.ventana(2 * LONGFORMER + 1, LONGFORMER, centrada=True))[LONGFORMER]  # la fila del medio
+    return int(fila.nonzero().max()) - LONGFORMER
+
+
+@lru_cache(maxsize=64)
+def casillas_grandes(w: int, g: int, r: int, semilla: int) -> tuple[int, int]:
+    """(casillas de BigBird, de la matriz entera) con L = L_GRANDE y bloques de 64, como en el artículo."""
+    bigbird = dispersa.bigbird(L_GRANDE, w, g, 64, r, semilla)
+    return int((~bigbird).sum()), L_GRANDE**2
+
+
+def _figura(m: dict[str, torch.Tensor], L: int) -> Paneles:
+    paneles = []
+    for nombre, tapada in m.items():
+        n = int((~tapada).sum())
+        paneles.append(
+            Mapa(
+                np.ones((L, L)),
+                titulo=f"{nombre}\n{miles(n)} de {miles(L * L)} casillas ({n / (L * L):.0%})",
+                eje_x="Ficha que se mira (clave)",
+                eje_y="Ficha que mira (consulta)",
+                tapada=tapada.numpy(),
+                leyenda_tapada="casilla que no se calcula",
+                numeros=False,
+                barra=None,
+                pista="la ficha {y} mira a la {x}",
+                cuadrado=True,
+            )
+        )
+    return Paneles(tuple(paneles), columnas=3, titulo=f"Qué casillas de la matriz {L} × {L} se calculan")
+
+
+def enlace(id_: str, texto: str = "") -> str:
+    """Un enlace en Markdown a otra pestaña de la suite (`/?tab=<id>`), con su título del registro si no hay texto."""
+    return f"[{texto or TITULOS[id_]}](/?tab={id_})"
+
+
+def tabla(m: dict[str, torch.Tensor], L: int) -> list[list[str]]:
+    """La tabla del §6.2 con un número calculado por fila y la pestaña que la muestra."""
+    canal, espacial = compuertas_cbam()
+    dispersas = int((~m["BigBird: ventana ∪ globales ∪ azar"]).sum())
+    return [
+        ["Autoatención", "la secuencia", "la misma secuencia", f"{miles(L * L)} pesos (L²)", enlace("multicabeza")],
+        [
+            "Cruzada",
+            "la secuencia objetivo",
+            "la secuencia fuente",
+            "L_obj × L_fuente: no es cuadrada",
+            enlace("atencion-cruzada"),
+        ],
+        [
+            "Canal (SE, CBAM)",
+            "el resumen de cada canal: media (y máximo en CBAM) sobre las posiciones",
+            "no hay K: V es el canal mismo, que se multiplica por su peso",
+            f"{canal} pesos, uno por canal (σ)",
+            enlace("cbam"),
+        ],
+        [
+            "Espacial (CBAM)",
+            "media y máximo sobre los canales en cada píxel",
+            "no hay K: una convolución 7 × 7 mezcla los vecinos; V es el píxel",
+            f"{espacial} pesos, uno por píxel de 8 × 8 (σ)",
+            enlace("cbam"),
+        ],
+        [
+            "Dispersa (ventana, Longformer, BigBird)",
+            "la secuencia",
+            "solo algunas posiciones: la máscara",
+            f"{miles(dispersas)} de {miles(L * L)} (BigBird, L = {L})",
+            f"{enlace('memoria')} (ventana), {enlace('mascara-causal')}",
+        ],
+    ]
+
+
+def calcular(L: float = 16, w: float = 4, g: float = 1, r: float = 1, semilla: float = 0):
+    """La vista: (máscaras, tabla de variantes, texto)."""
+    L, w, g, r, semilla = validar(L, w, g, r, semilla)
+    m = mascaras(L, w, g, r, semilla)
+    filas = dispersa.por_fila(m["BigBird: ventana ∪ globales ∪ azar"])
+    n, total = casillas_grandes(w, g, r, semilla)
+    globales = f" (las de {g} {'ficha global' if g == 1 else 'fichas globales'}, las {L})" if g else ""
+    texto = (
+        f"Con L = {L}, la máscara de BigBird calcula de {int(filas.min())} a {int(filas.max())} casillas por fila"
+        f"{globales}. Por fila no crece con L: con L = {miles(L_GRANDE)} y bloques de 64, como en el artículo, "
+        f"calcula **{miles(n)}** de {miles(total)} casillas (**{n / total:.1%}**), ≈ {n / L_GRANDE:.0f} por fila, "
+        f"cerca de w + 1 + 2g + 64·r = {w // 2 * 2 + 1 + 2 * g + 64 * r}. La ventana centrada es la de Longformer "
+        f"({LONGFORMER}: {lado_longformer()} a cada lado); la causal, la de *Máscara causal*."
+    )
+    return _figura(m, L), tabla(m, L), texto
+
+
+def construir() -> Vista:
+    explicacion(EXPLICACION)
+    tabla_ = gr.Dataframe(
+        headers=["Variante", "De dónde sale Q", "De dónde salen K y V", "Cuántos pesos", "Dónde verla"],
+        datatype=["str", "str", "str", "str", "markdown"],
+        label="Variantes de la atención (tutorial §6.2)",
+        interactive=False,
+        wrap=True,
+    )
+    with gr.Row():
+        L = Deslizador(4, L_MAX, value=16, step=1, label="Largo L (fichas)")
+        w = Deslizador(0, L_MAX, value=4, step=2, label="Ventana w (w/2 a cada lado)")
+        g = Deslizador(0, GLOBALES_MAX, value=1, step=1, label="Fichas globales g")
+        r = Deslizador(0, AZAR_MAX, value=1, step=1, label=f"Bloques al azar r (de {BLOQUE} × {BLOQUE})")
+        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")
+    figura = grafico("Máscaras de atención dispersa")
+    texto = gr.Markdown()
+    return Vista(
+        fn=calcular,
+        entradas=[L, w, g, r, semilla],
+        salidas=[figura, tabla_, texto],
+        url={"L": L, "w": w, "g": g, "r": r, "semilla": semilla},
+    )
