@@ -76,8 +76,10 @@ class TransformerJuguete(nn.Module, PyTorchModelHubMixin):
         self.norma = nn.LayerNorm(d_modelo)
         self.salida = nn.Linear(d_modelo, digitos)
 
-    def forward(self, x: Tensor, con_pesos: bool = False) -> Tensor | tuple[Tensor, list[Tensor]]:
-        """x: (B, L) enteros en [0, digitos) con L <= largo.
+    def forward(
+        self, x: Tensor, con_pesos: bool = False, mascara: Tensor | None = None
+    ) -> Tensor | tuple[Tensor, list[Tensor]]:
+        """x: (B, L) enteros en [0, digitos) con L <= largo; mascara: True donde NO se mira, o None.
 
         Devuelve logits (B, L, digitos); con `con_pesos`, también la lista de
         pesos de cada bloque, cada uno (B, cabezas, L, L).
@@ -90,7 +92,7 @@ class TransformerJuguete(nn.Module, PyTorchModelHubMixin):
             z = z + self.posicion(torch.arange(L, device=x.device))  # (L, d_modelo) se difunde
         todos = []
         for bloque in self.bloques:
-            z, pesos = bloque(z)
+            z, pesos = bloque(z, mascara)
             todos.append(pesos)
         logits = self.salida(self.norma(z))  # (B, L, digitos)
         return (logits, todos) if con_pesos else logits

@@ -23,6 +23,7 @@ from demos.comun.validar import entero as _entero
 from demos.comun.vista import Vista, envolver, explicacion, grafico
 from demos.inversion_digitos.dibujos import figura_atencion, tabla_prediccion
 from demos.inversion_digitos.entrenar import construir_aprende, construir_entrena
+from demos.inversion_digitos.fallos import construir_fallos
 from demos.inversion_digitos.modelo import (
     CON,
     LECCION,
@@ -333,6 +334,7 @@ def construir() -> Vista:
     recalcular(ejemplos.load_input_event)
     construir_aprende(digitos, texto)
     recalcular(construir_entrena(modelo, propio))
+    construir_fallos()  # el laboratorio de fallos (§7.2) y la comparación de cabezas (§7.1)
     # Otro modelo (elegido, desde la URL o recién entrenado): los controles, solo hasta sus bloques y cabezas.
     recalcular(
         gr.on(

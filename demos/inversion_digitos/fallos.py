@@ -1,0 +1,304 @@
+"""«Entrénalo tú», segunda parte: el laboratorio de fallos (§7.2 del tutorial) y la comparación de cabezas (§7.1).
+
+Arriba, las funciones puras: cada una entrena modelos nuevos con `modelos.entrenamiento.fallos` y produce
+(figura o None, texto, avance de 0 a 1) en cada informe, como `entrenar.entrenar`. Abajo, `construir_fallos()`.
+Los dos botones hacen fila con los demás entrenamientos (`exclusivo_de="entrenar"`, `concurrency_id`).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+
+import gradio as gr
+
+from demos.comun.controles import Deslizador
+from demos.comun.figuras import C0, C1, C2, C3, Aviso, Curva, Curvas, Paneles, Referencia
+from demos.comun.vista import a_gradio, envolver, grafico
+from modelos.entrenamiento.fallos import (
+    CABEZAS,
+    ENTROPIA_PAREJA,
+    PERDIDA_AL_AZAR,
+    TASA_ALTA,
+    Fallo,
+    entrenar_con_fallo,
+)
+from modelos.formato import miles
+from modelos.hilos import un_hilo
+
+PASOS, PASOS_MIN, PASOS_MAX = 200, 20, 600
+D_MODELO = 32
+REDIBUJO_S = 0.5  # segundos entre dos dibujos de las curvas mientras entrena
+NO_BAJA = 0.5 * PERDIDA_AL_AZAR  # por encima, al final, «la pérdida no baja» (ln 10 = no saber nada)
+PAREJOS = 0.9 * ENTROPIA_PAREJA  # por encima, al final, «los pesos quedan parejos» (3 bits = todos iguales)
+INTERRUPTORES = {
+    "mascara_invertida": "Máscara invertida (la attention_mask de 1 = conservar, pasada como True = no mirar)",
+    "tasa_alta": f"Tasa de aprendizaje {TASA_ALTA:g} (en vez de 0.001)",
+    "sin_layernorm": "Sin LayerNorm",
+    "sin_posicion": "Sin posición",
+    "calentamiento": "Warmup (10 % de los pasos) y decaimiento coseno",
+}
+FAQ = {  # el síntoma que la tabla de preguntas frecuentes (§7.2) da para cada causa
+    "mascara_invertida": "la pérdida no baja",
+    "sin_posicion": "la pérdida no baja",
+    "tasa_alta": "los pesos quedan parejos",
+    "sin_layernorm": "los pesos quedan parejos",
+}
+ANTES = Aviso("Elige los fallos y pulsa «Entrenar con estos fallos»", "Pérdida y entropía de la atención por paso")
+ANTES_CABEZAS = Aviso("Pulsa «Comparar cabezas»: 1, 2, 4 y 8 cabezas con d_modelo = 32", "Pérdida por paso")
+COLORES = (C0, C1, C2, C3)
+
+
+def _validar(interruptores: dict, pasos) -> tuple[Fallo, int]:
+    for nombre, valor in interruptores.items():
+        if valor not in (True, False):  # también 0 y 1
+            raise ValueError(f"«{INTERRUPTORES[nombre]}» debe ser verdadero o falso; llegó {str(valor)[:20]!r}.")
+    if isinstance(pasos, bool) or not isinstance(pasos, int | float) or not math.isfinite(pasos) or pasos != int(pasos):
+        raise ValueError(f"Los pasos deben ser un número entero de {PASOS_MIN} a {PASOS_MAX}.")
+    if not PASOS_MIN <= pasos <= PASOS_MAX:
+        raise ValueError(f"Los pasos deben ser un número entero de {PASOS_MIN} a {PASOS_MAX}; llegó {miles(pasos)}.")
+    return Fallo(**{k: bool(v) for k, v in interruptores.items()}), int(pasos)
+
+
+def _final(historia: list[dict], clave: str) -> float | None:
+    """La media de `clave` en el último 10 % de los pasos (None si no hay valores finitos)."""
+    ultimos = [h[clave] for h in historia[-max(1, len(historia) // 10) :]]
+    finitos = [v for v in ultimos if v is not None and math.isfinite(v)]
+    return statistics.fmean(finitos) if finitos else None
+
+
+def _puntos(historia: list[dict], clave: str) -> tuple[list[int], list[float]]:
+    """Los pasos con valor finito: una figura no lleva NaN ni ∞ (una pérdida que explota se corta)."""
+    pares = [(h["paso"], h[clave]) for h in historia if h[clave] is not None and math.isfinite(h[clave])]
+    return [p for p, _ in pares], [v for _, v in pares]
+
+
+def figura_fallos(historia: list[dict], pasos_totales: int, titulo: str = "") -> Paneles:
+    """Pérdida por paso (con ln 10, no saber nada) y entropía de la atención por paso (con 3 bits, parejos)."""
+    x, y = _puntos(historia, "perdida")
+    perdida = Curvas(
+        (Curva("pérdida del lote", x, y, color=C1, estilo="lineas"),) if x else (),
+        eje_y="Pérdida",
+        horizontales=(Referencia(PERDIDA_AL_AZAR, f"ln 10 = {PERDIDA_AL_AZAR:.2f}: no sabe nada"),),
+        verticales=(Referencia(pasos_totales, f"fin (paso {pasos_totales})", punteada=False),),
+        mensaje="" if x else "la pérdida no es un número finito",
+    )
+    x, y = _puntos(historia, "entropia")
+    entropia = Curvas(
+        (Curva("entropía de la atención", x, y, color=C0, estilo="lineas"),) if x else (),
+        eje_x="Paso (lotes de 64 secuencias nuevas)",
+        eje_y="Entropía (bits)",
+        rango_y=(-0.1, ENTROPIA_PAREJA + 0.25),
+        horizontales=(Referencia(ENTROPIA_PAREJA, f"{ENTROPIA_PAREJA:g} bits: pesos parejos"),),
+        verticales=(Referencia(pasos_totales, f"fin (paso {pasos_totales})", punteada=False),),
+        mensaje="" if x else "sin pesos: todas las claves tapadas",
+        formato=".2f",
+    )
+    return Paneles((perdida, entropia), columnas=1, titulo=titulo, compartir_x=True, alto_fila=210)
+
+
+def diagnostico(historia: list[dict], fallo: Fallo, final: dict) -> str:
+    """Qué síntomas aparecieron (medidos) y cuáles da la FAQ para los fallos encendidos."""
+    perdida, entropia = _final(historia, "perdida"), _final(historia, "entropia")
+    k = max(1, len(historia) // 10)
+    no_baja = perdida is None or perdida > NO_BAJA
+    parejos = entropia is not None and entropia > PAREJOS
+    texto_h = "sin pesos (ninguna clave a la vista)" if entropia is None else f"{entropia:.2f} bits"
+    lineas = [
+        f"**Al final** (media de los últimos {k} pasos): pérdida "
+        f"{'no finita' if perdida is None else f'{perdida:.3f}'} (ln 10 = {PERDIDA_AL_AZAR:.2f} es no saber nada) y "
+        f"entropía de la atención {texto_h} ({ENTROPIA_PAREJA:g} bits = pesos parejos). En las secuencias de "
+        f"validación acierta {final['digitos']:.1%} de los dígitos y {final['secuencias']:.1%} de las secuencias.",
+        f"- «la pérdida no baja»: **{'sí' if no_baja else 'no'}** (umbral: {NO_BAJA:.2f});",
+        f"- «los pesos quedan parejos»: **{'sí' if parejos else 'no'}** (umbral: {PAREJOS:.1f} bits)"
+        + ("; al contrario, se concentran." if entropia is not None and entropia < 0.5 else "."),
+    ]
+    encendidos = [n for n, v in vars(fallo).items() if v and n in FAQ]
+    if encendidos:
+        lineas.append("**La FAQ del tutorial (§7.2) dice:**")
+        for n in encendidos:
+            visto = no_baja if FAQ[n] == "la pérdida no baja" else parejos
+            lineas.append(f"- {INTERRUPTORES[n]} → «{FAQ[n]}»: {'se reproduce' if visto else '**aquí no**'}.")
+    else:
+        lineas.append("Sin fallos encendidos: es el modelo que aprende, para comparar.")
+    if fallo.calentamiento:
+        lineas.append("El warmup con coseno (§7.1) no es un fallo: compara la misma corrida con y sin él.")
+    return "\n".join(lineas)
+
+
+def _entrenar(fallo: Fallo, pasos: int, cabezas: int = 2):
+    """Los informes de un entrenamiento, cada `next` con un solo hilo (Gradio puede cambiar de hilo)."""
+    corrida = entrenar_con_fallo(fallo, pasos=pasos, cabezas=cabezas)
+    while True:
+        with un_hilo():
+            r = next(corrida, None)
+        if r is None:
+            return
+        yield r
+
+
+def laboratorio(
+    mascara_invertida: bool = False,
+    tasa_alta: bool = False,
+    sin_layernorm: bool = False,
+    sin_posicion: bool = False,
+    calentamiento: bool = False,
+    pasos: float = PASOS,
+):
+    """Entrena un modelo con los fallos elegidos; produce (figura o None, texto, avance) en cada informe."""
+    interruptores = dict(
+        mascara_invertida=mascara_invertida,
+        tasa_alta=tasa_alta,
+        sin_layernorm=sin_layernorm,
+        sin_posicion=sin_posicion,
+        calentamiento=calentamiento,
+    )
+    fallo, pasos = _validar(interruptores, pasos)
+    historia, dibujada = [], -REDIBUJO_S
+    for r in _entrenar(fallo, pasos):
+        if r.get("final"):
+            titulo = f"Con estos fallos, tras {miles(pasos)} pasos: {r['digitos']:.1%} de los dígitos bien"
+            yield figura_fallos(historia, pasos, titulo), diagnostico(historia, fallo, r), 1.0
+            return
+        historia.append(r)
+        figura = None
+        if time.perf_counter() - dibujada >= REDIBUJO_S:
+            figura = figura_fallos(historia, pasos, f"Entrenando: paso {r['paso']} de {pasos}")
+            dibujada = time.perf_counter()
+        yield figura, f"Paso {r['paso']} de {pasos} · pérdida {r['perdida']:.3f}", r["paso"] / (pasos + 1)
+
+
+def figura_cabezas(historias: dict[int, list[dict]], pasos: int, titulo: str = "") -> Curvas:
+    curvas = []
+    for color, (h, historia) in zip(COLORES, historias.items(), strict=False):
+        x, y = _puntos(historia, "perdida")
+        curvas.append(Curva(f"{h} cabeza{'s' if h > 1 else ''} (d_k = {D_MODELO // h})", x, y, color=color))
+    return Curvas(
+        tuple(curvas),
+        titulo=titulo,
+        eje_x="Paso (lotes de 64 secuencias nuevas)",
+        eje_y="Pérdida",
+        log_y=True,
+        verticales=(Referencia(pasos, f"fin (paso {pasos})", punteada=False),),
+    )
+
+
+def comparar_cabezas(pasos: float = PASOS):
+    """Entrena el mismo modelo con 1, 2, 4 y 8 cabezas (d_modelo 32); produce (figura o None, texto, avance)."""
+    _, pasos = _validar({}, pasos)
+    historias: dict[int, list[dict]] = {}
+    finales, parametros, dibujada = {}, {}, -REDIBUJO_S
+    for k, h in enumerate(CABEZAS):
+        historias[h] = []
+        for r in _entrenar(Fallo(), pasos, cabezas=h):
+            if r.get("final"):
+                finales[h] = r
+                parametros[h] = sum(p.numel() for p in r["modelo"].parameters())
+                continue
+            historias[h].append(r)
+            figura = None
+            if time.perf_counter() - dibujada >= REDIBUJO_S:
+                figura = figura_cabezas(historias, pasos, f"Entrenando: {h} cabezas, paso {r['paso']} de {pasos}")
+                dibujada = time.perf_counter()
+            yield figura, f"{h} cabezas · paso {r['paso']} de {pasos}", (k * pasos + r["paso"]) / (len(CABEZAS) * pasos)
+    titulo = f"d_modelo = {D_MODELO} repartido en 1, 2, 4 y 8 cabezas: pérdida por paso"
+    yield figura_cabezas(historias, pasos, titulo), texto_cabezas(historias, finales, parametros), 1.0
+
+
+def texto_cabezas(historias: dict[int, list[dict]], finales: dict[int, dict], parametros: dict[int, int]) -> str:
+    filas = [
+        f"| {h} | {D_MODELO // h} | {miles(parametros[h])} | {_final(historias[h], 'perdida'):.3f} | "
+        f"{finales[h]['digitos']:.1%} | {finales[h]['secuencias']:.1%} |"
+        for h in historias
+    ]
+    mejor = min(historias, key=lambda h: _final(historias[h], "perdida"))
+    peor = max(historias, key=lambda h: _final(historias[h], "perdida"))
+    iguales = len(set(parametros.values())) == 1
+    return "\n".join(
+        [
+            f"Con d_modelo = {D_MODELO}, cada cabeza recibe d_k = {D_MODELO} / h columnas: más cabezas, cada una más "
+            f"chica (§7.1). Los parámetros {'no cambian' if iguales else 'cambian'} con h: las proyecciones son "
+            f"de {D_MODELO} × {D_MODELO} igual.",
+            "",
+            "| cabezas | d_k | parámetros | pérdida final | dígitos | secuencias |",
+            "|---|---|---|---|---|---|",
+            *filas,
+            "",
+            f"La pérdida final más baja es la de {mejor} cabeza{'s' if mejor > 1 else ''} y la más alta la de {peor} "
+            f"(d_k = {D_MODELO // peor}). La pérdida final es la media de los últimos pasos; la exactitud, en las "
+            "secuencias de validación.",
+        ]
+    )
+
+
+# --- interfaz --------------------------------------------------------------------------------------
+
+
+def _con_progreso(pasos_de_entrenamiento, progreso):
+    """Cada informe a la barra de progreso; la figura solo cuando toca redibujarla."""
+    for figura, texto, avance in pasos_de_entrenamiento:
+        progreso(avance, desc=texto if avance < 1 else "Listo")
+        yield gr.skip() if figura is None else figura, texto
+
+
+def laboratorio_aqui(
+    mascara_invertida=False,
+    tasa_alta=False,
+    sin_layernorm=False,
+    sin_posicion=False,
+    calentamiento=False,
+    pasos=PASOS,
+    progreso=gr.Progress(),  # noqa: B008 (así lo pide Gradio)
+):
+    corrida = laboratorio(mascara_invertida, tasa_alta, sin_layernorm, sin_posicion, calentamiento, pasos)
+    yield from _con_progreso(corrida, progreso)
+
+
+def cabezas_aqui(pasos=PASOS, progreso=gr.Progress()):  # noqa: B008 (así lo pide Gradio)
+    yield from _con_progreso(comparar_cabezas(pasos), progreso)
+
+
+def _pesado(fn, entradas, salidas, boton) -> None:
+    """Un entrenamiento: en la fila de los demás, a lo sumo uno a la vez en todo el proceso."""
+    boton.click(
+        envolver(fn, exclusivo_de="entrenar"),
+        entradas,
+        salidas,
+        api_visibility="private",
+        concurrency_limit=1,
+        concurrency_id="entrenar",  # solo los entrenamientos hacen fila entre sí
+        show_progress_on=[salidas[1]],
+    )
+
+
+def construir_fallos() -> None:
+    """El laboratorio de fallos (elem_id `inversion-digitos-fallos`) y la comparación de cabezas."""
+    with gr.Column(elem_id="inversion-digitos-fallos"):
+        gr.Markdown(
+            "### Laboratorio de fallos\nLa tabla de preguntas frecuentes del tutorial (§7.2) da dos síntomas: "
+            "**«los pesos de atención quedan parejos»** (entrada sin normalizar o tasa demasiado alta) y **«la "
+            "pérdida no baja»** (falta la posición o la máscara está al revés). Enciende cada causa y entrena: "
+            "abajo, la pérdida de cada paso y la entropía de la atención, $H = -\\sum_j p_{ij} \\log_2 p_{ij}$ "
+            f"(media de las filas; {ENTROPIA_PAREJA:g} bits = los 8 pesos iguales). Cada paso usa 64 secuencias nuevas."
+        )
+        with gr.Row():
+            casillas = [gr.Checkbox(False, label=etiqueta) for etiqueta in INTERRUPTORES.values()]
+        with gr.Row():
+            pasos = Deslizador(PASOS_MIN, PASOS_MAX, value=PASOS, step=10, label="Pasos de entrenamiento", scale=3)
+            boton = gr.Button("Entrenar con estos fallos", variant="primary", scale=1)
+        with gr.Row():
+            figura = grafico("Pérdida y entropía por paso", scale=3, value=a_gradio(ANTES))
+            texto = gr.Markdown()
+    _pesado(laboratorio_aqui, [*casillas, pasos], [figura, texto], boton)
+    with gr.Column(elem_id="inversion-digitos-cabezas"):
+        gr.Markdown(
+            "### ¿Cuántas cabezas?\n«Demasiadas cabezas reducen la dimensión d_k de cada una» (§7.1): el mismo "
+            f"modelo con d_modelo = {D_MODELO} y 1, 2, 4 y 8 cabezas (d_k = 32, 16, 8 y 4), entrenado los pasos "
+            "de arriba, uno tras otro."
+        )
+        boton_cabezas = gr.Button("Comparar cabezas", variant="secondary")
+        with gr.Row():
+            figura_c = grafico("Pérdida por paso según el número de cabezas", scale=3, value=a_gradio(ANTES_CABEZAS))
+            texto_c = gr.Markdown()
+    _pesado(cabezas_aqui, [pasos], [figura_c, texto_c], boton_cabezas)

@@ -1,0 +1,136 @@
+"""El laboratorio de fallos (§7.2) y la comparación de cabezas (§7.1) de «Entrénalo tú».
+
+Entrenamientos cortos (20–40 pasos, un hilo): cada prueba corre en segundos en dos núcleos.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from demos.comun.figuras import Curvas, Paneles
+from demos.inversion_digitos import fallos as F_
+from modelos.convenciones import mascaras_de_relleno
+from modelos.entrenamiento.fallos import (
+    ENTROPIA_PAREJA,
+    PERDIDA_AL_AZAR,
+    Fallo,
+    entrenar_con_fallo,
+    entropia,
+    mascara,
+    modelo_con_fallo,
+    tasa_en,
+)
+
+
+def test_la_entropia_es_la_de_torch_en_bits_y_una_fila_tapada_no_cuenta():
+    pesos = torch.softmax(torch.randn(3, 2, 8, 8, generator=torch.Generator().manual_seed(0)), dim=-1)
+    de_torch = torch.distributions.Categorical(probs=pesos).entropy() / math.log(2)  # (3, 2, 8), en bits
+    assert entropia(pesos) == pytest.approx(de_torch.mean().item(), rel=1e-5)
+    assert entropia(torch.full((8, 8), 1 / 8)) == pytest.approx(ENTROPIA_PAREJA) == 3.0
+    assert entropia(torch.eye(8)) == pytest.approx(0.0, abs=1e-9)
+    assert entropia(torch.zeros(2, 8, 8)) is None  # todo tapado: no mira a nada
+    mitad = torch.cat([torch.full((4, 8), 1 / 8), torch.zeros(4, 8)])
+    assert entropia(mitad) == pytest.approx(3.0)
+
+
+def test_la_mascara_invertida_es_la_attention_mask_de_hugging_face_sin_convertir():
+    x = torch.randint(0, 10, (2, 8), generator=torch.Generator().manual_seed(1))
+    hf = mascaras_de_relleno([8, 8])["hugging_face"]  # sin relleno: todo 1 = conservar
+    assert torch.equal(mascara(Fallo(mascara_invertida=True), x)[:, 0, 0], hf.bool())
+    assert mascara(Fallo(), x) is None
+
+
+def test_sin_layernorm_quita_las_tres_y_sus_parametros():
+    con, sin = modelo_con_fallo(Fallo()), modelo_con_fallo(Fallo(sin_layernorm=True))
+    assert not any(isinstance(m, torch.nn.LayerNorm) for m in sin.modules())
+    contar = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
+    assert contar(con) == 13674 and contar(con) - contar(sin) == 3 * 2 * 32  # γ y β de 3 LayerNorm
+    assert modelo_con_fallo(Fallo(sin_posicion=True)).posicion is None
+
+
+def test_warmup_sube_lineal_y_baja_en_coseno_hasta_cero():
+    f = Fallo(calentamiento=True)
+    tasas = [tasa_en(p, 100, f) for p in range(100)]
+    assert tasas[0] == pytest.approx(1e-4) and tasas[9] == pytest.approx(1e-3) == max(tasas)
+    assert np.all(np.diff(tasas[9:]) <= 0) and tasas[-1] < 1e-6
+    assert tasas[10 + 45] == pytest.approx(1e-3 * 0.5 * (1 + math.cos(math.pi * 45 / 90)))
+    assert {tasa_en(p, 100, Fallo()) for p in range(100)} == {1e-3}
+    assert tasa_en(0, 100, Fallo(tasa_alta=True)) == 0.1
+
+
+def test_con_la_mascara_invertida_la_perdida_no_baja_de_ln_10():
+    """Toda clave tapada: la atención no aporta nada y cada posición solo ve su dígito, que no dice nada del
+    espejo: la pérdida se queda en ln 10 y acierta 1 de cada 10."""
+    *pasos, final = entrenar_con_fallo(Fallo(mascara_invertida=True), pasos=40)
+    assert all(p["entropia"] is None for p in pasos)
+    assert abs(np.mean([p["perdida"] for p in pasos[-10:]]) - PERDIDA_AL_AZAR) < 0.05
+    assert abs(final["digitos"] - 0.1) < 0.03
+
+
+def test_el_laboratorio_transmite_curvas_y_nombra_el_sintoma_de_la_faq():
+    informes = list(F_.laboratorio(mascara_invertida=True, pasos=30))
+    figura, texto, avance = informes[-1]
+    assert avance == 1.0 and all(0 <= a < 1 for *_, a in informes[:-1])
+    assert isinstance(figura, Paneles) and all(isinstance(p, Curvas) for p in figura.paneles)
+    perdida, entropia_ = figura.paneles
+    assert perdida.curvas[0].x.tolist() == list(range(1, 31))
+    assert not entropia_.curvas and "todas las claves tapadas" in entropia_.mensaje
+    assert "«la pérdida no baja»: **sí**" in texto and "→ «la pérdida no baja»: se reproduce." in texto
+
+
+def test_el_diagnostico_sale_de_las_cuentas():
+    historia = [{"paso": p, "perdida": 0.1, "entropia": 2.9} for p in range(1, 21)]
+    texto = F_.diagnostico(historia, Fallo(tasa_alta=True), {"digitos": 1.0, "secuencias": 1.0})
+    assert "pérdida 0.100" in texto and "entropía de la atención 2.90 bits" in texto
+    assert "«la pérdida no baja»: **no**" in texto and "«los pesos quedan parejos»: **sí**" in texto
+    assert "→ «los pesos quedan parejos»: se reproduce." in texto
+    historia[-1]["perdida"] = float("nan")  # una pérdida que explota no llega a la figura
+    x, _ = F_._puntos(historia, "perdida")
+    assert x == list(range(1, 20))
+
+
+@pytest.mark.parametrize(
+    ("kw", "mensaje"),
+    [
+        ({"pasos": 5}, "de 20 a 600"),
+        ({"pasos": 10**9}, "de 20 a 600"),
+        ({"pasos": 2.5}, "entero"),
+        ({"tasa_alta": "sí"}, "verdadero o falso"),
+    ],
+)
+def test_entrada_mala_da_valueerror_en_espanol(kw, mensaje):
+    with pytest.raises(ValueError, match=mensaje):
+        next(F_.laboratorio(**kw))
+
+
+def test_comparar_cabezas_mismo_d_modelo_mismos_parametros():
+    *_, (figura, texto, avance) = F_.comparar_cabezas(pasos=20)
+    assert avance == 1.0 and [c.nombre for c in figura.curvas] == [
+        "1 cabeza (d_k = 32)",
+        "2 cabezas (d_k = 16)",
+        "4 cabezas (d_k = 8)",
+        "8 cabezas (d_k = 4)",
+    ]
+    filas = [f for f in texto.splitlines() if f.startswith("| ") and f[2].isdigit()]
+    assert [f.split(" | ")[1] for f in filas] == ["32", "16", "8", "4"]
+    assert all("13\u202f674" in f for f in filas) and "Los parámetros no cambian" in texto
+    for fila, curva in zip(filas, figura.curvas, strict=True):  # la pérdida final es la de la curva
+        assert fila.split(" | ")[3] == f"{np.mean(curva.y[-2:]):.3f}"
+
+
+def test_la_pestana_los_pone_en_la_fila_de_los_entrenamientos():
+    import gradio as gr
+
+    from demos.inversion_digitos.pestana import construir
+
+    with gr.Blocks() as demo:
+        construir()
+    ids = {getattr(b, "elem_id", None) for b in demo.blocks.values()}
+    assert {"inversion-digitos-fallos", "inversion-digitos-cabezas"} <= ids
+    pesados = [f for f in demo.fns.values() if f.name in ("laboratorio_aqui", "cabezas_aqui")]
+    assert len(pesados) == 2
+    assert all(f.concurrency_id == "entrenar" and f.concurrency_limit == 1 for f in pesados)
