@@ -19,15 +19,18 @@ from demos.clasificador_atencion.pestana import (
     advertencia,
     calcular,
     diferencias,
+    exactitud_de_prueba,
     modelo,
     opciones_quitar,
 )
 from demos.comun.figuras import Imagen, Mapa
 from demos.comun.figuras.pantalla import a_json
+from modelos.hub import carpeta_incluida
 from modelos.prediccion import predecir
 from tests.ayuda import espera_error
 from tests.ayuda_navegador import espera_cambio, fuente_figura
 
+CARPETA = carpeta_incluida()
 NEGADA = "La película no fue aburrida."  # fichas: La película no fue aburrida .
 
 
@@ -70,6 +73,12 @@ def test_abre_en_la_doble_negacion_sin_invitar_a_leer_alfa_como_importancia():
     mapa = mapa_pesos((None, figura))
     assert mapa.x[int(mapa.matriz[0].argmax())] == "no" and probabilidades["positiva"] > 0.99
     assert "no mide cuánto importa la palabra sola" in texto
+
+
+def test_la_exactitud_que_cita_es_la_de_la_tarjeta_del_checkpoint():
+    """La tarjeta dice lo que mide tests/test_clasificador.py en el conjunto de prueba; la pestaña cita la tarjeta."""
+    assert exactitud_de_prueba() == pytest.approx(0.997, abs=5e-4)
+    assert f"{exactitud_de_prueba():.2%}" in (CARPETA / "clasificador-opiniones" / "README.md").read_text("utf-8")
 
 
 def test_las_diferencias_con_el_tutorial_se_leen_del_modelo():

@@ -8,6 +8,7 @@ y comparar. Las figuras están en `dibujos.py`, a su lado. Abajo, `construir()`.
 from __future__ import annotations
 
 import copy
+import re
 from functools import lru_cache
 
 import gradio as gr
@@ -20,7 +21,7 @@ from demos.comun.glosario import seccion
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero as _entero
 from demos.comun.vista import Vista, envolver, explicacion, grafico
-from modelos import ClasificadorAtencion, cargar
+from modelos import ClasificadorAtencion, cargar, cargar_archivo
 from modelos.opiniones import CLASES
 from modelos.prediccion import NOMBRE, Lectura, fichas, predecir, sin_ficha, vocabulario
 
@@ -58,7 +59,7 @@ palabras de verdad (la sección 5.2 del tutorial las simula al azar). **En qué 
 
 **Datos sintéticos.** No hay un corpus abierto de opiniones en español que se instale con sus datos, así
 que el modelo aprendió de frases generadas por una gramática (reseñas de películas, series, restaurantes,
-libros y hoteles, con negaciones, «muy», «pero»…; {fichas} palabras y signos). Acierta el 99.7 % de las
+libros y hoteles, con negaciones, «muy», «pero»…; {fichas} palabras y signos). Acierta el {exactitud} de las
 frases de prueba de esa gramática, pero no sabe nada de opiniones reales: una palabra que no vio la lee
 como `<desconocida>`.
 """
@@ -78,6 +79,16 @@ def modelo() -> ClasificadorAtencion:
     lugar = next(original.parameters()).device
     lugar = torch.device("cpu") if lugar.type == "mps" else lugar  # MPS no tiene float64
     return copy.deepcopy(original).to(lugar, torch.float64).eval()
+
+
+@lru_cache(maxsize=1)
+def exactitud_de_prueba() -> float:
+    """La exactitud en el conjunto de prueba que dice la tarjeta del checkpoint (la mide tests/test_clasificador.py)."""
+    tarjeta = cargar_archivo(NOMBRE, "README.md").read_text(encoding="utf-8")
+    valor = re.search(r"name: exactitud en prueba\s+value: ([0-9.]+)", tarjeta)
+    if valor is None:
+        raise ValueError(f"La tarjeta de {NOMBRE} no dice su exactitud en prueba.")
+    return float(valor.group(1))
 
 
 def bloques() -> int:
@@ -323,6 +334,7 @@ APRENDER = ap.Aprender(
 def construir() -> Vista:
     explicacion(
         EXPLICACION.replace("{fichas}", str(len(vocabulario()) - 2))
+        .replace("{exactitud}", f"{exactitud_de_prueba():.1%}")
         .replace("{advertencia}", advertencia())
         .replace("{diferencias}", diferencias())
     )
