@@ -13,6 +13,7 @@ from torch import nn
 from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador
 from demos.comun.figuras import C0, C1, C2, Barras, Caja, Diagrama, Flecha, Serie, miles, numero
+from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero as _entero
 from demos.comun.vista import Vista, explicacion, grafico
 from modelos import BloqueTransformer
@@ -240,7 +241,7 @@ def calcular(d_modelo: float = 64, cabezas: float = 4, d_mlp: float = 256):
     )
     if total <= LIMITE_SALIDAS:
         texto += (
-            f" Con los mismos pesos y una entrada (2, 10, {d}), los dos dan una salida (2, 10, {d}) que difiere a "
+            f" Con los mismos parámetros y una entrada (2, 10, {d}), los dos dan una salida (2, 10, {d}) que difiere a "
             f"lo sumo en **{diferencia_con_pytorch(d, h, m):.1e}**: es el mismo cálculo."
         )
     texto += f"\n\nLas cabezas no cambian la cuenta: reparten las {d} columnas, no las multiplican."
@@ -350,6 +351,7 @@ def construir() -> Vista:
         label="Parámetros por parte",
         interactive=False,
     )
+    seccion_glosario(('LayerNorm', 'parámetros', 'cabeza', 'embedding'), "bloque")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

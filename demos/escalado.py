@@ -12,6 +12,7 @@ import torch
 from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import C0, C1, Curva, Curvas, Histograma, Nota, Paneles, Referencia, miles
+from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero
 from demos.comun.vista import Vista, envolver, explicacion, grafico, llenar_al_abrir
 from modelos.gradiente import norma_gradiente
@@ -26,9 +27,9 @@ D_INICIAL = 64  # abre donde se ve el problema: sin escala, un peso se lleva cas
 
 EXPLICACION = r"""
 Si las consultas y las claves tienen $d$ números al azar de varianza 1, el producto punto
-$q \cdot k$ es una suma de $d$ términos: su desviación crece como $\sqrt{d}$. Con $d$ grande
+$q \cdot k$ es una suma de $d$ términos: su desviación típica crece como $\sqrt{d}$. Con $d$ grande
 los puntajes son enormes, el softmax se vuelve casi un *one-hot* (un peso cerca de 1, el resto
-cerca de 0) y los gradientes se apagan. Dividir por $\sqrt{d}$ devuelve la desviación a 1:
+cerca de 0) y los gradientes se apagan. Dividir por $\sqrt{d}$ devuelve la desviación típica a 1:
 
 $$\text{Atención}(Q, K, V) = \text{softmax}\!\left(\frac{Q K^\top}{\sqrt{d}}\right) V$$
 
@@ -167,14 +168,14 @@ def _figura_histogramas(m: dict, d: int) -> Paneles:
     sin = Histograma.de(
         {"sin escala": m["punto"]},
         colores=(C1,),
-        titulo=f"Sin escala: q·k   (desviación {m['desv_sin']:.1f})",  # los decimales de la lección
+        titulo=f"Sin escala: q·k   (desviación típica {m['desv_sin']:.1f})",  # los decimales de la lección
         eje_x="Puntaje",
         eje_y="Cantidad de pares",
     )
     con = Histograma.de(
         {"con escala": m["escalado"]},
         colores=(C0,),
-        titulo=f"Con escala: q·k / √{d}   (desviación {m['desv_con']:.2f})",
+        titulo=f"Con escala: q·k / √{d}   (desviación típica {m['desv_con']:.2f})",
         eje_x="Puntaje",
         eje_y="",
     )
@@ -231,7 +232,7 @@ def calcular(d: float = D_INICIAL, claves: float = 8, semilla: float = 0):
     filas[d] = _fila(d, m, True)
     tabla = [filas[k] for k in sorted(filas)]
     texto = (
-        f"Con d = {miles(d)}: desviación **{m['desv_sin']:.1f} → {m['desv_con']:.2f}**, peso máximo medio "
+        f"Con d = {miles(d)}: desviación típica **{m['desv_sin']:.1f} → {m['desv_con']:.2f}**, peso máximo medio "
         f"**{m['max_sin']:.2f} → {m['max_con']:.2f}**. La entropía máxima posible con {claves} claves "
         f"es log₂ {claves} = {math.log2(claves):.2f} bits (pesos parejos); 0 bits es un *one-hot*.\n\n{PUENTE}"
     )
@@ -382,7 +383,7 @@ def construir() -> Vista:
         curva_ = grafico("Peso máximo medio según d", scale=3)
         with gr.Column(scale=2):
             tabla = gr.Dataframe(
-                headers=["d", "Desviación", "Peso máximo", "Entropía (bits)"],
+                headers=["d", "Desviación típica", "Peso máximo", "Entropía (bits)"],
                 column_widths=["22%", "26%", "26%", "26%"],
                 label="Sin escala → con escala (1 000 consultas; las d de la lección, y la elegida)",
                 interactive=False,
@@ -393,6 +394,7 @@ def construir() -> Vista:
         figura_gradiente = grafico("‖∂p/∂s‖ del softmax según d, sin y con escala")
         texto_gradiente = gr.Markdown()
     llenar_al_abrir(texto, envolver(calcular_gradiente), [], [figura_gradiente, texto_gradiente])
+    seccion_glosario(('puntaje', 'softmax', 'pesos', 'one-hot', 'entropía'), "escalado")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -13,6 +13,7 @@ from torch import nn
 from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import C0, C1, GRIS, Barras, Imagen, Mapa, Paneles, Serie, miles
+from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero as _entero
 from demos.comun.vista import Vista, explicacion, grafico
 from modelos import AtencionMulticabeza
@@ -351,11 +352,12 @@ def construir() -> Vista:
     with gr.Row():
         comprobacion = gr.Dataframe(
             headers=["Comparación con nn.MultiheadAttention", "¿iguales?", "Diferencia máxima"],
-            label="Mismos pesos, misma frase",
+            label="Mismos parámetros, misma frase",
             interactive=False,
         )
         tabla = gr.Dataframe(headers=["Parte", "Cuenta", "Parámetros"], label="Parámetros", interactive=False)
     texto = gr.Markdown()
+    seccion_glosario(('cabeza', 'pesos', 'parámetros'), "multicabeza")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -16,6 +16,7 @@ import torch
 
 from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import Mapa, Paneles, miles
+from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero
 from demos.comun.vista import Vista, explicacion, grafico
 from modelos import CBAM, dispersa
@@ -185,6 +186,7 @@ def construir() -> Vista:
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")
     figura = grafico("Máscaras de atención dispersa")
     texto = gr.Markdown()
+    seccion_glosario(('consulta, clave y valor', 'pesos', 'máscara', 'ficha'), "variantes")
     return Vista(
         fn=calcular,
         entradas=[L, w, g, r, semilla],

@@ -97,14 +97,14 @@ def test_la_figura_de_los_pasos_muestra_cada_paso_con_su_escala():
 def test_los_98_pesos_del_kernel_con_su_numero_en_cada_casilla():
     _, figura, _ = calcular_foto()
     k = _kernel_gaussiano()[0].numpy()  # (2, 7, 7)
-    titulos = ["Pesos sobre el mapa de media", "Pesos sobre el mapa de máximo"]
+    titulos = ["Parámetros sobre el mapa de media", "Parámetros sobre el mapa de máximo"]
     assert [panel.titulo for panel in figura.paneles] == titulos
     for panel, pesos_ in zip(figura.paneles, k, strict=True):
         assert np.allclose(panel.matriz, pesos_ * 1000) and panel.colores == "divergente"  # en milésimas: son < 0.1
         assert panel.textos()[3][3] == f"{pesos_[3, 3] * 1000:.1f}" == "36.6"  # el centro: 0.0366
-        assert panel.x == ("−3", "−2", "−1", "0", "+1", "+2", "+3") and panel.barra == "Peso × 1\u202f000"
+        assert panel.x == ("−3", "−2", "−1", "0", "+1", "+2", "+3") and panel.barra == "Valor × 1\u202f000"
     assert figura.titulo == (
-        "Los 2 × 7 × 7 pesos de la convolución (en milésimas):\nnúcleo fijo: suavizado gaussiano (no aprendido)"
+        "Los 2 × 7 × 7 parámetros de la convolución (en milésimas):\nnúcleo fijo: suavizado gaussiano (no aprendido)"
     )
     assert len([t for t in a_plotly(figura)["data"] if t.get("showscale")]) == 1  # una escala común
 
@@ -126,11 +126,13 @@ def test_pesos_aprendidos_son_los_de_cbam_digitos():
     modulo = rama_espacial(PESOS_APRENDIDOS)
     assert modulo is modelos.cargar("cbam-digitos").cbam.espacial
     _, kernel, texto = calcular_foto("flower.jpg", None, PESOS_APRENDIDOS)
-    assert "pesos aprendidos de cbam-digitos" in texto and "no sobre fotos" in texto
+    assert "parámetros aprendidos de cbam-digitos" in texto and "no sobre fotos" in texto
     pesos_ = modulo.conv.weight[0].detach().cpu().numpy()  # (2, 7, 7), de −0.32 a 0.37: con 2 decimales
     assert np.allclose(kernel.paneles[0].matriz, pesos_[0]) and np.allclose(kernel.paneles[1].matriz, pesos_[1])
     assert kernel.paneles[0].textos()[3][3] == f"{pesos_[0, 3, 3]:.2f}".replace("-", "−")
-    assert kernel.titulo.startswith("Los 2 × 7 × 7 pesos de la convolución:\npesos aprendidos de cbam-digitos")
+    assert kernel.titulo.startswith(
+        "Los 2 × 7 × 7 parámetros de la convolución:\nparámetros aprendidos de cbam-digitos"
+    )
 
 
 @pytest.mark.parametrize(
@@ -138,7 +140,7 @@ def test_pesos_aprendidos_son_los_de_cbam_digitos():
     [
         ({"imagen": "otra.jpg"}, "La foto debe ser una de"),
         ({"imagen": "mi imagen (subida)"}, "Sube una imagen"),
-        ({"pesos": "al azar"}, "Los pesos deben ser"),
+        ({"pesos": "al azar"}, "Los parámetros de la convolución deben ser"),
     ],
 )
 def test_foto_entrada_mala(kw, mensaje):
@@ -241,7 +243,7 @@ def test_api_foto_sin_argumentos(cliente):
 
 
 def test_api_foto_con_flor_y_sigue_respondiendo_tras_un_error(cliente):
-    assert "Los pesos deben ser" in espera_error(cliente, "/cbam_foto", pesos="al azar")
+    assert "Los parámetros de la convolución deben ser" in espera_error(cliente, "/cbam_foto", pesos="al azar")
     *_, texto = cliente.predict(imagen="flower.jpg", api_name="/cbam_foto")
     assert "flower.jpg" in texto
 

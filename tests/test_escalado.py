@@ -58,7 +58,7 @@ def test_vista_inicial_tiene_la_tabla_de_la_leccion_y_abre_en_d_64():
     _, _, tabla, texto = calcular()
     assert [[f[0].split()[0], *f[1:3]] for f in tabla] == LECCION
     assert [f[0] for f in tabla] == ["2", "64  ◀ elegida", "512"]
-    assert "Con d = 64: desviación **8.0 → 1.00**" in texto and "T = √d" in texto
+    assert "Con d = 64: desviación típica **8.0 → 1.00**" in texto and "T = √d" in texto
 
 
 def test_una_d_fuera_de_la_leccion_entra_en_la_tabla_en_su_lugar():
@@ -77,8 +77,8 @@ def test_histogramas_cuentan_todos_los_pares_con_el_eje_x_compartido(d):
     for h, datos in ((sin, m["punto"]), (con, m["escalado"])):
         assert h.series[0].valores.sum() == CONSULTAS * 8  # 1000 consultas × 8 claves
         assert h.bordes[0] == datos.min() and h.bordes[-1] == datos.max()
-    assert sin.titulo == f"Sin escala: q·k   (desviación {m['desv_sin']:.1f})"
-    assert con.titulo == f"Con escala: q·k / √{d}   (desviación {m['desv_con']:.2f})"
+    assert sin.titulo == f"Sin escala: q·k   (desviación típica {m['desv_sin']:.1f})"
+    assert con.titulo == f"Con escala: q·k / √{d}   (desviación típica {m['desv_con']:.2f})"
     assert sin.series[0].color == C1 and con.series[0].color == C0
     # Con d = 512 el ancho de los puntajes sin escala es ≈ √512 ≈ 23 veces el de los escalados.
     ancho = (sin.bordes[-1] - sin.bordes[0]) / (con.bordes[-1] - con.bordes[0])

@@ -23,6 +23,7 @@ from demos.atencion_cruzada.frases import (
 )
 from demos.comun.controles import Numero, Opcion
 from demos.comun.figuras import Mapa, Paneles
+from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero
 from demos.comun.vista import Vista, envolver, explicacion, grafico
@@ -204,6 +205,7 @@ def construir() -> Vista:
         api_visibility="private",
         show_progress="minimal",
     )
+    seccion_glosario(('consulta, clave y valor', 'pesos', 'parámetros'), "atencion-cruzada")
     return Vista(
         fn=calcular,
         entradas=entradas,

@@ -4,7 +4,7 @@
     z = conv7×7(resumen)                (1, 1, H, W)
     m = σ(z)                            (1, 1, H, W), de 0 a 1
 
-Nada de esto necesita entrenamiento salvo los pesos de la convolución: aquí son
+Nada de esto necesita entrenamiento salvo los parámetros de la convolución: aquí son
 un núcleo fijo de suavizado gaussiano (no aprendido) o los aprendidos por la
 rama espacial de `cbam-digitos`, y la figura dice cuáles.
 """
@@ -30,7 +30,7 @@ API = "cbam_foto"
 FOTO_SUBIDA = "mi imagen (subida)"
 FOTOS = ("china.jpg", "flower.jpg", FOTO_SUBIDA)
 PESOS_FIJOS = "núcleo fijo: suavizado gaussiano (no aprendido)"
-PESOS_APRENDIDOS = "pesos aprendidos de cbam-digitos"
+PESOS_APRENDIDOS = "parámetros aprendidos de cbam-digitos"
 PESOS = (PESOS_FIJOS, PESOS_APRENDIDOS)
 SIGUE_AL_BRILLO = "m sigue al brillo de la foto: no es atención aprendida"
 KERNEL, SIGMA = 7, 1.5
@@ -41,7 +41,7 @@ EXPLICACION = r"""
 ### La mecánica en una foto
 La rama espacial no necesita nada entrenado para sus primeros pasos: la **media** y el **máximo** sobre los
 canales dan dos mapas de $H \times W$; una **convolución 7 × 7** los mezcla en uno y la **sigmoide** lo lleva
-a $[0, 1]$. Solo los 2 · 7 · 7 = 98 pesos de la convolución se aprenden. Elige cuáles usar. La foto entra reducida
+a $[0, 1]$. Solo los 2 · 7 · 7 = 98 parámetros de la convolución se aprenden. Elige cuáles usar. La foto entra reducida
 a lado mayor 160 px y normalizada por canal (media 0, desviación típica 1) para que los tres canales pesen
 parecido. Ojo: no es así como le llegan los datos al CBAM de `cbam-digitos`, que recibe activaciones después de una
 ReLU, todas ≥ 0.
@@ -68,7 +68,7 @@ def rama_espacial(pesos: str = PESOS_FIJOS) -> AtencionEspacial:
     if pesos == PESOS_FIJOS:
         return _espacial_fija()
     if pesos != PESOS_APRENDIDOS:
-        raise ValueError(f"Los pesos deben ser «{PESOS_FIJOS}» o «{PESOS_APRENDIDOS}».")
+        raise ValueError(f"Los parámetros de la convolución deben ser «{PESOS_FIJOS}» o «{PESOS_APRENDIDOS}».")
     try:
         return modelos.cargar("cbam-digitos").cbam.espacial
     except Exception:
@@ -180,34 +180,34 @@ def _figura_kernel(kernel: np.ndarray, etiqueta: str) -> Paneles:
             k * escala,
             x=desplazamientos,
             y=desplazamientos,
-            titulo=f"Pesos sobre el mapa de {nombre}",
+            titulo=f"Parámetros sobre el mapa de {nombre}",
             eje_x="columna (desplazamiento)",
             eje_y="fila",
             vmin=-tope * escala,
             vmax=tope * escala,
             colores="divergente",
             formato=".1f" if milesimas else ".2f",
-            barra="Peso × 1\u202f000" if milesimas else "Peso",
+            barra="Valor × 1\u202f000" if milesimas else "Valor",
             pista=f"peso sobre la {nombre} en (fila {{y}}, columna {{x}}): {{v}}" + (" milésimas" if milesimas else ""),
             cuadrado=True,
         )
         for k, nombre in zip(kernel, ("media", "máximo"), strict=True)
     )
-    titulo = f"Los 2 × 7 × 7 pesos de la convolución{' (en milésimas)' if milesimas else ''}:\n{etiqueta}"
+    titulo = f"Los 2 × 7 × 7 parámetros de la convolución{' (en milésimas)' if milesimas else ''}:\n{etiqueta}"
     return Paneles(paneles, columnas=2, titulo=titulo, alto_fila=380)
 
 
 def calcular_foto(imagen: str = FOTOS[0], subida: Any = None, pesos: str = PESOS_FIJOS):
-    """La vista: (pasos de la rama espacial, pesos de la convolución, texto)."""
+    """La vista: (pasos de la rama espacial, parámetros de la convolución, texto)."""
     modulo = rama_espacial(pesos)
     rgb, descripcion = foto(imagen, subida)
     p = pasos(rgb, modulo)
     H, W = rgb.shape[:2]
-    etiqueta = pesos if pesos == PESOS_FIJOS else "pesos aprendidos de cbam-digitos (entrenados con dígitos)"
+    etiqueta = pesos if pesos == PESOS_FIJOS else "parámetros aprendidos de cbam-digitos (entrenados con dígitos)"
     texto = (
         f"Imagen: {descripcion}, {W} × {H} px. Formas: foto (1, 3, {H}, {W}) → media y máximo (1, 2, {H}, {W}) → "
         f"convolución 7 × 7 (1, 1, {H}, {W}) → sigmoide: el mapa m va de **{p['mapa'].min():.2f}** a "
-        f"**{p['mapa'].max():.2f}**. Pesos de la convolución: **{etiqueta}**."
+        f"**{p['mapa'].max():.2f}**. Parámetros de la convolución: **{etiqueta}**."
     )
     if pesos == PESOS_FIJOS:
         texto += (
@@ -236,11 +236,11 @@ def seccion(aparece) -> None:
     with gr.Row():
         with gr.Column(scale=3):
             imagen_ = Opcion(list(FOTOS), value=FOTOS[0], label="Foto")
-            pesos = Opcion(list(PESOS), value=PESOS_FIJOS, label="Pesos de la convolución 7 × 7")
+            pesos = Opcion(list(PESOS), value=PESOS_FIJOS, label="Parámetros de la convolución 7 × 7")
             texto = gr.Markdown()
         subida = Subida(type="filepath", label="Tu imagen (se reduce a lado mayor 160 px)", height=200, scale=2)
     figura_pasos = grafico("Pasos de la rama espacial sobre la foto")
-    figura_kernel = grafico("Los pesos de la convolución 7 × 7")
+    figura_kernel = grafico("Los parámetros de la convolución 7 × 7")
     entradas, salidas = [imagen_, subida, pesos], [figura_pasos, figura_kernel, texto]
     calculo = envolver(calcular_foto)
     llenar_al_abrir(aparece, calculo, entradas, salidas)

@@ -26,6 +26,7 @@ from demos.comun.digitos import (
     vista_sin_dibujo,
 )
 from demos.comun.figuras import C0, CLARO, GRIS, Barras, Mapa, Paneles, Serie, numero
+from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import real
 from demos.comun.vista import Vista, envolver, explicacion, grafico
 from modelos.datos import digitos_sklearn
@@ -339,6 +340,7 @@ def construir() -> Vista:
     salidas = [mapas, pesos, texto]
     al_elegir_digito(origen, indice, dibujo, envolver(calcular), entradas, salidas)
     seccion_foto(aparece=texto)
+    seccion_glosario(('pesos', 'parámetros', 'conjunto de prueba', 'exactitud'), "cbam")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -11,6 +11,7 @@ import numpy as np
 from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Desplegable, Opcion
 from demos.comun.figuras import C0, C1, C2, C3, GRIS, Aviso, Curva, Curvas, Nota, Referencia, miles, numero
+from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero as _entero
 from demos.comun.vista import Vista, a_gradio, envolver, explicacion, grafico
 from demos.memoria.medida import TIPOS, largos_permitidos, medir, tipo_de_dato
@@ -284,6 +285,7 @@ def construir() -> Vista:
         concurrency_limit=1,
         concurrency_id="medir",
     ).success(lambda: gr.Row(visible=True), outputs=fila_medida, api_visibility="private", queue=False)
+    seccion_glosario(('pesos', 'cabeza', 'lote'), "memoria")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -9,6 +9,7 @@ import torch
 
 from demos.comun import aprender as ap
 from demos.comun.controles import Numero, Opcion
+from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.imagenes import Subida
 from demos.comun.validar import entero
 from demos.comun.vista import Vista, envolver, explicacion, grafico
@@ -147,6 +148,7 @@ def construir() -> Vista:
         calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
     )
     seccion_digito(aparece=texto)
+    seccion_glosario(('ficha', 'embedding', 'posición', 'conjunto de prueba'), "parches-vit")
     return Vista(
         aprender=APRENDER,
         fn=calcular,
