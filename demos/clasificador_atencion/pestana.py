@@ -60,7 +60,7 @@ palabras de verdad (la sección 5.2 del tutorial las simula al azar). **En qué 
 **Datos sintéticos.** No hay un corpus abierto de opiniones en español que se instale con sus datos, así
 que el modelo aprendió de frases generadas por una gramática (reseñas de películas, series, restaurantes,
 libros y hoteles, con negaciones, «muy», «pero»…; {fichas} palabras y signos). Acierta el {exactitud} de las
-frases de prueba de esa gramática, pero no sabe nada de opiniones reales: una palabra que no vio la lee
+frases del conjunto de prueba de esa gramática, pero no sabe nada de opiniones reales: una palabra que no vio la lee
 como `<desconocida>`.
 """
 

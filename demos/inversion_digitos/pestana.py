@@ -50,9 +50,9 @@ EXPLICACION = r"""
 Un transformer de juguete (1 bloque, 2 cabezas, {parametros} parámetros) aprendió a **invertir** 8 dígitos:
 la salida en la posición $i$ es la entrada en la posición $7 - i$. Para copiar el dígito correcto, cada
 posición tiene que *mirar* a su espejo, y el mapa de atención dibuja la antidiagonal. Eso solo es posible
-si cada ficha lleva su posición:
+si al embedding de cada ficha se le suma su posición:
 
-$$z_i = \text{ficha}(x_i) + \text{pos}(i), \qquad \text{salida}_i \approx x_{7-i}$$
+$$z_i = \text{embedding}(x_i) + \text{pos}(i), \qquad \text{salida}_i \approx x_{7-i}$$
 
 Sin el término $\text{pos}(i)$, la atención ve un montón de dígitos sin orden: lo mejor que puede hacer es
 escribir el dígito más frecuente entre los otros siete, y eso acierta, en promedio, el {tope} de los dígitos
