@@ -187,17 +187,25 @@ def test_predecir_revelar_y_contestar_mal_y_bien(pagina, url_app):
 
 
 @navegador_
-def test_la_ruta_visita_las_13_pestanas_en_orden_con_siguiente(pagina, url_app):
+def test_la_ruta_visita_las_pestanas_en_orden_con_siguiente(pagina, url_app):
+    """De la primera a la última (las 13 de la lección, y las que se agreguen), solo con «Siguiente»."""
     pg = pagina
-    from tests.ayuda_navegador import fuente_figura
-
     pg.goto(url_app)
-    fuente_figura(pg, PESTANAS[0].id)  # la carga de la página ya eligió la primera: no volverá a elegirla
+    # La carga de la página elige la primera pestaña: hasta que llega, un «Siguiente» se desharía.
+    pg.wait_for_function(
+        "(id) => { const g = document.querySelector(`#${id}-figura1 .js-plotly-plot`); return g && g.data; }",
+        arg=PESTANAS[0].id,
+        timeout=120_000,
+    )
     for k, p in enumerate(PESTANAS):
         enlace = pg.locator(f"#{p.id}-siguiente")
-        enlace.wait_for(state="visible", timeout=30_000)
-        vistas = pg.locator(f"#{p.id}-ruta .cuantas").inner_text()
-        assert vistas == str(k + 1), f"{p.id}: el marcador de progreso dice {vistas} vistas"
+        enlace.wait_for(state="visible", timeout=60_000)
+        # El marcador de progreso cuenta las pestañas vistas en esta sesión: k + 1 al llegar a la k-ésima.
+        pg.wait_for_function(
+            "([id, n]) => document.querySelector(`#${id}-ruta .cuantas`).textContent === n",
+            arg=[p.id, str(k + 1)],
+            timeout=30_000,
+        )
         if k + 1 < len(PESTANAS):
             enlace.click()
     assert not pg.errores, pg.errores

@@ -156,16 +156,19 @@ def revelar(p: Prediccion, *valores) -> tuple[str, Any]:
     return texto, gr.Plot(a_plot(figura), visible=True)
 
 
-def _entradas(p: Prediccion, prefijo: str) -> list:
+def _entradas(p: Prediccion, prefijo: str, etiqueta: str) -> list:
     if p.opciones:
         choices = [(o.texto, k) for k, o in enumerate(p.opciones)]
-        return [gr.Radio(choices, value=None, label="Tu predicción", elem_id=f"{prefijo}-prediccion-opciones")]
+        return [gr.Radio(choices, value=None, label=etiqueta, elem_id=f"{prefijo}-prediccion-opciones")]
     if p.barras:
         parejo = round(1 / len(p.barras), 2)
-        return [gr.Slider(p.minimo, p.maximo, value=parejo, step=0.01, label=f"«{c}»", min_width=120) for c in p.barras]
+        with gr.Row():
+            return [
+                gr.Slider(p.minimo, p.maximo, value=parejo, step=0.01, label=f"«{c}»", min_width=120) for c in p.barras
+            ]
     return [
         gr.Textbox(
-            label="Tu predicción (un número)",
+            label=etiqueta,
             placeholder="p. ej. 0.5",
             max_lines=1,
             elem_id=f"{prefijo}-prediccion-numero",
@@ -178,9 +181,11 @@ def _prediccion(p: Prediccion, vista: Vista, prefijo: str) -> None:
     for c in vista.salidas:  # lo que se vela hasta revelar
         c.elem_classes = [*(c.elem_classes or []), "velo"]
     with gr.Group(elem_id=f"{prefijo}-prediccion", elem_classes=["aprender", "prediccion"]):
-        gr.Markdown(f"**Antes de mirar, predice.** {p.pregunta}", padding=True)
         with gr.Row(equal_height=True):
-            entradas = _entradas(p, prefijo)
+            with gr.Column(scale=4):
+                if p.barras:
+                    gr.Markdown(f"**Antes de mirar, predice.** {p.pregunta}", padding=True)
+                entradas = _entradas(p, prefijo, f"Antes de mirar, predice: {p.pregunta}")
             with gr.Column(scale=0, min_width=170):
                 boton = gr.Button("Revelar", variant="primary", size="sm", elem_id=f"{prefijo}-revelar")
                 gr.Button("Ver sin predecir", size="sm", elem_id=f"{prefijo}-sin-predecir")
@@ -235,7 +240,7 @@ def html_ruta(p: Pestana) -> str:
     return (
         f'<div class="ruta" data-id="{e(p.id)}">'
         f'<span class="puntos" aria-label="Pestañas vistas">{puntos}</span>'
-        f'<span>Ruta de la lección, {k + 1} de {len(PESTANAS)} (vistas: <span class="cuantas">1</span>).</span>'
+        f'<span>Ruta {k + 1} de {len(PESTANAS)} (vistas: <span class="cuantas">1</span>)</span>'
         f"<span><b>Qué mirar:</b> {e(p.que_mirar)}</span>"
         f'<a class="siguiente" id="{e(p.id)}-siguiente" href="?tab={e(siguiente.id)}"'
         f' data-siguiente="{e(siguiente.id)}"'
