@@ -33,11 +33,10 @@ proceso.preparar()
 
 # isort: split
 from demos import PESTANAS, POR_ID, Pestana, buscar  # noqa: E402
-from demos.comun.seguridad import escapar_html  # noqa: E402
 from demos.comun.vista import Vista  # noqa: E402
 from demos.comun.zerogpu import arrancar_zerogpu  # noqa: E402
 from demos.servir import pagina  # noqa: E402
-from demos.servir.conectar import conectar, vista_inicial  # noqa: E402
+from demos.servir.conectar import conectar, figuras_en_la_pagina, vista_inicial  # noqa: E402
 from servidor import disco  # noqa: E402
 from servidor.asgi import crear_app  # noqa: E402
 from servidor.cola import configurar_cola  # noqa: E402
@@ -102,7 +101,7 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
             if elegida not in {p.id for p in pestanas}:
                 if "tab" in parametros:
                     aviso = f"No hay una pestaña «{elegida[:40]}»; se abre la primera."
-                    gr.Warning(escapar_html(aviso), title="Ajuste de la URL")  # repite la URL: nada de HTML
+                    pagina.avisar_url(aviso, parametros)
                 elegida = pestanas[0].id
             grupo = next(p.grupo for p in pestanas if p.id == elegida)
             salida: list = [gr.Tabs(selected=_id_grupo(grupo))]
@@ -186,6 +185,7 @@ def construir_una(id_: str) -> gr.Blocks:
     with gr.Blocks(title=f"{p.titulo} · {TITULO}", delete_cache=(600, 3600)) as una:
         gr.Markdown(f"## {p.titulo}", elem_id="cabecera")
         vista = _pestana(p)
+        figuras_en_la_pagina(p.id, vista)  # la primera figura llega con la página, no con `load`
         _VISTAS[una] = {p.id: vista}
 
         def al_cargar(request: gr.Request, *valores):

@@ -271,7 +271,7 @@ def main() -> None:
 
             partes.append(clase(args.estudiantes, 40))
         elif s == "navegador":
-            from scripts.bench_clase import navegador
+            from scripts.bench_navegador import navegador
 
             partes.append(navegador())
         elif s == "carga":

@@ -1,17 +1,13 @@
-"""La clase como carga: 30 estudiantes moviendo controles a la vez, y el tiempo hasta ver la figura.
+"""La clase como carga: 30 estudiantes moviendo controles a la vez.
 
     python scripts/bench.py --solo clase
-    python scripts/bench.py --solo navegador
 
 «clase»: cada estudiante elige una pestaña y, cada 0.2–0.6 s, manda valores nuevos (al azar, en
 su rango) de todos sus deslizadores y números, como un navegador: POST a
 `/gradio_api/call/<api>`, luego el flujo de eventos por GET, y baja los archivos que la respuesta
 nombre por la misma conexión abierta. Los mismos estudiantes repiten contra un endpoint vacío en la
-misma corrida: la razón entre ambos es lo que cuesta cada pestaña.
-
-«navegador»: en Chromium, mueve diez veces el control principal de cada pestaña y mide cuánto
-tarda la figura en mostrar el valor nuevo, junto a una página vacía que devuelve el número en un
-cuadro de texto.
+misma corrida: la razón entre ambos es lo que cuesta cada pestaña. Lo que se siente en el
+navegador está en scripts/bench_navegador.py.
 """
 
 from __future__ import annotations
@@ -24,15 +20,6 @@ import time
 from collections import defaultdict
 
 from scripts.bench import VACIA, Servidor, ms, percentil, puerto_libre, tabla
-
-ECO = """
-import sys, gradio as gr
-with gr.Blocks() as demo:
-    entrada, salida = gr.Number(0, elem_id="eco-entrada"), gr.Textbox(elem_id="eco-salida")
-    entrada.submit(lambda x: str(x), entrada, salida, api_name="eco")
-demo.queue(default_concurrency_limit=4, max_size=64)
-demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]))
-"""
 
 
 def _por_omision(url: str) -> dict[str, list]:
@@ -223,92 +210,5 @@ def clase(estudiantes: int = 30, segundos: float = 40) -> str:
         f"Clase: {estudiantes} estudiantes durante {segundos:.0f} s, valores nuevos cada 0.2–0.6 s "
         f"(HTTP crudo, como el navegador; RSS pico del servidor: {rss:,.0f} MB)",
         COLUMNAS,
-        filas,
-    )
-
-
-FIRMA = """(sel) => {
-  const g = document.querySelector(sel + " .js-plotly-plot");
-  if (g && g.data && g.data.length) return JSON.stringify(g.data.map(t => [t.z, t.y, t.x, t.text, t.source]));
-  const i = document.querySelector(sel + " img");
-  return i && i.src ? i.src : null;
-}"""
-
-
-def _mover(pagina, sel_entrada: str, valor: str, esperar_js: str, arg) -> float:
-    caja = pagina.locator(sel_entrada).first
-    t = time.perf_counter()
-    caja.fill(valor)
-    caja.press("Enter")
-    pagina.wait_for_function(esperar_js, arg=arg, timeout=60_000, polling="raf")
-    return time.perf_counter() - t
-
-
-def navegador(veces: int = 10) -> str:
-    """Mediana, en Chromium, de mover el control principal hasta que la figura muestra el valor nuevo."""
-    from playwright.sync_api import sync_playwright
-
-    import app as suite
-    from demos import PESTANAS
-
-    p_app, p_eco = puerto_libre(), puerto_libre()
-    servidor = Servidor(["app.py", "--port", str(p_app)], p_app)
-    eco = Servidor(["-c", ECO, str(p_eco)], p_eco)
-    filas = []
-    try:
-        servidor.esperar()
-        eco.esperar()
-        with sync_playwright() as pw:
-            nav = pw.chromium.launch(
-                executable_path="/usr/bin/chromium",
-                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-            )
-            pagina = nav.new_page(viewport={"width": 1280, "height": 900})
-            pagina.goto(eco.url)
-            pagina.locator("#eco-entrada input").wait_for()
-            eco_t = [
-                _mover(
-                    pagina,
-                    "#eco-entrada input",
-                    str(k + 1),
-                    "(v) => { const t = document.querySelector('#eco-salida textarea'); return t && t.value === v; }",
-                    str(k + 1),
-                )
-                for k in range(veces)
-            ]
-            m_eco = statistics.median(eco_t)
-            filas.append(["(eco vacío)", ms(m_eco), "1.00×"])
-            azar = random.Random(0)
-            for p in PESTANAS:
-                vista = suite.vistas(suite.demo)[p.id]
-                control = vista.control_numerico()
-                pagina.goto(f"{servidor.url}demo/{p.id}/")
-                sel_fig = f"#{p.id}-figura1"
-                pagina.wait_for_function(f"(sel) => ({FIRMA})(sel) !== null", arg=sel_fig, timeout=60_000)
-                if control is None:  # inversión: el texto de los dígitos
-                    nombre, sel_entrada = "digitos", f"#{p.id}-digitos textarea, #{p.id}-digitos input"
-                    valores = [" ".join(str(azar.randint(0, 9)) for _ in range(8)) for _ in range(veces)]
-                else:
-                    nombre, c = control
-                    sel_entrada = f"#{p.id}-{nombre} input[type=number]"
-                    lo, hi, paso = float(c.minimum), float(c.maximum), float(getattr(c, "step", None) or 1)
-                    valores = [f"{_valor(azar, lo, hi, paso):g}" for _ in range(veces)]
-                tiempos = []
-                for valor in valores:
-                    antes = pagina.evaluate(FIRMA, sel_fig)
-                    espera = f"([sel, antes]) => {{ const f = ({FIRMA})(sel); return f !== null && f !== antes; }}"
-                    try:
-                        tiempos.append(_mover(pagina, sel_entrada, valor, espera, [sel_fig, antes]))
-                    except Exception:  # el mismo valor que ya estaba (la figura no cambia): no cuenta
-                        continue
-                m = statistics.median(tiempos) if tiempos else float("nan")
-                filas.append([f"{p.id} ({nombre})", ms(m), f"{m / m_eco:.2f}×"])
-            nav.close()
-    finally:
-        servidor.cerrar()
-        eco.cerrar()
-    return tabla(
-        f"Navegador: del cambio del control a la figura nueva en Chromium (mediana de {veces})",
-        ["pestaña (control)", "mediana", "/ eco vacío"],
         filas,
     )

@@ -14,9 +14,9 @@ from typing import Any
 import gradio as gr
 
 from demos.comun.figuras import numero
-from demos.comun.seguridad import escapar_html
 from demos.comun.vista import Vista, a_gradio, envolver, error_en_espanol
 from demos.servir.aprender import armar_aprender
+from demos.servir.pagina import avisar_url
 
 MAX_TEXTO_URL = 500  # un valor de la URL más largo se ignora
 
@@ -76,21 +76,12 @@ def aplicar_url(vista: Vista, parametros: dict[str, str], valores: list) -> tupl
 
 _cache_inicial: dict[str, tuple] = {}
 _cerrojo_inicial = threading.Lock()
+# En cada figura que ya trae la vista inicial en la configuración de la página: con qué entradas se calculó.
+EN_LA_PAGINA = "valores_en_la_pagina"
 
 
-def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores: list) -> tuple[list, tuple]:
-    """(valores de las entradas, salidas) al abrir la pestaña, con los ajustes de la URL aplicados.
-
-    Sin ajustes, la vista es la misma para todos: se calcula una vez por proceso.
-    """
-    valores_url, avisos = aplicar_url(vista, parametros, valores)
-    for aviso in avisos:
-        gr.Warning(escapar_html(aviso), title="Ajuste de la URL")  # repite la URL: nada de HTML
-    if valores_url != list(valores):
-        try:
-            return valores_url, a_gradio(vista.fn(*valores_url))
-        except ValueError as e:
-            gr.Warning(escapar_html(f"Los ajustes de la URL se ignoraron: {e}"), title="Ajuste de la URL")
+def _guardada(clave: str, vista: Vista, valores: list) -> tuple:
+    """La vista inicial sin ajustes de la URL: la misma para todos, calculada una vez por proceso."""
     with _cerrojo_inicial:
         guardada = _cache_inicial.get(clave)
     if guardada is None:
@@ -100,7 +91,46 @@ def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores:
             raise error_en_espanol(e, clave) from None
         with _cerrojo_inicial:
             _cache_inicial[clave] = guardada
-    return list(valores), guardada
+    return guardada
+
+
+def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores: list) -> tuple[list, tuple]:
+    """(valores de las entradas, salidas) al abrir la pestaña, con los ajustes de la URL aplicados.
+
+    Sin ajustes, la vista es la misma para todos: se calcula una vez por proceso, y las figuras
+    que ya llegaron con la página (`figuras_en_la_pagina`) no se vuelven a mandar ni a dibujar.
+    """
+    valores_url, avisos = aplicar_url(vista, parametros, valores)
+    for aviso in avisos:
+        avisar_url(aviso, parametros)  # en modo presentación, hasta que se cierra
+    if valores_url != list(valores):
+        try:
+            return valores_url, a_gradio(vista.fn(*valores_url))
+        except ValueError as e:
+            avisar_url(f"Los ajustes de la URL se ignoraron: {e}", parametros)
+    guardada = _guardada(clave, vista, list(valores))
+    ya = [getattr(c, EN_LA_PAGINA, None) == list(valores) for c in vista.salidas]
+    return list(valores), tuple(gr.skip() if y else v for y, v in zip(ya, guardada, strict=True))
+
+
+def figuras_en_la_pagina(clave: str, vista: Vista) -> None:
+    """Pone las figuras de la vista inicial en la configuración de la página, antes de montarla.
+
+    Así la página llega con sus figuras y el navegador las dibuja al abrirla, sin esperar al
+    evento `load` (issue 22: la primera figura). Los textos y tablas siguen llegando con `load`:
+    su cambio es el que dispara lo que se llena al abrir (`llenar_al_abrir`). Si el cálculo falla,
+    la página queda como antes: `load` calcula y avisa.
+    """
+    valores = [c.value for c in vista.entradas]
+    try:
+        guardada = _guardada(clave, vista, valores)
+    except gr.Error:
+        return
+    for componente, valor in zip(vista.salidas, guardada, strict=True):
+        if isinstance(componente, gr.Plot) and valor is not None:
+            valor = componente.postprocess(valor)
+            componente.value = valor.model_dump() if hasattr(valor, "model_dump") else valor
+            setattr(componente, EN_LA_PAGINA, valores)
 
 
 def conectar(vista: Vista, api_name: str, prefijo: str) -> None:

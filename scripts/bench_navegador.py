@@ -1,0 +1,217 @@
+"""Lo que siente un estudiante en Chromium: del movimiento de un control a los píxeles nuevos.
+
+    python scripts/bench.py --solo navegador
+
+Para cada pestaña del registro, en /demo/<id>/: mueve su control principal (el del ajuste de
+ejemplo de su `Vista`, el mismo que mueven las pruebas) de ida y vuelta entre el valor de ejemplo
+y el inicial, y mide desde justo antes del evento `input` hasta el primer cuadro pintado después de
+que la primera figura cambió. Junto a una página eco de Gradio (un Number conectado a un Textbox)
+en la misma corrida. Cuenta además las peticiones `queue/join` por movimiento (la prueba exacta
+está en tests/test_velocidad.py) y cuánto tarda la primera figura después del evento `load`, en
+cada /demo/<id>/ y en la suite.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from scripts.bench import Servidor, ms, puerto_libre, tabla
+
+ECO = """
+import sys, gradio as gr
+with gr.Blocks() as demo:
+    entrada, salida = gr.Number(0, elem_id="eco-entrada"), gr.Textbox(elem_id="eco-salida")
+    entrada.input(lambda x: str(x), entrada, salida, api_name="eco")
+demo.queue(default_concurrency_limit=4, max_size=64)
+demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]))
+"""
+
+ESPERA_S = 15  # un movimiento que no se ve en este tiempo cuenta como fallido
+
+# Desde el primer script de cada página: cuándo (ms desde que empezó la navegación) aparece la primera
+# figura dibujada de la pestaña que se abrió (/demo/<id>/, ?tab=<id> o la primera de la suite).
+PRIMERA = """(() => {
+  const m = location.pathname.match(/\\/demo\\/([^/]+)/);
+  const id = m ? m[1] : (new URLSearchParams(location.search).get("tab") || "%s");
+  const mirar = () => {
+    const g = document.querySelector("#" + id + "-figura1 .js-plotly-plot");
+    if (g && g.data && g.data.length) { window.__primera = performance.now(); return; }
+    requestAnimationFrame(mirar);
+  };
+  requestAnimationFrame(mirar);
+})();"""
+
+TRAS_LOAD = """() => {
+  const n = performance.getEntriesByType("navigation")[0];
+  return n && n.loadEventStart > 0 && window.__primera !== undefined ? window.__primera - n.loadEventStart : null;
+}"""
+
+# Antes de mover: guarda lo que se ve ahora. Después: espera a que cambie y a que se pinte el cuadro siguiente.
+GUARDAR = """(sel) => {
+  const g = document.querySelector(sel + " .js-plotly-plot");
+  const t = document.querySelector(sel + " textarea");
+  window.__antes = g ? g.data : t ? t.value : null;
+  window.__t0 = performance.now();
+}"""
+ESPERAR = """([sel, limite]) => new Promise((listo) => {
+  const ahora = () => {
+    const g = document.querySelector(sel + " .js-plotly-plot");
+    if (g) return g.data;
+    const t = document.querySelector(sel + " textarea");
+    return t ? t.value : null;
+  };
+  const mirar = () => {
+    const v = ahora();
+    if (v !== null && v !== undefined && v !== window.__antes) {
+      requestAnimationFrame(() => listo(performance.now() - window.__t0));
+    } else if (performance.now() - window.__t0 > limite) {
+      listo(null);
+    } else {
+      requestAnimationFrame(mirar);
+    }
+  };
+  mirar();
+})"""
+
+
+def _mover(pagina, sel_figura: str, accion) -> float | None:
+    """Segundos del evento `input` de `accion()` al primer cuadro con la figura nueva (None si no cambió a tiempo)."""
+    pagina.evaluate(GUARDAR, sel_figura)
+    accion()
+    t = pagina.evaluate(ESPERAR, [sel_figura, ESPERA_S * 1000])
+    return None if t is None else t / 1000
+
+
+def _accion(pagina, id_: str, nombre: str, c, valor: str):
+    """Mover el control `c` a `valor` como un estudiante: escribir el número o el texto, o elegir la opción."""
+    import gradio as gr
+
+    sel = f"#{id_}-{nombre}"
+    if isinstance(c, gr.Radio):
+        etiqueta = next((e for e, v in c.choices if str(v) == valor), valor)
+        return lambda: pagina.locator(f"{sel} label").filter(has_text=str(etiqueta)).first.click()
+    if isinstance(c, gr.Textbox):  # recalcula al enviarlo (Enter) o al salir (Tab, si es de varias líneas)
+        tecla = "Enter" if (c.lines or 1) == 1 else "Tab"
+        caja = pagina.locator(f"{sel} textarea, {sel} input").first
+        return lambda: (caja.fill(valor), caja.press(tecla))
+    caja = pagina.locator(f"{sel} input[type=number]").first
+    return lambda: caja.fill(valor)
+
+
+def _principal(vista) -> tuple[str, object, str, str]:
+    """(nombre, componente, valor de ejemplo, valor inicial) del control principal de la vista."""
+    ejemplo, _ = vista.ejemplos()
+    nombre, valor = next(iter(ejemplo.items()))
+    c = vista.url[nombre]
+    inicial = f"{c.value:g}" if isinstance(c.value, int | float) else str(c.value)
+    return nombre, c, valor, inicial
+
+
+def _una_pestana(pagina, url: str, id_: str, vista, veces: int, joins: list) -> tuple[list[float], float, int]:
+    """(tiempos de cada movimiento, queue/join por movimiento, movimientos fallidos) de la pestaña."""
+    pagina.goto(f"{url}demo/{id_}/", wait_until="load")
+    sel_figura = f"#{id_}-figura1"
+    pagina.wait_for_function(
+        "(sel) => { const g = document.querySelector(sel + ' .js-plotly-plot'); return g && g.data; }",
+        arg=sel_figura,
+        timeout=60_000,
+    )
+    pagina.wait_for_timeout(800)  # lo que llega con `load` y lo que se llena al abrir
+    nombre, c, ejemplo, inicial = _principal(vista)
+    acciones = [_accion(pagina, id_, nombre, c, v) for v in (ejemplo, inicial)]
+    antes = len(joins)
+    tiempos, fallidos = [], 0
+    for k in range(veces):
+        t = _mover(pagina, sel_figura, acciones[k % 2])
+        if t is None:
+            fallidos += 1
+        else:
+            tiempos.append(t)
+    pagina.wait_for_timeout(800)  # un evento encadenado que salga tarde también cuenta
+    return tiempos, (len(joins) - antes) / veces, fallidos
+
+
+def _primera_tras_load(pagina, url: str) -> float | None:
+    pagina.goto(url, wait_until="load")
+    try:
+        pagina.wait_for_function("() => window.__primera !== undefined", timeout=60_000)
+    except Exception:
+        return None
+    return pagina.evaluate(TRAS_LOAD) / 1000
+
+
+def _tras_load(t: float | None) -> str:
+    if t is None:
+        return "—"
+    return "antes de `load`" if t <= 0 else ms(t)
+
+
+def navegador(veces: int = 10) -> str:
+    """Mediana, en Chromium, de mover el control principal de cada pestaña hasta ver la figura nueva."""
+    from playwright.sync_api import sync_playwright
+
+    import app as suite
+    from demos import PESTANAS
+
+    p_app, p_eco = puerto_libre(), puerto_libre()
+    servidor = Servidor(["app.py", "--port", str(p_app)], p_app)
+    eco = Servidor(["-c", ECO, str(p_eco)], p_eco)
+    filas, primeras = [], []
+    inicio = time.perf_counter()
+    try:
+        servidor.esperar()
+        eco.esperar()
+        with sync_playwright() as pw:
+            nav = pw.chromium.launch(
+                executable_path="/usr/bin/chromium",
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+            )
+            pagina = nav.new_page(viewport={"width": 1280, "height": 900})
+            pagina.add_init_script(PRIMERA % PESTANAS[0].id)
+            joins: list[str] = []
+            pagina.on("request", lambda r: "queue/join" in r.url and joins.append(r.url))
+
+            pagina.goto(eco.url)
+            pagina.locator("#eco-entrada input").wait_for()
+            caja_eco = pagina.locator("#eco-entrada input").first
+            eco_t = [_mover(pagina, "#eco-salida", lambda k=k: caja_eco.fill(str(k + 1))) for k in range(veces)]
+            eco_t = [t for t in eco_t if t is not None]
+            m_eco = statistics.median(eco_t)
+            filas.append(["(eco: Number → Textbox)", ms(m_eco), "1.00×", "1", "", ""])
+
+            for p in PESTANAS:
+                vista = suite.vistas(suite.demo)[p.id]
+                nombre = _principal(vista)[0]
+                try:
+                    tiempos, por_mov, fallidos = _una_pestana(pagina, servidor.url, p.id, vista, veces, joins)
+                    primera = _primera_tras_load(pagina, f"{servidor.url}demo/{p.id}/")
+                except Exception as e:  # la pestaña no abrió: se anota y se sigue
+                    filas.append([f"{p.id} ({nombre})", "—", "—", "—", "—", f"no abrió: {type(e).__name__}"])
+                    continue
+                m = statistics.median(tiempos) if tiempos else float("nan")
+                filas.append(
+                    [
+                        f"{p.id} ({nombre})",
+                        ms(m),
+                        f"{m / m_eco:.2f}×",
+                        f"{por_mov:g}",
+                        _tras_load(primera),
+                        f"{fallidos} sin cambio" if fallidos else "",
+                    ]
+                )
+            for nombre, camino in (("suite, 1.ª pestaña", ""), ("suite, ?tab=temperatura", "?tab=temperatura")):
+                t = _primera_tras_load(pagina, servidor.url + camino)
+                primeras.append([nombre, _tras_load(t)])
+            nav.close()
+    finally:
+        servidor.cerrar()
+        eco.cerrar()
+    duracion = time.perf_counter() - inicio
+    texto = tabla(
+        f"Navegador: del movimiento a los píxeles en Chromium, /demo/<id>/ (mediana de {veces} movimientos; "
+        f"la sección tardó {duracion:.0f} s)",
+        ["pestaña (control)", "mediana", "/ eco", "queue/join por mov.", "1.ª figura tras `load`", ""],
+        filas,
+    )
+    return texto + tabla("La primera figura en la suite, tras `load`", ["página", "tras `load`"], primeras)

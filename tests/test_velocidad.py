@@ -1,0 +1,273 @@
+"""Un solo evento en cola por movimiento, y el deslizador que no pierde pulsaciones (issue 22).
+
+Cuenta las peticiones `queue/join` que manda Chromium al mover el control principal de cada
+pestaña del registro: exactamente una (la del cálculo). Las sincronizaciones de la interfaz
+(deslizador logarítmico ↔ número, botones que fijan un valor) corren en el navegador (`js=`).
+Exacto, no cronometrado: los tiempos van en `make bench` (scripts/bench_clase.py).
+Barata: una página para todo el módulo, la app de la sesión (conftest.url_app).
+"""
+
+from __future__ import annotations
+
+import gradio as gr
+import pytest
+
+from demos import PESTANAS
+from tests.ayuda_navegador import ESPERA_MS, espera_cambio, fuente_figura
+
+pytestmark = pytest.mark.navegador
+
+CALMA_MS = 600  # tras ver la figura nueva, lo que se espera por eventos encadenados que lleguen tarde
+
+
+def vista_de(id_: str):
+    import app
+
+    return app.vistas(app.demo)[id_]
+
+
+def control_principal(vista) -> tuple[str, object, str]:
+    """(nombre, componente, valor nuevo) del control principal: el del ajuste de ejemplo de la vista.
+
+    Es el que las pruebas de navegador ya mueven (`Vista.ejemplos`): visible al abrir y con un
+    valor válido que cambia la vista.
+    """
+    ejemplo, _ = vista.ejemplos()
+    nombre, valor = next(iter(ejemplo.items()))
+    return nombre, vista.url[nombre], valor
+
+
+# Lo que se ve de la pestaña: los datos de todas sus figuras, sus textos, tablas e imágenes.
+FIRMA_PAGINA = """() => JSON.stringify([
+  [...document.querySelectorAll('.js-plotly-plot')].map(g => (g.data || []).map(t => [t.z, t.y, t.x, t.text])),
+  [...document.querySelectorAll('.prose, table')].map(e => e.innerText),
+  [...document.querySelectorAll('img')].map(i => i.src),
+])"""
+
+
+def espera_otra_pagina(pg, antes: str) -> None:
+    pg.wait_for_function(f"(antes) => ({FIRMA_PAGINA})() !== antes", arg=antes, timeout=ESPERA_MS)
+
+
+class Contador:
+    """Las peticiones `queue/join` de la página: cuántas salieron y cuántas siguen sin respuesta."""
+
+    def __init__(self, pg):
+        self.enviadas = 0
+        self.abiertas = 0
+        pg.on("request", self._salio)
+        pg.on("requestfinished", self._termino)
+        pg.on("requestfailed", self._termino)
+
+    def _salio(self, r):
+        if "queue/join" in r.url:
+            self.enviadas += 1
+            self.abiertas += 1
+
+    def _termino(self, r):
+        if "queue/join" in r.url:
+            self.abiertas -= 1
+
+    def calma(self, pg) -> int:
+        """Espera a que no quede ninguna abierta y pase CALMA_MS sin nuevas; devuelve las enviadas."""
+        while True:
+            antes = self.enviadas
+            pg.wait_for_timeout(CALMA_MS)
+            if self.enviadas == antes and self.abiertas <= 0:
+                return self.enviadas
+
+
+@pytest.fixture(scope="module")
+def pg(navegador):
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
+    pagina = contexto.new_page()
+    pagina.contador = Contador(pagina)
+    yield pagina
+    contexto.close()
+
+
+def abrir(pg, url_app: str, id_: str) -> str:
+    pg.goto(f"{url_app}demo/{id_}/")
+    antes = fuente_figura(pg, id_)
+    pg.contador.calma(pg)
+    return antes
+
+
+def joins_de(pg, mover) -> int:
+    """Cuántos `queue/join` salen por `mover()`, contados hasta que la página queda en calma."""
+    antes = pg.contador.calma(pg)
+    mover()
+    return pg.contador.calma(pg) - antes
+
+
+@pytest.mark.parametrize("id_", [p.id for p in PESTANAS])
+def test_un_solo_evento_en_cola_por_movimiento(pg, url_app, id_):
+    abrir(pg, url_app, id_)
+    nombre, c, valor = control_principal(vista_de(id_))
+    sel = f"#{id_}-{nombre}"
+    antes = pg.evaluate(FIRMA_PAGINA)
+
+    def mover():
+        if isinstance(c, gr.Radio):
+            etiqueta = next((e for e, v in c.choices if str(v) == valor), valor)
+            pg.locator(f"{sel} label").filter(has_text=str(etiqueta)).first.click()
+        elif isinstance(c, gr.Textbox):
+            caja = pg.locator(f"{sel} textarea, {sel} input").first
+            caja.fill(valor)
+            caja.press("Enter" if (c.lines or 1) == 1 else "Tab")
+        else:
+            caja = pg.locator(f"{sel} input[type=number]").first
+            caja.fill(valor)
+            caja.press("Enter")
+        espera_otra_pagina(pg, antes)
+
+    assert joins_de(pg, mover) == 1, f"{id_} ({nombre}): un movimiento debe mandar un solo evento a la cola"
+
+
+# Los deslizadores logarítmicos: pestaña -> (deslizador, número que escribe, valor del deslizador al abrir,
+# paso). Diez flechas → el número que corresponde al deslizador diez pasos más allá.
+LOGARITMICOS = {"temperatura": ("log_t", "T", 0.0, 0.01), "escalado": ("log_d", "d", 6.0, 0.5)}
+
+
+def _del_deslizador(id_: str):
+    """La regla en Python de la pestaña: deslizador -> número."""
+    from demos import escalado, temperatura
+
+    return {"temperatura": temperatura._t_desde_log, "escalado": escalado._d_desde_log}[id_]
+
+
+def _hacia_el_deslizador(id_: str):
+    """La regla en Python de la pestaña: (número, deslizador) -> deslizador, o gr.skip() si ya coincide."""
+    from demos import escalado, temperatura
+
+    return {"temperatura": temperatura._log_desde_t, "escalado": escalado._log_desde_d}[id_]
+
+
+def _deslizador(pg, id_: str):
+    """El input de rango del deslizador logarítmico: el que está en la misma fila que el número."""
+    return pg.locator(f"#{id_}-{LOGARITMICOS[id_][1]}").locator("xpath=..").locator("input[type=range]").first
+
+
+def test_las_reglas_del_navegador_son_las_de_python(pg):
+    """Cada `js=` de sincronización da lo mismo que su función en Python, en una rejilla que cubre los bordes."""
+    from demos import escalado, temperatura
+
+    pg.goto("about:blank")
+    casos = [
+        (temperatura.JS_T_DESDE_LOG, temperatura._t_desde_log, [[x / 100] for x in range(-130, 101)]),
+        (escalado.JS_D_DESDE_LOG, escalado._d_desde_log, [[x / 2] for x in range(0, 25)]),
+        (
+            temperatura.JS_LOG_DESDE_T,
+            temperatura._log_desde_t,
+            [[t, log] for t in (0.01, 0.05, 0.25, 0.5, 1, 1.26, 3.3, 10, 50, "abc") for log in (-1.3, -0.6, 0, 0.1)],
+        ),
+        (
+            escalado.JS_LOG_DESDE_D,
+            escalado._log_desde_d,
+            [[d, log] for d in (0, 1, 2, 3, 64, 100, 512, 2048, 4096, 5000, "abc") for log in (0, 6, 6.5, 9, 12)],
+        ),
+        (
+            temperatura.JS_SIGUIENTE_SEMILLA,
+            temperatura._siguiente_semilla,
+            [[s] for s in (0, 1, 41, temperatura.SEMILLA_MAX - 1, temperatura.SEMILLA_MAX, "abc", None)],
+        ),
+    ]
+    for js, fn, argumentos in casos:
+        del_navegador = pg.evaluate(f"(casos) => casos.map((a) => ({js})(...a))", argumentos)
+        for args, nav in zip(argumentos, del_navegador, strict=True):
+            esperado = fn(*args)
+            if esperado == gr.skip():  # Python no toca el deslizador; el navegador lo deja como estaba
+                esperado = args[-1]
+            assert nav == pytest.approx(esperado), f"{js[:40]}… con {args}: navegador {nav}, Python {esperado}"
+
+
+@pytest.mark.parametrize("id_", list(LOGARITMICOS))
+def test_el_deslizador_logaritmico_no_pierde_pulsaciones(pg, url_app, id_):
+    _, numero, inicial, paso = LOGARITMICOS[id_]
+    antes = abrir(pg, url_app, id_)
+    rango = _deslizador(pg, id_)
+    assert float(rango.input_value()) == pytest.approx(inicial)
+
+    def diez_flechas():
+        rango.focus()
+        for _ in range(10):
+            rango.press("ArrowRight")
+            pg.wait_for_timeout(50)
+        espera_cambio(pg, id_, antes)
+
+    joins = joins_de(pg, diez_flechas)
+    esperado = _del_deslizador(id_)(inicial + 10 * paso)
+    caja = pg.locator(f"#{id_}-{numero} input[type=number]").first
+    assert float(rango.input_value()) == pytest.approx(inicial + 10 * paso)
+    assert float(caja.input_value()) == pytest.approx(esperado)
+    # La figura termina en el valor final (su título lo nombra); las flechas no mandan más eventos que flechas.
+    titulo = {"temperatura": f"T = {esperado:g}", "escalado": f"√{esperado}"}[id_]
+    pg.wait_for_function(
+        "([sel, t]) => [...document.querySelectorAll(sel + ' text')].some(e => e.textContent.includes(t))",
+        arg=[f"#{id_}-figura1", titulo],
+        timeout=ESPERA_MS,
+    )
+    assert 1 <= joins <= 10
+
+
+@pytest.mark.parametrize("id_", list(LOGARITMICOS))
+def test_escribir_el_numero_mueve_el_deslizador_con_un_solo_evento(pg, url_app, id_):
+    _, numero, inicial, _ = LOGARITMICOS[id_]
+    abrir(pg, url_app, id_)
+    valor = {"temperatura": "0.25", "escalado": "512"}[id_]
+    caja = pg.locator(f"#{id_}-{numero} input[type=number]").first
+    joins = joins_de(pg, lambda: (caja.fill(valor), caja.press("Enter")))
+    assert float(_deslizador(pg, id_).input_value()) == pytest.approx(_hacia_el_deslizador(id_)(valor, inicial))
+    assert joins == 1
+
+
+def test_los_botones_de_d_fijan_el_valor_en_el_navegador(pg, url_app):
+    id_ = "escalado"
+    antes = abrir(pg, url_app, id_)
+    boton = pg.get_by_role("button", name="d = 512", exact=True)
+
+    def clic():
+        boton.click()
+        espera_cambio(pg, id_, antes)
+
+    assert joins_de(pg, clic) == 1
+    assert pg.locator(f"#{id_}-d input[type=number]").first.input_value() == "512"
+    assert float(_deslizador(pg, id_).input_value()) == pytest.approx(9.0)
+
+
+def test_sacar_otra_vez_suma_uno_a_la_semilla_con_un_solo_evento(pg, url_app):
+    id_ = "temperatura"
+    abrir(pg, url_app, id_)
+    semilla = pg.locator(f"#{id_}-semilla input[type=number]").first
+    inicial = int(semilla.input_value())
+    joins = joins_de(pg, lambda: pg.get_by_role("button", name="Sacar otra vez (semilla + 1)").click())
+    assert int(semilla.input_value()) == inicial + 1
+    assert joins == 1
+
+
+# --- la primera figura llega con la página --------------------------------------------------------
+
+
+@pytest.mark.parametrize("id_", [p.id for p in PESTANAS])
+def test_la_pagina_de_una_pestana_trae_sus_figuras(url_app, id_):
+    """/demo/<id>/ trae en su configuración las figuras de la vista inicial: se dibujan sin esperar a `load`."""
+    import httpx
+
+    config = httpx.get(f"{url_app}demo/{id_}/config", timeout=120).json()
+    figuras = {c["props"].get("elem_id"): c["props"].get("value") for c in config["components"] if c["type"] == "plot"}
+    assert figuras.get(f"{id_}-figura1"), f"{id_}: la primera figura no viene en la página"
+    assert figuras[f"{id_}-figura1"]["type"] == "plotly"
+
+
+def test_load_no_vuelve_a_mandar_las_figuras_que_trae_la_pagina():
+    import app
+    from demos.servir.conectar import vista_inicial
+
+    una = app.construir_una("temperatura")
+    vista = app.vistas(una)["temperatura"]
+    valores = [c.value for c in vista.entradas]
+    _, salidas = vista_inicial("temperatura", vista, {}, valores)
+    es_figura = [isinstance(c, gr.Plot) for c in vista.salidas]
+    assert [s == gr.skip() for s in salidas] == es_figura  # las figuras no; la tabla y los textos, sí
+    _, con_url = vista_inicial("temperatura", vista, {"T": "0.25"}, valores)  # otra vista: se manda entera
+    assert not any(s == gr.skip() for s in con_url)
