@@ -134,3 +134,18 @@ def test_la_pestana_los_pone_en_la_fila_de_los_entrenamientos():
     pesados = [f for f in demo.fns.values() if f.name in ("laboratorio_aqui", "cabezas_aqui")]
     assert len(pesados) == 2
     assert all(f.concurrency_id == "entrenar" and f.concurrency_limit == 1 for f in pesados)
+
+
+@pytest.mark.navegador
+def test_en_el_navegador_el_laboratorio_entrena_y_nombra_el_sintoma(pagina, url_app):
+    pagina.goto(f"{url_app}demo/inversion-digitos/")
+    lab = pagina.locator("#inversion-digitos-fallos")
+    lab.get_by_text("Máscara invertida").first.click()
+    pasos = lab.locator("input[type=number]").first
+    pasos.fill("20")
+    pasos.press("Enter")
+    lab.get_by_role("button", name="Entrenar con estos fallos").click()
+    lab.get_by_text("→ «la pérdida no baja»: se reproduce.").first.wait_for(timeout=120_000)
+    assert "media de los últimos 2 pasos" in lab.inner_text()  # 20 pasos: el último 10 %
+    assert lab.locator(".js-plotly-plot").count() == 1
+    assert pagina.errores == []
