@@ -187,3 +187,15 @@ def test_el_titulo_llama_l_al_largo_y_la_tabla_es_de_la_leccion():
     assert buscar("memoria").titulo == "Memoria O(L²)" and not buscar("memoria").del_tutorial
     *_, texto = calcular()
     assert "La tabla es la de la lección" in texto
+
+
+def test_attn_implementation_del_tutorial_no_es_un_argumento_de_multiheadattention():
+    from torch import nn
+
+    from demos.memoria.pestana import flash_en_mha
+
+    with pytest.raises(TypeError, match="attn_implementation"):
+        nn.MultiheadAttention(16, 4, batch_first=True, attn_implementation="flash_attention_2")
+    assert flash_en_mha().startswith("TypeError") and "attn_implementation" in flash_en_mha()
+    *_, texto = calcular()
+    assert "ese argumento no existe (`TypeError`)" in texto

@@ -7,6 +7,8 @@ from functools import lru_cache
 
 import gradio as gr
 import numpy as np
+import torch
+from torch import nn
 
 from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Desplegable, Opcion
@@ -64,6 +66,17 @@ def longformer() -> dict[str, int]:
         "centrada": int(dispersa.por_fila(centrada).max()),
         "causal": int(dispersa.por_fila(causal).max()),
     }
+
+
+@lru_cache(maxsize=1)
+def flash_en_mha() -> str:
+    """Qué responde `nn.MultiheadAttention` al argumento `attn_implementation` que sugiere el tutorial (§2.2)."""
+    try:
+        with torch.device("meta"):
+            nn.MultiheadAttention(16, 4, batch_first=True, attn_implementation="flash_attention_2")
+    except TypeError as e:
+        return f"TypeError: {e}"
+    return "lo acepta"
 
 
 def _mb(b: float) -> str:
@@ -172,7 +185,9 @@ def calcular(tipo: str = "float32", cabezas: float = 1, capas: float = 1, lote: 
     cabe = {gb: math.isqrt(int(gb * 1e9 / (b * factor))) for gb in GPUS_GB}
     texto = (
         "La tabla es la de la lección: L² pesos por cabeza, 4 bytes cada uno en float32. La medición con SDPA "
-        "y la ventana vienen del tutorial (§6.2 y §7).\n\n"
+        "y la ventana vienen del tutorial (§6.2 y §7). Ojo con su §2.2: sugiere "
+        '`nn.MultiheadAttention(..., attn_implementation="flash_attention_2")`, pero ese argumento no existe '
+        f"(`{flash_en_mha().split(': ')[0]}`); FlashAttention se usa a través de SDPA.\n\n"
         f"En {tipo} cada peso ocupa {b} bytes. Con {lote} {'frase' if lote == 1 else 'frases'}, "
         f"{capas} {'capa' if capas == 1 else 'capas'} y {cabezas} {'cabeza' if cabezas == 1 else 'cabezas'}, "
         f"hay **{miles(factor)}** {'matriz' if factor == 1 else 'matrices'} de L × L: a 100 000 palabras, "
@@ -285,7 +300,7 @@ def construir() -> Vista:
         concurrency_limit=1,
         concurrency_id="medir",
     ).success(lambda: gr.Row(visible=True), outputs=fila_medida, api_visibility="private", queue=False)
-    seccion_glosario(('pesos', 'cabeza', 'lote'), "memoria")
+    seccion_glosario(("pesos", "cabeza", "lote"), "memoria")
     return Vista(
         aprender=APRENDER,
         fn=calcular,
