@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 from dataclasses import replace
 
@@ -477,3 +478,48 @@ def test_un_mapa_enorme_sin_nombres_va_promediado_en_bloques_y_la_descarga_compl
     assert len(a_json(f)) < 40_000
     descargada = a_matplotlib(f)
     assert descargada.axes[0].get_images()[0].get_array().shape == (512, 512)
+
+
+def _en_telefono(fig: dict) -> dict:
+    """La figura como la dibuja navegador.js en un teléfono: con los cambios de `layout.meta.angosto`."""
+    fig = json.loads(json.dumps(fig))
+    cambios = fig["layout"]["meta"].get("angosto", {})
+    for destino, c in [(fig["layout"], cambios.get("layout", {}))] + [
+        (fig["data"][int(i)], c) for i, c in cambios.get("datos", {}).items()
+    ]:
+        for k, v in c.items():
+            destino.pop(k) if v is None else destino.__setitem__(k, v)  # None: la clave se borra, como en JS
+    return fig
+
+
+def test_en_un_telefono_los_paneles_se_apilan_a_todo_el_ancho():
+    seis = Paneles(tuple(Mapa(np.eye(4), titulo=f"Cabeza {k}") for k in range(6)), columnas=3, titulo="Seis")
+    normal, telefono = a_plotly(seis), _en_telefono(a_plotly(seis))
+    dominios = [telefono["layout"][f"xaxis{k if k > 1 else ''}"]["domain"] for k in range(1, 7)]
+    assert dominios == [[0.0, 1.0]] * 6
+    altos = [telefono["layout"][f"yaxis{k if k > 1 else ''}"]["domain"] for k in range(1, 7)]
+    assert all(a[0] > b[1] for a, b in itertools.pairwise(altos))  # uno bajo otro, sin pisarse
+    assert telefono["layout"]["height"] > normal["layout"]["height"]
+    go.Figure(telefono)
+
+
+def test_en_un_telefono_los_numeros_caben_en_su_casilla_o_no_van():
+    """12 columnas de «−0.97»: en un teléfono no caben a 8 px, así que no van (quedan al pasar el dedo);
+    5 columnas sí, en letra más chica; la figura de siempre no cambia."""
+    anchas = a_plotly(Mapa(-np.ones((12, 12)) * 0.97, vmin=-1))
+    assert anchas["data"][0]["texttemplate"] == "%{text}"
+    assert "texttemplate" not in _en_telefono(anchas)["data"][0]
+    cinco = _en_telefono(a_plotly(Mapa(-np.ones((5, 5)) * 0.97, vmin=-1, barra="Peso")))
+    assert cinco["data"][0]["texttemplate"] == "%{text}"
+    tam = cinco["data"][0]["textfont"]["size"]
+    casilla = (330 - 45 - 30 - 85) / 5  # el área de dibujo sin la barra de color, entre 5 columnas
+    assert 8 <= tam < 16 and tam * 0.62 * len("−0.97") <= casilla
+
+
+def test_en_un_telefono_los_titulos_se_parten():
+    largo = "Los pesos de cada cabeza (capa sin entrenar: distintos solo porque sus proyecciones al azar lo son)"
+    telefono = _en_telefono(a_plotly(Mapa(np.eye(3), titulo=largo)))
+    lineas = telefono["layout"]["title"]["text"].split("<br>")
+    assert len(lineas) >= 3 and " ".join(lineas) == largo
+    assert max(map(len, lineas)) * 0.55 * 17 <= 330
+    assert telefono["layout"]["margin"]["t"] >= 70 + 22 * (len(lineas) - 1)

@@ -8,13 +8,16 @@ dibuja con el plotly.js que trae Gradio. Las pruebas validan el resultado contra
 from __future__ import annotations
 
 import json
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 
 from demos.comun.figuras import Aviso, Barras, Curvas, Diagrama, Histograma, Imagen, Mapa, Paneles, maqueta
+from demos.comun.figuras import pantalla_angosta as angosta
 from demos.comun.figuras import pantalla_graficas as graficas
 from demos.comun.figuras import pantalla_mapas as mapas
-from demos.comun.figuras.pantalla_lienzo import CONFIG, FUENTE, LETRA, LETRA_TITULO, TEXTO, Lienzo, ejes_de
+from demos.comun.figuras.pantalla_lienzo import CONFIG, FUENTE, LETRA, LETRA_TITULO, TEXTO, TINTAS, Lienzo, ejes_de
 
 # El dibujo de cada tipo de panel: f(figura, lienzo, k, dominio_x, dominio_y, con_barra).
 DIBUJOS = {
@@ -60,13 +63,32 @@ def _dominios(p: Paneles, hueco_x: float, hueco_y: float) -> list[tuple[list[flo
 
 
 def a_plotly(figura) -> dict:
-    """La descripción `figura` -> {"data", "layout", "config"} de Plotly."""
-    lienzo = Lienzo()
+    """La descripción `figura` -> {"data", "layout", "config"} de Plotly.
+
+    `layout.meta` dice que es una figura de la suite (`navegador.js` la adapta a la página: modo oscuro,
+    proyector) y, en `angosto`, lo que cambia en un teléfono (`pantalla_angosta`).
+    """
+    figura_plotly = _armar(figura)
+    telefono = _armar(angosta.apilar(figura, LETRA, LETRA_TITULO), ancho_px=angosta.AREA)
+    telefono["layout"]["margin"] |= angosta.MARGEN_X
+    cambios = angosta.diferencia(figura_plotly, telefono)
+    figura_plotly["layout"]["meta"] = {"figura": 1} | ({"angosto": cambios} if cambios else {})
+    return figura_plotly
+
+
+def _armar(figura, ancho_px: float | None = None) -> dict:
     alto = alto_de(figura)
+    lienzo = Lienzo(ancho_px, alto - 120 if ancho_px else None)
+    paneles = figura.paneles if isinstance(figura, Paneles) else (figura,)
+    lienzo.barra_a_la_derecha = any(map(maqueta.lleva_barra, paneles, maqueta.barras_de(figura)))
     if isinstance(figura, Paneles):
         hueco_x = 0.16 if maqueta.barras_propias(figura) else 0.1  # una barra por panel: más hueco
         barras = maqueta.barras_de(figura)
-        dominios = _dominios(figura, hueco_x, min(0.3, 60 / alto * figura.filas / max(1, figura.filas - 1) * 0.9))
+        hueco_y = min(0.3, 60 / alto * figura.filas / max(1, figura.filas - 1) * 0.9)
+        if ancho_px and figura.filas > 1:  # apilados: entre dos, las marcas y el eje de uno y el título del otro
+            extra = max(getattr(f, "titulo", "").count("\n") for f in figura.paneles)
+            hueco_y = min(0.3, (105 + 22 * extra) / (alto - 120))
+        dominios = _dominios(figura, hueco_x, hueco_y)
         for k, (f, (dx, dy)) in enumerate(zip(figura.paneles, dominios, strict=True), start=1):
             # Una sola barra de color si todos los mapas comparten escala: la del último.
             _panel(f, lienzo, k, dx, dy, con_barra=barras[k - 1])
@@ -105,7 +127,9 @@ def a_plotly(figura) -> dict:
         "margin": {
             "l": 70,
             "r": 40,
-            "t": (70 + 22 * titulo.count("\n") if titulo else 40) + 22 * maqueta.lineas_de_mas_arriba(figura),
+            "t": (70 + 22 * titulo.count("\n") if titulo else 40)
+            + 22 * maqueta.lineas_de_mas_arriba(figura)
+            + (24 if ancho_px and isinstance(figura, Paneles) and titulo else 0),
             "b": 100 if lienzo.leyenda else 70,
         },
         "separators": ".\u202f",
@@ -123,6 +147,10 @@ def a_plotly(figura) -> dict:
     if titulo:
         layout["title"] = {"text": titulo, "x": 0.5, "xanchor": "center", "font": {"size": LETRA_TITULO}}
     _sin_repetir_leyenda(lienzo.datos)
+    if ancho_px and lienzo.leyenda:  # en un teléfono la leyenda va una entrada por línea: crece hacia abajo
+        lineas = sum(1 for t in lienzo.datos if t.get("showlegend", True) and t.get("name")) - 1
+        layout["height"] += 24 * lineas
+        layout["margin"]["b"] += 24 * lineas
     return {"data": lienzo.datos, "layout": _saltos(layout), "config": CONFIG}
 
 
@@ -158,3 +186,12 @@ def a_plot(figura):
     from gradio.components.plot import PlotData
 
     return PlotData(type="plotly", plot=a_json(figura))
+
+
+@cache
+def navegador_js() -> str:
+    """`navegador.js` con sus constantes de aquí (las tintas del modo oscuro, el ancho de teléfono): una función
+    `() => {…}` que la página corre una vez al cargar (la incluye `demos.servir.pagina`)."""
+    texto = (Path(__file__).with_name("navegador.js")).read_text(encoding="utf-8")
+    cuerpo = texto[texto.index("() => {") :]
+    return cuerpo.replace("__TINTAS__", json.dumps(TINTAS)).replace("__ANCHO_MAXIMO__", str(angosta.ANCHO_MAXIMO))

@@ -8,6 +8,7 @@ import numpy as np
 
 from demos.comun.figuras import C0, C1, Aviso, Barras, Curvas, Diagrama, Histograma, numero
 from demos.comun.figuras.pantalla_lienzo import (
+    LETRA_MINIMA,
     OCULTO,
     REJILLA,
     TEXTO_EN_CAJA,
@@ -16,6 +17,7 @@ from demos.comun.figuras.pantalla_lienzo import (
     Lienzo,
     a_lista,
     ejes_de,
+    letra_que_cabe,
     linea_ref,
     plantilla,
     segmento,
@@ -28,6 +30,10 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
     xa, ya, kx, ky = ejes_de(k)
     n = len(f.categorias)
     posiciones = list(range(n))
+    tam = 14 if n <= 12 else 11
+    if lienzo.ancho_px and not f.horizontal and f.numeros:  # en un teléfono, el número cabe sobre su barra o no va
+        largo = max((len(t) for s in f.series for t in f.textos(s)), default=0)
+        tam = letra_que_cabe(tam, lienzo.ancho_px * (dom_x[1] - dom_x[0]) / (n * len(f.series)), largo)
     for s in f.series:
         cat, val = ("y", "x") if f.horizontal else ("x", "y")
         lienzo.datos.append(
@@ -40,11 +46,11 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
                 "yaxis": ya,
                 "name": s.nombre,
                 "marker": {"color": list(s.colores) if s.colores else s.color},
-                "text": f.textos(s),
+                "text": f.textos(s) if tam >= LETRA_MINIMA else [""] * n,
                 "textposition": "outside",
                 "cliponaxis": False,
                 "constraintext": "none",  # el número sobre una barra angosta no se achica hasta no leerse
-                "textfont": {"size": 14 if n <= 12 else 11},
+                "textfont": {"size": tam},
                 "customdata": [
                     [texto_plano(c), numero(v, ".3f"), t]
                     for c, v, t in zip(f.categorias, s.valores, f.textos(s), strict=True)

@@ -32,6 +32,16 @@ OCULTO = {"visible": False, "showgrid": False, "zeroline": False}  # el eje de u
 TEXTO, TEXTO_SUAVE, TEXTO_GRIS, NOTA, REJILLA = "#222222", "#595959", "#666666", "#333333", "#eeeeee"
 TINTAS = {TEXTO: "#e6e6e6", TEXTO_SUAVE: "#bdbdbd", TEXTO_GRIS: "#b3b3b3", NOTA: "#d9d9d9", REJILLA: "#3a3a3a"}
 TEXTO_EN_CAJA = "#1a1a1a"
+LETRA_MINIMA = 8  # un número de casilla más chico no se lee: en un teléfono se omite (queda al pasar el dedo)
+ANCHO_LETRA = 0.62  # el ancho de una cifra, en veces el tamaño de la letra
+MARGEN_IZQUIERDO = 45  # el de un teléfono: lo que las marcas del eje y ocupan más allá, sale del área de dibujo
+
+
+def letra_que_cabe(tam: int, casilla_px: float | None, largo: int) -> int:
+    """El tamaño de letra de un texto de `largo` cifras en una casilla de `casilla_px` (None: sin límite)."""
+    if casilla_px is None or largo == 0:
+        return tam
+    return min(tam, int(casilla_px / (ANCHO_LETRA * largo)))
 
 
 def a_lista(a) -> list:
@@ -76,12 +86,24 @@ def plantilla(pista: str, **campos: str) -> str:
 class Lienzo:
     """Lo que se va juntando: trazos, ejes, anotaciones y formas de una figura."""
 
-    def __init__(self):
+    def __init__(self, ancho_px: float | None = None, alto_px: float | None = None):
+        self.ancho_px = ancho_px  # el ancho del área de dibujo si es la de un teléfono (None: la de siempre)
+        self.alto_px = alto_px  # y su alto (el de todos los paneles)
+        self.barra_a_la_derecha = False  # algún panel lleva barra de color: el margen derecho crece para todos
         self.datos: list[dict] = []
         self.ejes: dict[str, dict] = {}
         self.notas: list[dict] = []
         self.formas: list[dict] = []
         self.leyenda = False
+
+    def casilla(self, dom_x, dom_y, columnas: int, filas: int, cuadrada: bool, ocupado: float = 0) -> float | None:
+        """Cuántos píxeles mide de ancho una casilla en un teléfono (None: no es un teléfono). Con casillas
+        cuadradas manda el lado más corto; `ocupado`: los píxeles del ancho que se llevan las marcas del eje y,
+        su título y la barra de color, más allá del margen."""
+        if self.ancho_px is None:
+            return None
+        ancho = (self.ancho_px * (dom_x[1] - dom_x[0]) - ocupado) / columnas
+        return min(ancho, self.alto_px * (dom_y[1] - dom_y[0]) / filas) if cuadrada and self.alto_px else ancho
 
 
 def ejes_de(k: int) -> tuple[str, str, str, str]:

@@ -11,7 +11,11 @@ import numpy as np
 
 from demos.comun.figuras import C0, C1, MAX_NUMEROS, Imagen, Mapa, maqueta, numero
 from demos.comun.figuras.pantalla_lienzo import (
+    ANCHO_LETRA,
     ESCALAS,
+    LETRA,
+    LETRA_MINIMA,
+    MARGEN_IZQUIERDO,
     MAX_CASILLAS_NOMBRADAS,
     MAX_CASILLAS_PANTALLA,
     MAX_PIXELES_MAPA,
@@ -23,6 +27,7 @@ from demos.comun.figuras.pantalla_lienzo import (
     barra_color,
     categorias_unicas,
     ejes_de,
+    letra_que_cabe,
     plantilla,
     segmento,
     texto_plano,
@@ -71,6 +76,13 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
     lo, hi = f.rango()
     visibles = np.where(f.tapada, np.nan, f.matriz)
     tam = 16 if max(filas, columnas) <= 6 else 13 if max(filas, columnas) <= MAX_NUMEROS else 10
+    textos = f.textos() if f.con_numeros else []
+    if textos and lienzo.ancho_px:  # en un teléfono, los números que caben en su casilla, o ninguno
+        marcas_y = max(map(len, etiquetas_y)) * ANCHO_LETRA * LETRA + (25 if f.eje_y else 0)
+        ocupado = max(0.0, marcas_y - MARGEN_IZQUIERDO) + (85 if lienzo.barra_a_la_derecha else 0)
+        casilla = lienzo.casilla(dom_x, dom_y, columnas, filas, f.cuadrado, ocupado)
+        tam = letra_que_cabe(tam, casilla, max(len(t) for fila in textos for t in fila))
+    con_numeros = bool(textos) and tam >= LETRA_MINIMA
     trazo = {
         "type": "heatmap",
         "z": a_lista(visibles),
@@ -84,8 +96,8 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
         "ygap": 1 if f.con_numeros else 0,
         "hoverongaps": False,
     }
-    if f.con_numeros:
-        trazo |= {"text": f.textos(), "texttemplate": "%{text}", "textfont": {"size": tam}}
+    if con_numeros:
+        trazo |= {"text": textos, "texttemplate": "%{text}", "textfont": {"size": tam}}
     # Con filas y columnas sin nombre (0, 1, 2…), x e y ya dicen qué casilla es: sin customdata la respuesta
     # pesa la cuarta parte (un mapa de 50 × 32 con ella, 43 kB; sin ella, 11 kB).
     por_indice = f.x is None and f.y is None and f.nombres_x is None and f.nombres_y is None
@@ -133,7 +145,7 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
                     "texttemplate": "%{text}",
                     "textfont": {"size": tam, "color": "#737373"},
                 }
-                if f.con_numeros and f.texto_tapada
+                if con_numeros and f.texto_tapada
                 else {}
             )
         )
@@ -262,8 +274,13 @@ def imagen(f: Imagen, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> 
             "hoverongaps": False,
             "hovertemplate": plantilla(f.pista, v="%{z:" + f.formato + "}"),
         }
-        if f.numeros_capa:
-            trazo |= {"text": f.textos_capa(), "texttemplate": "%{text}", "textfont": {"size": 11}}
+        textos = f.textos_capa()
+        tam = 11
+        if textos and lienzo.ancho_px:  # en un teléfono: la imagen ocupa a lo sumo el ancho del panel
+            casilla = lienzo.casilla(dom_x, dom_y, ancho, alto, not f.estirar) * (x1 - x0) / w
+            tam = letra_que_cabe(tam, casilla, max(len(t) for fila in textos for t in fila))
+        if textos and tam >= LETRA_MINIMA:
+            trazo |= {"text": textos, "texttemplate": "%{text}", "textfont": {"size": tam}}
         if trazo["showscale"]:
             trazo["colorbar"] = barra_color(f.barra, dom_x, dom_y)
         lienzo.datos.append(trazo)

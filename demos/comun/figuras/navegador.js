@@ -1,0 +1,165 @@
+// Las figuras de la suite en el navegador: se adaptan a la página antes de dibujarse y se redibujan poco.
+//
+// Gradio dibuja cada valor de un gr.Plot con Plotly.react en un <div> nuevo (una figura desde cero cada
+// vez). Aquí se envuelve Plotly.react, solo para las figuras de la suite (layout.meta.figura):
+// - la figura se dibuja en un <div> propio que pasa de un valor al siguiente, así Plotly.react compara
+//   con la anterior y cambia solo lo que cambió (no arma la figura entera en cada movimiento);
+// - modo oscuro (body.dark de Gradio): papel y área del color de la página, textos y rejilla claros
+//   (cada tinta de TINTAS por su par; las cajas claras de un diagrama conservan su texto oscuro);
+// - teléfono (página de menos de ANCHO_MAXIMO px): lo que trae layout.meta.angosto (paneles apilados,
+//   títulos partidos, números de casilla que caben o ninguno);
+// - proyector (html.presentacion): la letra crece con la ventana (≥ 14 px a 1280 × 720) y la figura cabe
+//   bajo lo que tiene arriba;
+// - una figura oculta (una pestaña cerrada, un iframe de una diapositiva que no se ve) no se dibuja a
+//   0 × 0: se dibuja cuando se hace visible (ResizeObserver), como si hubiera cargado visible.
+// Las descargas (matplotlib) no pasan por aquí: conservan el estilo claro de la lección.
+() => {
+  const TINTAS = __TINTAS__;
+  const ANCHO_MAXIMO = __ANCHO_MAXIMO__;
+  const LETRA_MINIMA_PROYECTOR = 14;
+  const LLAVES_DE_LETRA = new Set(["font", "textfont", "tickfont", "insidetextfont", "outsidetextfont"]);
+  const LLAVES_DE_COLOR = new Set(["color", "gridcolor", "linecolor", "zerolinecolor", "tickcolor", "bordercolor"]);
+  const figuras = new Set(); // los <div> propios que dibujan una figura de la suite
+  const propios = new WeakMap(); // contenedor de Gradio (el padre de su <div>) -> nuestro <div>
+  let original = null; // Plotly.react de Plotly
+
+  const oscuro = () => document.body.classList.contains("dark");
+  const presentacion = () => document.documentElement.classList.contains("presentacion");
+  const angosto = () => window.innerWidth < ANCHO_MAXIMO;
+  // Lo que decide cómo se dibuja: si cambia, se redibuja (con el proyector, también el tamaño de la ventana).
+  const clave = () => [oscuro(), angosto(), presentacion() && `${window.innerWidth}x${window.innerHeight}`].join();
+
+  // El color que se ve detrás de un elemento: el primer fondo no transparente hacia arriba.
+  const fondo = (el) => {
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor;
+      if (c && c !== "transparent" && !/rgba\(.*,\s*0\)$/.test(c)) return c;
+    }
+    return "rgb(255, 255, 255)";
+  };
+
+  // Recorre un objeto de Plotly: cambia las tintas (oscuro) y escala las letras (proyector).
+  const recorrer = (o, tintas, escala) => {
+    if (Array.isArray(o)) { o.forEach((v) => recorrer(v, tintas, escala)); return; }
+    if (!o || typeof o !== "object") return;
+    for (const [k, v] of Object.entries(o)) {
+      if (tintas && LLAVES_DE_COLOR.has(k) && typeof v === "string" && tintas[v.toLowerCase()]) {
+        o[k] = tintas[v.toLowerCase()];
+      } else if (escala && LLAVES_DE_LETRA.has(k) && v && typeof v === "object" && typeof v.size === "number") {
+        v.size = Math.round(Math.max(v.size, LETRA_MINIMA_PROYECTOR) * escala * 10) / 10;
+        recorrer(v, tintas, escala);
+      } else if (v && typeof v === "object") recorrer(v, tintas, escala);
+    }
+  };
+
+  const aplicarCambios = (data, layout, cambios) => {
+    for (const [k, v] of Object.entries(cambios.layout || {})) v === null ? delete layout[k] : (layout[k] = v);
+    for (const [i, c] of Object.entries(cambios.datos || {})) {
+      const t = data[Number(i)];
+      if (t) for (const [k, v] of Object.entries(c)) v === null ? delete t[k] : (t[k] = v);
+    }
+  };
+
+  // La figura que se dibuja, según la página: una copia del valor de Gradio con sus adaptaciones.
+  const adaptar = (g) => {
+    const {data: d0, layout: l0} = g.__figura;
+    const data = structuredClone(d0);
+    const layout = structuredClone(l0);
+    if (angosto() && layout.meta && layout.meta.angosto) aplicarCambios(data, layout, layout.meta.angosto);
+    if (presentacion() && !angosto()) {
+      const escala = Math.min(2, Math.max(1, Math.min(window.innerWidth / 1280, window.innerHeight / 720)));
+      recorrer([data, layout], null, escala);
+      const arriba = g.getBoundingClientRect().top + window.scrollY;
+      const cabe = Math.max(260, window.innerHeight - arriba - 8);
+      layout.height = Math.round(Math.min(cabe, (layout.height || 450) * escala));
+      if (layout.margin) for (const k of ["l", "r", "t", "b"]) if (layout.margin[k]) layout.margin[k] *= escala;
+    }
+    if (oscuro()) {
+      recorrer([data, layout], TINTAS, 0);
+      layout.paper_bgcolor = layout.plot_bgcolor = fondo(g.parentElement);
+    }
+    g.__clave = clave();
+    return [data, layout];
+  };
+
+  const dibujar = (g) => {
+    g.__pendiente = false;
+    g.__dibujada_en = [g.clientWidth, g.clientHeight];
+    const [data, layout] = adaptar(g);
+    return original.call(window.Plotly, g, data, layout, g.__figura.config);
+  };
+
+  const observador = new ResizeObserver((entradas) => {
+    for (const {target: g} of entradas) {
+      if (!g.isConnected || !g.__figura || g.clientWidth === 0) continue;
+      // Se hizo visible (o se dibujó oculta): de nuevo, como si hubiera cargado así.
+      if (g.__pendiente || !g.__dibujada_en || g.__dibujada_en[0] === 0 || g.__clave !== clave()) dibujar(g);
+    }
+  });
+
+  const redibujarTodas = () => {
+    for (const g of figuras) {
+      if (!g.isConnected) { figuras.delete(g); continue; }
+      if (g.clientWidth === 0) { g.__pendiente = true; continue; }
+      if (g.__clave !== clave()) dibujar(g);
+    }
+  };
+
+  const react = function (div, data, layout, config) {
+    if (!layout || !layout.meta || !layout.meta.figura || !(div instanceof HTMLElement)) {
+      return original.apply(this, arguments);
+    }
+    // Nuestro <div> pasa del <div> que Gradio tiró al nuevo: Plotly.react actualiza en vez de rehacer.
+    const contenedor = div.parentElement || div;
+    let g = propios.get(contenedor);
+    if (!g) {
+      g = document.createElement("div");
+      g.className = "figura-plotly";
+      g.style.width = "100%";
+      propios.set(contenedor, g);
+      figuras.add(g);
+      observador.observe(g);
+    }
+    if (g.parentElement !== div) div.appendChild(g);
+    g.__figura = {data, layout, config};
+    if (g.clientWidth === 0) { // oculta: se dibuja al hacerse visible
+      g.__pendiente = true;
+      return Promise.resolve(g);
+    }
+    return dibujar(g);
+  };
+
+  const parchear = (Plotly) => {
+    if (!Plotly || Plotly.__figurasSuite || typeof Plotly.react !== "function") return;
+    Plotly.__figurasSuite = true;
+    original = Plotly.react;
+    Plotly.react = react;
+    const redimensionar = Plotly.Plots && Plotly.Plots.resize;
+    if (redimensionar) {
+      // Gradio la llama tras cada valor sobre su <div>; una figura a 0 × 0 no se redimensiona (se dañaría).
+      Plotly.Plots.resize = function (gd) {
+        const g = typeof gd === "string" ? document.getElementById(gd) : gd;
+        if (g && (g.clientWidth === 0 || !g._fullLayout)) return Promise.resolve(g);
+        return redimensionar.apply(this, arguments);
+      };
+    }
+  };
+
+  // plotly.js llega perezoso (con la primera figura) y se publica en window.Plotly.
+  if (window.Plotly) parchear(window.Plotly);
+  else {
+    let valor;
+    Object.defineProperty(window, "Plotly", {
+      configurable: true,
+      get: () => valor,
+      set: (v) => { valor = v; parchear(v); },
+    });
+  }
+  new MutationObserver(redibujarTodas).observe(document.body, {attributes: true, attributeFilter: ["class"]});
+  new MutationObserver(redibujarTodas).observe(document.documentElement, {attributes: true, attributeFilter: ["class"]});
+  let pendiente = 0;
+  window.addEventListener("resize", () => {
+    cancelAnimationFrame(pendiente);
+    pendiente = requestAnimationFrame(redibujarTodas);
+  });
+}
