@@ -14,6 +14,7 @@ from pathlib import Path
 import gradio as gr
 
 from demos.comun.figuras.pantalla import navegador_js
+from demos.comun.seguridad import escapar_html
 
 CARPETA = Path(__file__).parent
 
@@ -64,3 +65,17 @@ def opciones() -> dict:
         "head_paths": archivos("html"),
         "i18n": gr.I18n(**TRADUCCIONES),
     }
+
+
+def en_presentacion(parametros: dict[str, str]) -> bool:
+    return parametros.get("presentacion") in ("1", "true")
+
+
+def avisar_url(texto: str, parametros: dict[str, str]) -> None:
+    """El aviso de un ajuste de la URL que se ignoró (el texto repite la URL: nada de HTML).
+
+    En modo presentación queda hasta que se cierra: una diapositiva carga antes de mostrarse, y
+    un aviso de 10 s ya se habría ido cuando el público la ve.
+    """
+    duracion = None if en_presentacion(parametros) else 10
+    gr.Warning(escapar_html(texto), title="Ajuste de la URL", duration=duracion)
