@@ -7,7 +7,7 @@ CHROMIUM ?= /usr/bin/chromium
 HOST ?= 127.0.0.1
 PORT ?= 7860
 
-.PHONY: run test lint bench checkpoints chromium clean
+.PHONY: run test lint bench checkpoints chromium npm clean
 
 $(VENV)/.instalado-run: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,14 @@ chromium:
 	  $$SUDO apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 || \
 	  { $$SUDO apt-get update >/dev/null && $$SUDO apt-get install -y --no-install-recommends chromium >/dev/null; }; }
 
+# reveal.js y axe-core (package.json) para las pruebas de navegador: un mazo real y la auditoría de
+# accesibilidad. En node_modules/, fuera de git.
+node_modules/.instalado: package.json
+	npm install --no-audit --no-fund --no-package-lock --loglevel=error
+	touch $@
+
+npm: node_modules/.instalado
+
 run: $(VENV)/.instalado-run
 	$(PY) app.py --host $(HOST) --port $(PORT)
 
@@ -33,7 +41,7 @@ lint: $(VENV)/.instalado-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-test: $(VENV)/.instalado-dev chromium lint
+test: $(VENV)/.instalado-dev chromium npm lint
 	$(PY) -m pytest
 
 bench: $(VENV)/.instalado-dev
@@ -45,4 +53,4 @@ checkpoints: $(VENV)/.instalado-run
 	  $(PY) -m modelos.entrenamiento $$n || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis artefactos
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis artefactos node_modules

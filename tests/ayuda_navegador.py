@@ -39,3 +39,91 @@ def espera_cambio(pg, id_: str, antes: str) -> None:
         arg=[f"#{id_}-figura1", antes],
         timeout=ESPERA_MS,
     )
+
+
+# --- recorrer la suite con clics, como un docente ---------------------------------------------
+
+
+def boton(pg, contenedor: str, titulo: str):
+    """El botón de la pestaña `titulo` en la barra de `contenedor` (no el de un menú «⋯»)."""
+    return pg.locator(f"{contenedor} > .tab-wrapper button[role=tab]").filter(
+        has_text=re.compile(rf"^\s*{re.escape(titulo)}")
+    )
+
+
+def recorrer(pg):
+    """Elige cada grupo y cada pestaña del registro con clics; da cada pestaña con su figura dibujada."""
+    import app
+    from demos import GRUPOS
+
+    for grupo, pestanas in GRUPOS.items():
+        boton(pg, "#grupos", grupo).click()
+        barra = f"#{app._id_grupo(grupo)} .pestanas-del-grupo"
+        for p in pestanas:
+            boton(pg, barra, app._titulo(p)).click()
+            fuente_figura(pg, p.id)
+            yield p
+
+
+# --- ni una palabra en inglés ---------------------------------------------------------------------
+
+# Textos de Gradio (o de Python) que no deben verse nunca, ni leerse en una etiqueta para lectores
+# de pantalla (aria-label, title, placeholder).
+INGLES = (
+    "Drop Image Here", "Built with Gradio", "Use via API", "select the draw tool", "True", "False",
+    "Warning", "Reset to default value", "number input for", "range slider for", "Copy table data",
+    "Fullscreen", "Table actions", "Open cell menu", "File upload", "Upload file", "Click to upload",
+    "Drop an image file", "Capture from camera", "Paste from clipboard", "Clear canvas", "Undo", "Redo",
+    "Zoom in", "Zoom out", "Brush", "Erase", "Drop CSV", "Close",
+)  # fmt: skip
+PATRON_INGLES = re.compile("|".join(rf"\b{re.escape(t)}\b" for t in INGLES), re.IGNORECASE)
+
+# El texto que se ve, fuera del código (`True` en un fragmento de código es PyTorch, no una fuga de
+# Python), y las etiquetas de lo que se ve.
+TEXTO_VISIBLE = """() => {
+  const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const partes = [];
+  for (let n = w.nextNode(); n; n = w.nextNode()) {
+    const e = n.parentElement;
+    if (!e || e.closest("code, pre, .katex, script, style, [aria-hidden=true]")) continue;
+    if (e.checkVisibility({visibilityProperty: true, opacityProperty: true})) partes.push(n.textContent);
+  }
+  for (const e of document.querySelectorAll("[aria-label], [title], [placeholder]")) {
+    if (e.closest("code, pre, .js-plotly-plot") || !e.checkVisibility()) continue;
+    for (const a of ["aria-label", "title", "placeholder"]) if (e.hasAttribute(a)) partes.push(e.getAttribute(a));
+  }
+  return partes.join(" ");
+}"""
+
+
+def ingles_visible(pg) -> list[str]:
+    return sorted({m.group(0) for m in PATRON_INGLES.finditer(pg.evaluate(TEXTO_VISIBLE))})
+
+
+# --- lo instalado con npm (make npm): axe-core y reveal.js ----------------------------------------
+
+NODE_MODULES = RAIZ / "node_modules"
+AXE = NODE_MODULES / "axe-core" / "axe.min.js"
+REVEAL = NODE_MODULES / "reveal.js" / "dist"
+
+
+def requiere_npm() -> None:
+    import pytest
+
+    for ruta in (AXE, REVEAL / "reveal.js"):
+        if not ruta.exists():
+            pytest.fail(f"Falta {ruta.relative_to(RAIZ)}: `make npm` (o `make test`) instala axe-core y reveal.js.")
+
+
+AXE_GRAVES = """async () => {
+  const r = await axe.run(document, {resultTypes: ["violations"]});
+  return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.nodes.length}): ` + v.nodes.slice(0, 2).map((n) => n.target.join(" ")).join(" | "));
+}"""
+
+
+def violaciones_graves(pg) -> list[str]:
+    """Las violaciones serias o críticas de axe-core en lo que se ve de la página."""
+    if not pg.evaluate("typeof axe !== 'undefined'"):
+        pg.add_script_tag(path=str(AXE))
+    return pg.evaluate(AXE_GRAVES)

@@ -18,13 +18,9 @@ import pytest
 
 from demos import GRUPOS
 from tests.ayuda import RAIZ
-from tests.ayuda_navegador import CAPTURAS, fuente_figura
+from tests.ayuda_navegador import CAPTURAS, boton, fuente_figura, ingles_visible
 
 pytestmark = pytest.mark.navegador
-
-# Textos de Gradio o de Python que no deben verse nunca en la página.
-INGLES = ("Drop Image Here", "Built with Gradio", "Use via API", "select the draw tool", "True", "False")
-PATRON_INGLES = re.compile("|".join(rf"\b{re.escape(t)}\b" for t in INGLES), re.IGNORECASE)
 
 
 def _id_grupo(grupo: str) -> str:
@@ -48,34 +44,10 @@ def guardar_captura(pg, ruta) -> None:
         Image.open(ruta).convert("RGB").quantize(colors=128).save(ruta, optimize=True)
 
 
-def boton(pg, contenedor: str, titulo: str):
-    """El botón de la pestaña `titulo` en la barra de `contenedor` (no el de un menú «⋯»)."""
-    return pg.locator(f"{contenedor} > .tab-wrapper button[role=tab]").filter(
-        has_text=re.compile(rf"^\s*{re.escape(titulo)}")
-    )
-
-
 def sin_menu_de_desborde(pg) -> None:
     menus = pg.locator("button[aria-label='More tabs']")
     visibles = [k for k in range(menus.count()) if menus.nth(k).is_visible()]
     assert not visibles, "hay pestañas escondidas tras «⋯»"
-
-
-# El texto que se ve, fuera del código: `True` en un fragmento de código es PyTorch, no una fuga de Python.
-TEXTO_VISIBLE = """() => {
-  const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  const partes = [];
-  for (let n = w.nextNode(); n; n = w.nextNode()) {
-    const e = n.parentElement;
-    if (!e || e.closest("code, pre, .katex, script, style, [aria-hidden=true]")) continue;
-    if (e.checkVisibility({visibilityProperty: true, opacityProperty: true})) partes.push(n.textContent);
-  }
-  return partes.join(" ");
-}"""
-
-
-def ingles_visible(pg) -> list[str]:
-    return sorted({m.group(0) for m in PATRON_INGLES.finditer(pg.evaluate(TEXTO_VISIBLE))})
 
 
 def caja_en_pantalla(pg, selector: str) -> dict:

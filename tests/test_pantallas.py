@@ -1,0 +1,261 @@
+"""Cada pantalla en la que se usa la suite (#21): un portátil, un teléfono, un proyector, un mazo.
+
+Una app por sesión (`url_app`), un Chromium por módulo y una página por tamaño de ventana, que
+recorre con clics todas las pestañas del registro (`demos.PESTANAS`, grupo por grupo): una pestaña
+nueva queda cubierta sin código propio. El navegador va en inglés a propósito: la página es en
+español igual. axe-core y reveal.js vienen de npm (`make npm`).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+
+import pytest
+
+from demos import PESTANAS
+from tests.ayuda import RAIZ, puerto_libre
+from tests.ayuda_navegador import (
+    ESPERA_MS,
+    REVEAL,
+    fuente_figura,
+    ingles_visible,
+    recorrer,
+    requiere_npm,
+    violaciones_graves,
+)
+
+pytestmark = pytest.mark.navegador
+
+
+def caja(pg, selector: str) -> dict:
+    """La caja de `selector` con la página arriba del todo."""
+    pg.evaluate("window.scrollTo(0, 0)")
+    return pg.locator(selector).first.bounding_box()
+
+
+def test_portatil_la_figura_primero_en_espanol_y_sin_fallas_graves_de_accesibilidad(navegador, url_app):
+    """1280 × 800, la suite como abre: la figura principal de cada pestaña empieza en el 70 % de
+    arriba de la primera pantalla y se ve al menos el 60 %; lang="es"; nada en inglés; axe-core
+    sin violaciones serias ni críticas."""
+    requiere_npm()
+    alto = 800
+    contexto = navegador.new_context(viewport={"width": 1280, "height": alto}, locale="en-US")
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app)
+        fallas: list[str] = []
+        vistas = []
+        for p in recorrer(pg):
+            vistas.append(p.id)
+            c = caja(pg, f"#{p.id}-figura1")
+            visible = (min(c["y"] + c["height"], alto) - max(c["y"], 0)) / c["height"]
+            if c["y"] > 0.7 * alto or visible < 0.6:
+                fallas.append(f"{p.id}: la figura empieza en y = {c['y']:.0f} y se ve el {visible:.0%}")
+            if ingles := ingles_visible(pg):
+                fallas.append(f"{p.id}: en inglés {ingles}")
+            if graves := violaciones_graves(pg):
+                fallas.append(f"{p.id}: axe {graves}")
+        assert sorted(vistas) == sorted(p.id for p in PESTANAS)
+        assert pg.evaluate("document.documentElement.lang") == "es"
+        assert not fallas, "\n".join(fallas)
+    finally:
+        contexto.close()
+
+
+# Lo que se mide en el teléfono, en la pestaña visible: desborde horizontal de la página, fórmulas
+# que no caben y no se desplazan, títulos de pestaña cortados, controles más chicos que un pulgar.
+TELEFONO = """(id) => {
+  const ancho = document.documentElement.clientWidth;
+  const fallas = [];
+  if (document.documentElement.scrollWidth > ancho + 1)
+    fallas.push(`la página se desborda a lo ancho (${document.documentElement.scrollWidth} px de ${ancho})`);
+  const tab = document.querySelector("#pestana-" + id);
+  for (const f of tab.querySelectorAll(".katex-display")) {
+    if (!f.checkVisibility()) continue;
+    const desplaza = ["auto", "scroll"].includes(getComputedStyle(f).overflowX);
+    if (f.scrollWidth > f.clientWidth + 1 && !desplaza) fallas.push("una fórmula no cabe ni se desplaza");
+    if (f.getBoundingClientRect().right > ancho + 1) fallas.push("una fórmula se sale de la pantalla");
+  }
+  for (const b of document.querySelectorAll("button[role=tab]")) {
+    if (!b.checkVisibility()) continue;
+    const r = b.getBoundingClientRect();
+    if (b.scrollWidth > b.clientWidth + 1 || r.right > ancho + 1) fallas.push(`el título «${b.innerText}» se corta`);
+  }
+  for (const c of tab.querySelectorAll("input[type=range], button, input[type=number]")) {
+    if (!c.checkVisibility() || c.closest(".js-plotly-plot, .table-container, .gr-accordion")) continue;
+    const r = c.getBoundingClientRect();
+    if (r.height >= 44 && r.width >= 44) continue;
+    const nombre = c.getAttribute("aria-label") || c.innerText || c.type;
+    fallas.push(`${c.tagName.toLowerCase()} ${nombre}: ${r.width | 0} × ${r.height | 0} px`);
+  }
+  return [...new Set(fallas)];
+}"""
+
+
+def test_telefono_controles_para_el_pulgar_formulas_y_titulos_enteros(navegador, url_app):
+    """390 × 844 táctil: nada se desborda a lo ancho, cada fórmula cabe o se desplaza, ningún título
+    de pestaña se corta y cada deslizador, botón y caja de número mide al menos 44 × 44 px."""
+    contexto = navegador.new_context(
+        viewport={"width": 390, "height": 844}, locale="en-US", has_touch=True, is_mobile=True, device_scale_factor=2
+    )
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app)
+        fallas = [f"{p.id}: {f}" for p in recorrer(pg) for f in pg.evaluate(TELEFONO, p.id)]
+        assert not fallas, "\n".join(fallas)
+    finally:
+        contexto.close()
+
+
+def test_presentacion_en_la_diapositiva_de_reveal_y_avisos_que_esperan(navegador, url_app):
+    """960 × 700 (la diapositiva por omisión de reveal.js), ?presentacion=1: la figura principal de
+    cada pestaña cabe en la pantalla, sin achicarse a menos de la mitad; el aviso de la URL dice
+    «Aviso» (no «Warning») y sigue ahí al terminar el recorrido, mucho después de sus 10 s de
+    siempre. Multicabeza con 8 cabezas cabe en 1280 × 720 sin achicarse."""
+    contexto = navegador.new_context(viewport={"width": 960, "height": 700}, locale="en-US")
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app + "?tab=no-existe&presentacion=1")
+        aviso = pg.locator("[data-testid='toast-body']").first
+        aviso.wait_for(timeout=ESPERA_MS)
+        abierto = pg.evaluate("performance.now()")
+        fuera = []
+        for p in recorrer(pg):
+            pg.wait_for_timeout(100)  # el ajuste (zoom) corre en el cuadro siguiente
+            c = caja(pg, f"#{p.id}-figura1")
+            if c["y"] < 0 or c["y"] + c["height"] > 700 + 1 or c["x"] + c["width"] > 960 + 1:
+                fuera.append(f"{p.id}: y = {c['y']:.0f}…{c['y'] + c['height']:.0f}, x hasta {c['x'] + c['width']:.0f}")
+        assert not fuera, "la figura no cabe en 960 × 700: " + "; ".join(fuera)
+        if pg.evaluate("performance.now()") - abierto < 11_000:
+            pg.wait_for_timeout(11_000)
+        assert aviso.is_visible(), "el aviso de la URL se fue solo"
+        assert aviso.inner_text().startswith("Aviso"), aviso.inner_text()
+
+        pg.set_viewport_size({"width": 1280, "height": 720})
+        pg.goto(url_app + "demo/multicabeza/?cabezas=8&presentacion=1")
+        fuente_figura(pg, "multicabeza")
+        pg.wait_for_timeout(300)
+        c = caja(pg, "#multicabeza-figura1")
+        zoom = float(pg.evaluate("document.querySelector('#multicabeza-figura1').style.zoom || '1'"))
+        assert c["y"] + c["height"] <= 720 + 1 and zoom >= 0.9, (
+            f"8 cabezas: hasta y = {c['y'] + c['height']:.0f}, zoom {zoom}"
+        )
+    finally:
+        contexto.close()
+
+
+# --- un mazo reveal.js real ----------------------------------------------------------------------
+
+# El mazo: una portada, la pestaña en un iframe que carga mientras su diapositiva está oculta, y un
+# cierre. Sin escalar (minScale = maxScale = 1): el iframe mide lo mismo que el de referencia.
+MAZO = """<!doctype html><html lang="es"><head><meta charset="utf-8"><title>Mazo de prueba</title>
+<link rel="stylesheet" href="reveal/reveal.css"><link rel="stylesheet" href="reveal/theme/white.css">
+<style>.marco {{ width: 900px; height: 600px; border: 0; }}</style></head><body>
+<div class="reveal"><div class="slides">
+  <section><h2>Portada</h2></section>
+  <section><iframe class="marco" title="La pestaña" src="{src}"></iframe></section>
+  <section><h2>Cierre</h2></section>
+</div></div>
+<script src="reveal/reveal.js"></script><script src="teclas-del-mazo.js"></script>
+<script>
+  devolverTeclasAlMazo({origen!r});
+  Reveal.initialize({{ hash: false, width: 960, height: 700, margin: 0, minScale: 1, maxScale: 1 }});
+</script></body></html>"""
+
+# La referencia: el mismo iframe, visible desde que carga.
+VISIBLE = """<!doctype html><html lang="es"><head><meta charset="utf-8"><title>Referencia</title>
+<style>body {{ margin: 0; }} .marco {{ width: 900px; height: 600px; border: 0; }}</style></head><body>
+<iframe class="marco" title="La pestaña" src="{src}"></iframe></body></html>"""
+
+ID_MAZO = "a-mano"
+
+# Cada texto de la figura, con su caja relativa a la figura (redondeada a 2 px).
+TEXTOS_FIGURA = """(sel) => {
+  const g = document.querySelector(sel + " .js-plotly-plot");
+  const o = g.getBoundingClientRect();
+  return [...g.querySelectorAll("text")].filter((t) => t.textContent.trim()).map((t) => {
+    const r = t.getBoundingClientRect();
+    return [t.textContent, ...[r.x - o.x, r.y - o.y, r.width, r.height].map((v) => 2 * Math.round(v / 2))];
+  });
+}"""
+
+
+@pytest.fixture(scope="module")
+def url_mazo(tmp_path_factory, url_app):
+    """El mazo servido desde otro origen (otro puerto), como una diapositiva real."""
+    requiere_npm()
+    carpeta = tmp_path_factory.mktemp("mazo")
+    (carpeta / "reveal").symlink_to(REVEAL, target_is_directory=True)
+    shutil.copy(RAIZ / "docs" / "teclas-del-mazo.js", carpeta)
+    src = f"{url_app}demo/{ID_MAZO}/?presentacion=1"
+    origen = url_app.rstrip("/")
+    (carpeta / "mazo.html").write_text(MAZO.format(src=src, origen=origen), encoding="utf-8")
+    (carpeta / "visible.html").write_text(VISIBLE.format(src=src), encoding="utf-8")
+    manejador = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(carpeta))
+    servidor = http.server.ThreadingHTTPServer(("127.0.0.1", puerto_libre()), manejador)
+    threading.Thread(target=servidor.serve_forever, daemon=True).start()
+    yield f"http://localhost:{servidor.server_address[1]}/"
+    servidor.shutdown()
+
+
+def _mazo(navegador, url_mazo):
+    contexto = navegador.new_context(viewport={"width": 960, "height": 700}, locale="es-ES")
+    pg = contexto.new_page()
+    pg.goto(url_mazo + "mazo.html")
+    pg.wait_for_function("window.Reveal && Reveal.isReady()", timeout=ESPERA_MS)
+    marco = pg.frame_locator("iframe.marco")
+    # La pestaña cargó (su figura está en la página, dibujada o esperando a verse) con la diapositiva oculta.
+    marco.locator(f"#{ID_MAZO}-figura1").wait_for(state="attached", timeout=ESPERA_MS)
+    return contexto, pg, marco
+
+
+def indice(pg) -> int:
+    return pg.evaluate("Reveal.getIndices().h")
+
+
+def test_en_un_mazo_reveal_las_flechas_vuelven_al_mazo_tras_un_clic_en_la_pestana(navegador, url_mazo):
+    contexto, pg, marco = _mazo(navegador, url_mazo)
+    try:
+        pg.keyboard.press("ArrowRight")
+        assert indice(pg) == 1
+        marco.locator(f"#{ID_MAZO}-figura1 .js-plotly-plot").wait_for(state="visible", timeout=ESPERA_MS)
+        marco.locator(f"#{ID_MAZO}-figura1").click()
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_function("Reveal.getIndices().h === 2", timeout=5_000)
+        pg.keyboard.press("ArrowLeft")  # el foco ya es del mazo: la flecha siguiente no pasa por la pestaña
+        pg.wait_for_function("Reveal.getIndices().h === 1", timeout=5_000)
+
+        deslizador = marco.locator(f"#{ID_MAZO}-fila input[type=range]").first
+        antes = deslizador.input_value()
+        deslizador.click()
+        valor = deslizador.input_value()
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_function("Reveal.getIndices().h === 2", timeout=5_000)
+        assert deslizador.input_value() == valor, f"la flecha movió el deslizador ({antes} → {valor} → …)"
+        pg.keyboard.press("Escape")
+        pg.wait_for_function("Reveal.isOverview()", timeout=5_000)
+    finally:
+        contexto.close()
+
+
+def test_en_un_mazo_reveal_el_iframe_oculto_dibuja_como_uno_visible(navegador, url_mazo):
+    """Un iframe que carga con su diapositiva oculta (0 × 0) dibuja, al mostrarse, la misma figura
+    que uno visible desde el principio: cada texto en el mismo lugar."""
+    contexto, pg, marco = _mazo(navegador, url_mazo)
+    try:
+        pg.wait_for_timeout(1_000)  # lo que dibuje mientras está oculta
+        pg.evaluate("Reveal.slide(1)")
+        fuente_figura(pg.frames[1], ID_MAZO)
+        pg.wait_for_timeout(500)  # lo que redibuje al mostrarse
+        oculto = pg.frames[1].evaluate(TEXTOS_FIGURA, f"#{ID_MAZO}-figura1")
+
+        pg.goto(url_mazo + "visible.html")
+        fuente_figura(pg.frames[1], ID_MAZO)
+        pg.wait_for_timeout(500)
+        visible = pg.frames[1].evaluate(TEXTOS_FIGURA, f"#{ID_MAZO}-figura1")
+        assert oculto == visible, f"oculto y luego visible: {oculto}\nvisible desde el principio: {visible}"
+    finally:
+        contexto.close()
