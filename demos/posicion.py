@@ -16,7 +16,7 @@ from demos.comun.glosario import seccion
 from demos.comun.validar import entero as _entero
 from demos.comun.vista import Vista, envolver, explicacion, grafico
 from modelos import AtencionMulticabeza, cargar, dispositivo, posicion_sinusoidal
-from modelos.datos import secuencias_digitos
+from modelos.datos import DIGITOS, secuencias_digitos
 from modelos.entrenamiento.leccion import epoca_1
 from modelos.estrategia import es_moda_de_los_otros, tope_sin_posicion
 
@@ -192,9 +192,10 @@ def _inversion_digitos() -> tuple[list[list[str]], str]:
     texto = (
         f"El transformer de juguete invierte 8 dígitos. Medido en {miles(SECUENCIAS_NUEVAS)} secuencias nuevas: "
         f"con posición, {filas[0][1]} de los dígitos; sin posición, {filas[1][1]}. Sin posición no sabe qué dígito "
-        "iba primero, pero no escribe al azar (eso daría 10 %): escribe el dígito **más frecuente entre los otros "
-        f"siete** ({moda:.1%} de sus dígitos lo son). Es lo mejor que puede hacer sin el orden, y acierta en promedio "
-        f"el {float(tope_sin_posicion()):.1%}: los repetidos se adivinan. Un ejemplo:\n\n" + "\n".join(lineas)
+        f"iba primero, pero no escribe al azar (eso daría {1 / DIGITOS:.0%}): escribe el dígito **más frecuente "
+        f"entre los otros siete** ({moda:.1%} de sus dígitos lo son). Es lo mejor que puede hacer sin el orden, y "
+        f"acierta en promedio el {float(tope_sin_posicion()):.1%}: los repetidos se adivinan. Un ejemplo:\n\n"
+        + "\n".join(lineas)
     )
     return filas, texto
 

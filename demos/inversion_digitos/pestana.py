@@ -56,7 +56,7 @@ $$z_i = \text{embedding}(x_i) + \text{pos}(i), \qquad \text{salida}_i \approx x_
 
 Sin el término $\text{pos}(i)$, la atención ve un montón de dígitos sin orden: lo mejor que puede hacer es
 escribir el dígito más frecuente entre los otros siete, y eso acierta, en promedio, el {tope} de los dígitos
-(no el 10 %: los repetidos se adivinan).
+(no el {azar}: los repetidos se adivinan).
 """
 
 SIN_POSICION = (
@@ -292,7 +292,9 @@ APRENDER = ap.Aprender(
 def construir() -> Vista:
     parametros = sum(p.numel() for p in elegir_modelo(CON).parameters())
     explicacion(
-        EXPLICACION.replace("{parametros}", miles(parametros)).replace("{tope}", f"{float(tope_sin_posicion()):.1%}")
+        EXPLICACION.replace("{parametros}", miles(parametros))
+        .replace("{tope}", f"{float(tope_sin_posicion()):.1%}")
+        .replace("{azar}", f"{1 / DIGITOS:.0%}")
     )
     with gr.Row():
         with gr.Column(scale=2):
