@@ -90,15 +90,15 @@ def casillas_grandes(w: int, g: int, r: int, semilla: int) -> tuple[int, int]:
 
 
 def _figura(m: dict[str, torch.Tensor], L: int) -> Paneles:
-    paneles = []
-    for nombre, tapada in m.items():
+    paneles, columnas = [], 3
+    for k, (nombre, tapada) in enumerate(m.items()):
         n = int((~tapada).sum())
         paneles.append(
             Mapa(
                 np.ones((L, L)),
                 titulo=f"{nombre}\n{miles(n)} de {miles(L * L)} casillas ({n / (L * L):.0%})",
-                eje_x="Ficha que se mira (clave)",
-                eje_y="Ficha que mira (consulta)",
+                eje_x="Ficha que se mira (clave)" if k + columnas >= len(m) else "",  # solo la fila de abajo
+                eje_y="Ficha que mira (consulta)" if k % columnas == 0 else "",
                 tapada=tapada.numpy(),
                 leyenda_tapada="casilla que no se calcula",
                 numeros=False,
@@ -107,7 +107,7 @@ def _figura(m: dict[str, torch.Tensor], L: int) -> Paneles:
                 cuadrado=True,
             )
         )
-    return Paneles(tuple(paneles), columnas=3, titulo=f"Qué casillas de la matriz {L} × {L} se calculan")
+    return Paneles(tuple(paneles), columnas=columnas, titulo=f"Qué casillas de la matriz {L} × {L} se calculan")
 
 
 def enlace(id_: str, texto: str = "") -> str:
@@ -120,11 +120,19 @@ def tabla(m: dict[str, torch.Tensor], L: int) -> list[list[str]]:
     canal, espacial = compuertas_cbam()
     dispersas = int((~m["BigBird: ventana ∪ globales ∪ azar"]).sum())
     return [
-        ["Autoatención", "la secuencia", "la misma secuencia", f"{miles(L * L)} pesos (L²)", enlace("multicabeza")],
+        [
+            "Autoatención",
+            "la secuencia",
+            "la misma secuencia",
+            "que cada ficha mire a todas las de su frase",
+            f"{miles(L * L)} pesos (L²)",
+            enlace("multicabeza"),
+        ],
         [
             "Cruzada",
             "la secuencia objetivo",
             "la secuencia fuente",
+            "traducir: lo que se escribe consulta lo que se lee",
             "L_obj × L_fuente: no es cuadrada",
             enlace("atencion-cruzada"),
         ],
@@ -132,6 +140,7 @@ def tabla(m: dict[str, torch.Tensor], L: int) -> list[list[str]]:
             "Canal (SE, CBAM)",
             "el resumen de cada canal: media (y máximo en CBAM) sobre las posiciones",
             "no hay K: V es el canal mismo, que se multiplica por su peso",
+            "qué canales (rasgos) importan",
             f"{canal} pesos, uno por canal (σ)",
             enlace("cbam"),
         ],
@@ -139,6 +148,7 @@ def tabla(m: dict[str, torch.Tensor], L: int) -> list[list[str]]:
             "Espacial (CBAM)",
             "media y máximo sobre los canales en cada píxel",
             "no hay K: una convolución 7 × 7 mezcla los vecinos; V es el píxel",
+            "qué posiciones de la imagen importan",
             f"{espacial} pesos, uno por píxel de 8 × 8 (σ)",
             enlace("cbam"),
         ],
@@ -146,10 +156,20 @@ def tabla(m: dict[str, torch.Tensor], L: int) -> list[list[str]]:
             "Dispersa (ventana, Longformer, BigBird)",
             "la secuencia",
             "solo algunas posiciones: la máscara",
+            "secuencias largas: O(L) casillas en vez de O(L²)",
             f"{miles(dispersas)} de {miles(L * L)} (BigBird, L = {L})",
             f"{enlace('memoria')} (ventana), {enlace('mascara-causal')}",
         ],
     ]
+
+
+COLUMNAS = ("Variante", "De dónde sale Q", "De dónde salen K y V", "Para qué", "Cuántos pesos", "Dónde verla")
+
+
+def tabla_markdown(filas: list[list[str]]) -> str:
+    """Las filas de `tabla` como una tabla de Markdown: se lee en un teléfono y sus enlaces se pulsan."""
+    lineas = ["| " + " | ".join(COLUMNAS) + " |", "|" + "---|" * len(COLUMNAS)]
+    return "\n".join(lineas + ["| " + " | ".join(f) + " |" for f in filas])
 
 
 def calcular(L: float = 16, w: float = 4, g: float = 1, r: float = 1, semilla: float = 0):
@@ -166,18 +186,13 @@ def calcular(L: float = 16, w: float = 4, g: float = 1, r: float = 1, semilla: f
         f"cerca de w + 1 + 2g + 64·r = {w // 2 * 2 + 1 + 2 * g + 64 * r}. La ventana centrada es la de Longformer "
         f"({LONGFORMER}: {lado_longformer()} a cada lado); la causal, la de *Máscara causal*."
     )
-    return _figura(m, L), tabla(m, L), texto
+    return _figura(m, L), tabla_markdown(tabla(m, L)), texto
 
 
 def construir() -> Vista:
     explicacion(EXPLICACION)
-    tabla_ = gr.Dataframe(
-        headers=["Variante", "De dónde sale Q", "De dónde salen K y V", "Cuántos pesos", "Dónde verla"],
-        datatype=["str", "str", "str", "str", "markdown"],
-        label="Variantes de la atención (tutorial §6.2)",
-        interactive=False,
-        wrap=True,
-    )
+    gr.Markdown("### Variantes de la atención (tutorial §6.2)")
+    tabla_ = gr.Markdown(elem_classes=["tabla-variantes"])
     with gr.Row():
         L = Deslizador(4, L_MAX, value=16, step=1, label="Largo L (fichas)")
         w = Deslizador(0, L_MAX, value=4, step=2, label="Ventana w (w/2 a cada lado)")
@@ -186,7 +201,7 @@ def construir() -> Vista:
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")
     figura = grafico("Máscaras de atención dispersa")
     texto = gr.Markdown()
-    seccion_glosario(('consulta, clave y valor', 'pesos', 'máscara', 'ficha'), "variantes")
+    seccion_glosario(("consulta, clave y valor", "pesos", "máscara", "ficha"), "variantes")
     return Vista(
         fn=calcular,
         entradas=[L, w, g, r, semilla],

@@ -50,18 +50,22 @@ def test_longformer_mira_256_a_cada_lado():
 
 def test_la_tabla_enlaza_cada_variante_a_su_pestana_y_cuenta_las_compuertas_de_cbam():
     from demos import POR_ID
+    from demos.variantes import tabla as filas_de_la_tabla
 
-    _, tabla, _ = calcular()
+    tabla = filas_de_la_tabla(mascaras(16, 4, 1, 1, 0), 16)
+    _, markdown, _ = calcular()
+    assert markdown.splitlines()[0].startswith("| Variante | De dónde sale Q | De dónde salen K y V | Para qué |")
+    assert all("| " + " | ".join(f) + " |" in markdown for f in tabla)
     assert [f[0].split(" ")[0] for f in tabla] == ["Autoatención", "Cruzada", "Canal", "Espacial", "Dispersa"]
-    enlazadas = {e.split(")")[0] for f in tabla for e in f[4].split("(/?tab=")[1:]}
+    enlazadas = {e.split(")")[0] for f in tabla for e in f[5].split("(/?tab=")[1:]}
     assert enlazadas == {"multicabeza", "atencion-cruzada", "cbam", "memoria", "mascara-causal"} <= set(POR_ID)
     with torch.inference_mode():
         _, w, m = CBAM(32, 8)(torch.rand(1, 32, 8, 8))
     assert compuertas_cbam() == (w.numel(), m.numel()) == (32, 64)
-    assert tabla[2][3].startswith("32 pesos") and tabla[3][3].startswith("64 pesos")
+    assert tabla[2][4].startswith("32 pesos") and tabla[3][4].startswith("64 pesos")
     bigbird = mascaras(16, 4, 1, 1, 0)["BigBird: ventana ∪ globales ∪ azar"]
-    assert tabla[4][3].startswith(f"{int((~bigbird).sum())} de 256")
-    assert all(f"[{POR_ID[i].titulo}](/?tab={i})" in " ".join(f[4] for f in tabla) for i in enlazadas)
+    assert tabla[4][4].startswith(f"{int((~bigbird).sum())} de 256")
+    assert all(f"[{POR_ID[i].titulo}](/?tab={i})" in " ".join(f[5] for f in tabla) for i in enlazadas)
 
 
 @pytest.mark.parametrize("kw", [{"L": 3}, {"L": 65}, {"w": -1}, {"g": 5}, {"r": 9}, {"semilla": -1}, {"L": "x"}])
@@ -72,5 +76,5 @@ def test_entrada_mala_da_valueerror_en_espanol(kw):
 
 def test_api_sin_argumentos_y_con_entrada_mala(cliente):
     figura, tabla, texto = cliente.predict(api_name="/variantes")
-    assert figura["type"] == "plotly" and tabla["data"][0][0] == "Autoatención" and "BigBird" in texto
+    assert figura["type"] == "plotly" and "| Autoatención |" in tabla and "BigBird" in texto
     assert "entre 4 y 64" in espera_error(cliente, "/variantes", L=10**9)

@@ -86,6 +86,7 @@ def _figura(alfa: np.ndarray, objetivo, fuente, modo: str) -> Paneles:
         eje_x="Fuente (h_j)",
         eje_y="Paso del objetivo (t)",
         vmax=max(float(alfa.max()), 1e-6),
+        barra=None,  # cada casilla lleva su número; una barra chocaría con el eje de la curva de al lado
         pista="el paso «{y}» toma de «{x}»: {v}",
     )
     r, x = recuerdo_segun_largo(), np.array(LARGOS, float)
