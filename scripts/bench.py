@@ -80,7 +80,7 @@ class Servidor:
             stderr=subprocess.PIPE,
         )
 
-    def esperar(self, limite: float = 120) -> float:
+    def esperar(self, limite: float = 300) -> float:
         import urllib.request
 
         inicio = time.perf_counter()
@@ -281,11 +281,32 @@ def main() -> None:
     if args.markdown:
         # La lectura (prosa escrita a mano al final del archivo) se conserva: hay que revisarla si
         # las cifras cambian, pero no se pierde al volver a medir.
+        # Con --solo, las secciones que no se midieron esta vez se conservan (con su fecha de antes).
         previo = args.markdown.read_text(encoding="utf-8") if args.markdown.exists() else ""
         lectura = previo[previo.index(LECTURA) :] if LECTURA in previo else ""
-        args.markdown.write_text(
-            "# Rendimiento medido\n\n" + cabecera + "\n" + "\n".join(partes) + "\n\n" + lectura, encoding="utf-8"
-        )
+        nuevas = {_clave(t): t for parte in partes for t in _secciones(parte)}
+        viejas = [t for t in _secciones(previo.split(LECTURA)[0]) if _clave(t) not in nuevas]
+        if viejas and args.solo:
+            viejas = [
+                f"{t.rstrip()}\n\n(De una corrida anterior; esta vez se midió solo: {', '.join(args.solo)}.)\n"
+                if "De una corrida anterior" not in t
+                else t
+                for t in viejas
+            ]
+        cuerpo = "\n".join(partes) + ("\n" + "\n".join(viejas) if args.solo else "")
+        texto = "# Rendimiento medido\n\n" + cabecera + "\n" + cuerpo + "\n\n" + lectura
+        args.markdown.write_text(texto, encoding="utf-8")
+
+
+def _secciones(texto: str) -> list[str]:
+    """Las secciones «### …» de un texto de tablas, cada una con su título."""
+    trozos = texto.split("\n### ")
+    return ["\n### " + t for t in trozos[1:]]
+
+
+def _clave(seccion: str) -> str:
+    """La primera palabra del título: «Clase», «Navegador», «Arranque»…"""
+    return seccion.strip().removeprefix("### ").split()[0].rstrip(":")
 
 
 def _hay_cuda() -> bool:

