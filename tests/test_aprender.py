@@ -180,6 +180,25 @@ def test_predecir_revelar_y_contestar_mal_y_bien(pagina, url_app):
     pg.locator("#escalado-respuesta1").get_by_text(re.compile(r"Correcto\..*√d")).wait_for(timeout=30_000)
     assert not pg.errores, pg.errores
 
+    # El modo libro: el paso 3 (exp), con su término de la fórmula y las casillas de la fila, en el mismo naranja.
+    from demos.comun.libro import NARANJA
+
+    pg.goto(url_app + "demo/a-mano/")
+    pg.locator("#a-mano-libro").get_by_text("Modo libro").click()
+    pg.locator("#a-mano-libro-texto").get_by_text("Paso 1 de 5").wait_for(timeout=60_000)
+    pg.locator("#a-mano-libro-siguiente").click()
+    pg.locator("#a-mano-libro-siguiente").click()
+    pg.locator("#a-mano-libro-texto").get_by_text("Paso 3 de 5: exp").wait_for(timeout=30_000)
+    colores = pg.evaluate(
+        """() => {
+          const termino = document.querySelector('#a-mano-libro-texto .katex [style*="color"]');
+          const mapa = document.querySelector('#a-mano-libro-figura .js-plotly-plot');
+          return [getComputedStyle(termino).color, ...mapa.layout.shapes.map((f) => f.line.color)];
+        }"""
+    )
+    r, g, b = (int(NARANJA[k : k + 2], 16) for k in (1, 3, 5))
+    assert colores[0] == f"rgb({r}, {g}, {b})" and set(colores[1:]) == {NARANJA}, colores
+
     pg.goto(url_app + "demo/escalado/?predecir=0")
     pg.locator("#escalado-ruta").wait_for(timeout=30_000)
     assert not pg.locator("#escalado-prediccion").first.is_visible()

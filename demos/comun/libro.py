@@ -15,9 +15,9 @@ import numpy as np
 
 from modelos.formato import numero
 
-from .figuras import Mapa
+from .figuras import C1, Mapa
 
-NARANJA = "#e66100"  # el de `Mapa.marcas`: término y casillas, del mismo color
+NARANJA = C1  # el de `Mapa.marcas` (las casillas recuadradas): término y casillas, del mismo color
 NOMBRES = ("puntajes Q·Kᵀ", "÷ √d", "exp", "÷ suma de la fila", "· V")
 TERMINOS = (  # la fórmula con el término del paso k entre \textcolor
     r"\mathrm{softmax}\!\left(\frac{\textcolor{N}{Q K^\top}}{\sqrt{d}}\right) V",
