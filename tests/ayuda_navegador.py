@@ -5,14 +5,31 @@ La página de Chromium (`pagina`) es un fixture de `conftest.py`. Ninguna prueba
 
 from __future__ import annotations
 
+import os
 import re
 
 from tests.ayuda import RAIZ
 
 CAPTURAS = RAIZ / "artefactos" / "capturas"
-ESPERA_MS = 30_000
+ESPERA_MS = 60_000  # con la máquina cargada, la primera figura tarda
 # Ruido de fondo que no es de la app: recursos que el navegador pide por su cuenta.
 RUIDO = re.compile(r"favicon|manifest\.json|Failed to load resource.*404")
+
+
+def carpeta_capturas():
+    """artefactos/capturas/, o docs/capturas/ (las del README) con ATENCION_CAPTURAS_DOCS=1."""
+    carpeta = RAIZ / "docs" / "capturas" if os.environ.get("ATENCION_CAPTURAS_DOCS") == "1" else CAPTURAS
+    carpeta.mkdir(parents=True, exist_ok=True)
+    return carpeta
+
+
+def guardar_captura(pg, ruta) -> None:
+    """La captura; para el README (docs/), en 128 colores: pesa la mitad y se lee igual."""
+    pg.screenshot(path=str(ruta))
+    if ruta.parent.parent == RAIZ / "docs":
+        from PIL import Image
+
+        Image.open(ruta).convert("RGB").quantize(colors=128).save(ruta, optimize=True)
 
 
 # Lo que dibuja la primera figura de la pestaña: los datos de sus trazos de Plotly (o el src de una imagen).

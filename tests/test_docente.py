@@ -11,14 +11,12 @@ escriben en docs/capturas/, las que muestra el README.
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
 from demos import GRUPOS
-from tests.ayuda import RAIZ
-from tests.ayuda_navegador import CAPTURAS, boton, fuente_figura, ingles_visible
+from tests.ayuda_navegador import boton, carpeta_capturas, fuente_figura, guardar_captura, ingles_visible
 
 pytestmark = pytest.mark.navegador
 
@@ -27,21 +25,6 @@ def _id_grupo(grupo: str) -> str:
     import app
 
     return app._id_grupo(grupo)
-
-
-def carpeta_capturas():
-    carpeta = RAIZ / "docs" / "capturas" if os.environ.get("ATENCION_CAPTURAS_DOCS") == "1" else CAPTURAS
-    carpeta.mkdir(parents=True, exist_ok=True)
-    return carpeta
-
-
-def guardar_captura(pg, ruta) -> None:
-    """La captura; para el README (docs/), en 128 colores: pesa la mitad y se lee igual."""
-    pg.screenshot(path=str(ruta))
-    if ruta.parent.parent == RAIZ / "docs":
-        from PIL import Image
-
-        Image.open(ruta).convert("RGB").quantize(colors=128).save(ruta, optimize=True)
 
 
 def sin_menu_de_desborde(pg) -> None:

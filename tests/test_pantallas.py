@@ -20,7 +20,9 @@ from tests.ayuda import RAIZ, puerto_libre
 from tests.ayuda_navegador import (
     ESPERA_MS,
     REVEAL,
+    carpeta_capturas,
     fuente_figura,
+    guardar_captura,
     ingles_visible,
     recorrer,
     requiere_npm,
@@ -43,6 +45,7 @@ def test_portatil_la_figura_primero_en_espanol_y_sin_fallas_graves_de_accesibili
     requiere_npm()
     alto = 800
     contexto = navegador.new_context(viewport={"width": 1280, "height": alto}, locale="en-US")
+    contexto.set_default_timeout(ESPERA_MS)
     pg = contexto.new_page()
     try:
         pg.goto(url_app)
@@ -84,8 +87,9 @@ TELEFONO = """(id) => {
     const r = b.getBoundingClientRect();
     if (b.scrollWidth > b.clientWidth + 1 || r.right > ancho + 1) fallas.push(`el título «${b.innerText}» se corta`);
   }
-  for (const c of tab.querySelectorAll("input[type=range], button, input[type=number]")) {
-    if (!c.checkVisibility() || c.closest(".js-plotly-plot, .table-container, .gr-accordion")) continue;
+  for (const c of tab.querySelectorAll("input[type=range], button")) {
+    if (!c.checkVisibility() || c.matches(".reset-button")) continue;
+    if (c.closest(".js-plotly-plot, .table-container, .gr-accordion")) continue;
     const r = c.getBoundingClientRect();
     if (r.height >= 44 && r.width >= 44) continue;
     const nombre = c.getAttribute("aria-label") || c.innerText || c.type;
@@ -97,15 +101,55 @@ TELEFONO = """(id) => {
 
 def test_telefono_controles_para_el_pulgar_formulas_y_titulos_enteros(navegador, url_app):
     """390 × 844 táctil: nada se desborda a lo ancho, cada fórmula cabe o se desplaza, ningún título
-    de pestaña se corta y cada deslizador, botón y caja de número mide al menos 44 × 44 px."""
+    de pestaña se corta y cada deslizador y botón mide al menos 44 × 44 px (fuera de las tablas,
+    los acordeones y las figuras; el ↺ del deslizador queda como lo dibuja Gradio)."""
     contexto = navegador.new_context(
         viewport={"width": 390, "height": 844}, locale="en-US", has_touch=True, is_mobile=True, device_scale_factor=2
     )
+    contexto.set_default_timeout(ESPERA_MS)
     pg = contexto.new_page()
     try:
         pg.goto(url_app)
-        fallas = [f"{p.id}: {f}" for p in recorrer(pg) for f in pg.evaluate(TELEFONO, p.id)]
+        fallas = []
+        for k, p in enumerate(recorrer(pg)):
+            fallas += [f"{p.id}: {f}" for f in pg.evaluate(TELEFONO, p.id)]
+            if k == 0:
+                pg.evaluate("window.scrollTo(0, 0)")
+                guardar_captura(pg, carpeta_capturas() / "telefono.png")
         assert not fallas, "\n".join(fallas)
+    finally:
+        contexto.close()
+
+
+# El fondo de la página y el papel de cada figura de Plotly de la pestaña, como [r, g, b].
+FONDOS = """(id) => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).slice(0, 3).map(Number);
+  const papeles = [...document.querySelectorAll(`#pestana-${id} .js-plotly-plot .main-svg:first-of-type`)]
+    .filter((s) => s.checkVisibility()).map((s) => rgb(getComputedStyle(s).backgroundColor));
+  return {pagina: rgb(getComputedStyle(document.querySelector(".gradio-container")).backgroundColor), papeles};
+}"""
+
+
+def luminancia(rgb: list[float]) -> float:
+    return (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255
+
+
+def test_modo_oscuro_pagina_y_figuras_oscuras_sin_fallas_de_contraste(navegador, url_app):
+    """prefers-color-scheme: dark, en una pestaña con varias figuras: la página es oscura, ninguna
+    figura es una caja blanca (el papel sigue al tema) y axe-core no ve violaciones graves."""
+    requiere_npm()
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 800}, locale="en-US", color_scheme="dark")
+    contexto.set_default_timeout(ESPERA_MS)
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app + "?tab=temperatura")
+        fuente_figura(pg, "temperatura")
+        fondos = pg.evaluate(FONDOS, "temperatura")
+        assert luminancia(fondos["pagina"]) < 0.25, f"la página no es oscura: {fondos['pagina']}"
+        claros = [p for p in fondos["papeles"] if luminancia(p) > 0.6]
+        assert fondos["papeles"] and not claros, f"figuras con papel claro en la página oscura: {fondos['papeles']}"
+        assert not (graves := violaciones_graves(pg)), graves
+        guardar_captura(pg, carpeta_capturas() / "oscuro.png")
     finally:
         contexto.close()
 
@@ -116,6 +160,7 @@ def test_presentacion_en_la_diapositiva_de_reveal_y_avisos_que_esperan(navegador
     «Aviso» (no «Warning») y sigue ahí al terminar el recorrido, mucho después de sus 10 s de
     siempre. Multicabeza con 8 cabezas cabe en 1280 × 720 sin achicarse."""
     contexto = navegador.new_context(viewport={"width": 960, "height": 700}, locale="en-US")
+    contexto.set_default_timeout(ESPERA_MS)
     pg = contexto.new_page()
     try:
         pg.goto(url_app + "?tab=no-existe&presentacion=1")
@@ -203,6 +248,7 @@ def url_mazo(tmp_path_factory, url_app):
 
 def _mazo(navegador, url_mazo):
     contexto = navegador.new_context(viewport={"width": 960, "height": 700}, locale="es-ES")
+    contexto.set_default_timeout(ESPERA_MS)
     pg = contexto.new_page()
     pg.goto(url_mazo + "mazo.html")
     pg.wait_for_function("window.Reveal && Reveal.isReady()", timeout=ESPERA_MS)

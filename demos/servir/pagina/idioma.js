@@ -55,6 +55,11 @@
       const t = v && traducir(v);
       if (t) e.setAttribute(n, t);
     }
+    // La zona para soltar una imagen: su nombre accesible es lo que dice («Suelta aquí una imagen…»).
+    if (e.matches("[aria-dropeffect][aria-label]")) {
+      const dice = e.innerText.replace(/\s+/g, " ").trim();
+      if (dice && e.getAttribute("aria-label") !== dice) e.setAttribute("aria-label", dice);
+    }
   };
   const texto = (n) => {
     const v = n.nodeValue.trim();
@@ -75,7 +80,11 @@
     for (const c of cambios) {
       if (c.type === "attributes") atributos(c.target);
       else if (c.type === "characterData") texto(c.target);
-      else for (const n of c.addedNodes) recorrer(n);
+      else {
+        for (const n of c.addedNodes) recorrer(n);
+        const zona = c.target.closest && c.target.closest("[aria-dropeffect][aria-label]");
+        if (zona) atributos(zona);
+      }
     }
   }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: NOMBRES });
 }
