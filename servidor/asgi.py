@@ -24,7 +24,7 @@ import gradio as gr
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
 
-from servidor import disco
+from servidor import disco, registro
 from servidor.cola import configurar_cola
 from servidor.entradas import blindados, montar
 from servidor.protecciones import Protecciones
@@ -47,6 +47,7 @@ def crear_app(
     nosniff, Host); `host_propio` es el nombre que reemplaza a un `Host` ajeno. `opciones` son
     las de `gr.mount_gradio_app` (estilo, JS, límite de subida).
     """
+    registro.instalar()
     disco.arrancar_barrendero(lambda: [b.upload_file_set for b in blindados()])
     opciones = {**(opciones or {}), "show_error": False}
     app = FastAPI(title=raiz.title, docs_url=None, redoc_url=None)

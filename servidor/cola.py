@@ -29,6 +29,18 @@ from dataclasses import dataclass
 import gradio as gr
 from fastapi import HTTPException
 
+from servidor.gradio_interno import mover_a_carril
+from servidor.reparto import (
+    LENTO_DESDE,
+    LENTOS_POR_TIPO,
+    LENTOS_TOTAL,
+    MAX_POR_DIRECCION,
+    PREFIJO_CARRIL,
+    carril,
+    costo,
+    direccion,
+)
+
 log = logging.getLogger("atencion.cola")
 
 MAX_COLA = 128
@@ -76,6 +88,7 @@ def configurar_cola(blocks: gr.Blocks, max_size: int = MAX_COLA) -> gr.Blocks:
         cola.push = _push_repartido(cola, cola.push)
         cola._repartida = True
         cola._identidades = {}
+        cola._direcciones = {}
     _colas.add(cola)
     return blocks
 
@@ -84,7 +97,7 @@ def _identidad(body, request) -> str:
     """La sesión de la página; sin ella (`/gradio_api/call/...`), la dirección del cliente."""
     if body.session_hash:
         return f"s:{body.session_hash}"
-    return f"ip:{request.client.host if request.client else '?'}"
+    return f"ip:{direccion(request)}"
 
 
 def _eventos(cola):
@@ -105,17 +118,29 @@ def _de(cola, evento) -> str:
     return cola._identidades.get(evento._id) or f"s:{evento.session_hash}"
 
 
-def motivo_de_rechazo(cola, fn, identidad: str) -> tuple[str, str | None]:
-    """(clave de reserva, motivo en español o None). Cuenta y reserva bajo un cerrojo, sin esperar."""
+def motivo_de_rechazo(
+    cola, fn, identidad: str, desde: str = "", lento: bool = False
+) -> tuple[tuple[str, ...], str | None]:
+    """(claves de reserva, motivo en español o None). Cuenta y reserva bajo un cerrojo, sin esperar.
+
+    `desde` es la dirección del visitante (`reparto.direccion`) y `lento`, si la llamada es lenta
+    (`reparto.costo`): va a su carril, con el presupuesto de lentas por tipo y en total.
+    """
     pesado = PESADOS.get(fn.concurrency_id)
     with _cerrojo:
-        mias = sum(1 for ev in _eventos(cola) if _de(cola, ev) == identidad)
+        eventos = list(_eventos(cola))
+        mias = sum(1 for ev in eventos if _de(cola, ev) == identidad)
         if mias >= MAX_POR_SESION:
-            return "", (
+            return (), (
                 f"Ya tienes {mias} peticiones esperando en esta página; espera a que terminen antes de pedir más."
             )
+        de_ahi = sum(1 for ev in eventos if cola._direcciones.get(ev._id) == desde) if desde else 0
+        if de_ahi >= MAX_POR_DIRECCION:
+            return (), f"Desde tu red hay {de_ahi} peticiones esperando en esta página; prueba en un momento."
+        if lento and pesado is None:
+            return _reservar_lenta(fn)
         if pesado is None:
-            return "", None
+            return (), None
         pendientes, mio = _reservas[fn.concurrency_id], None
         for otra in list(_colas):
             for ev in _eventos(otra):
@@ -126,17 +151,37 @@ def motivo_de_rechazo(cola, fn, identidad: str) -> tuple[str, str | None]:
         if mio is None and _reservas[identidad]:
             mio = pesado
         if mio is not None:
-            return "", f"Ya tienes {mio.uno} en curso; espera a que termine antes de pedir otro."
+            return (), f"Ya tienes {mio.uno} en curso; espera a que termine antes de pedir otro."
         if pendientes >= pesado.tope:
-            return "", f"Hay {pendientes} {pesado.varios} en cola; prueba en un momento."
+            return (), f"Hay {pendientes} {pesado.varios} en cola; prueba en un momento."
         _reservas[fn.concurrency_id] += 1
         _reservas[identidad] += 1
-        return fn.concurrency_id, None
+        return (fn.concurrency_id, identidad), None
 
 
-def _liberar(clave: str, identidad: str) -> None:
+def _reservar_lenta(fn) -> tuple[tuple[str, ...], str | None]:
+    """El presupuesto de las llamadas lentas (con el cerrojo tomado): por tipo de evento y en total."""
+    suyo = carril(fn)
+    lentas = Counter(ev.concurrency_id for c in list(_colas) for ev in _eventos(c) if _es_lenta(ev.concurrency_id))
+    lentas.update({k: n for k, n in _reservas.items() if _es_lenta(k)})
+    nombre = fn.api_name or fn.name
+    if lentas[suyo] >= LENTOS_POR_TIPO or sum(lentas.values()) >= LENTOS_TOTAL:
+        return (), (
+            f"Hay {lentas[suyo] if lentas[suyo] >= LENTOS_POR_TIPO else sum(lentas.values())} cálculos grandes "
+            f"en cola{f' en «{nombre}»' if lentas[suyo] >= LENTOS_POR_TIPO else ''}; "
+            "prueba en un momento o con valores más chicos."
+        )
+    _reservas[suyo] += 1
+    return (suyo,), None
+
+
+def _es_lenta(concurrency_id) -> bool:
+    return isinstance(concurrency_id, str) and concurrency_id.startswith(PREFIJO_CARRIL)
+
+
+def _liberar(claves: tuple[str, ...]) -> None:
     with _cerrojo:
-        for k in (clave, identidad):
+        for k in claves:
             _reservas[k] -= 1
             if _reservas[k] <= 0:
                 del _reservas[k]
@@ -148,19 +193,22 @@ def _push_repartido(cola, push_de_gradio):
         if fn is None:  # Gradio crearía la sesión y contestaría 500 con una traza
             log.info("Petición rechazada en queue/join: no hay un evento %s", str(body.fn_index)[:20])
             raise HTTPException(status_code=404, detail="No hay un evento con ese número en esta página.")
-        identidad = _identidad(body, request)
-        clave, motivo = motivo_de_rechazo(cola, fn, identidad)
+        identidad, desde = _identidad(body, request), direccion(request)
+        lento = fn.concurrency_id not in PESADOS and costo(fn, body.data) >= LENTO_DESDE
+        claves, motivo = motivo_de_rechazo(cola, fn, identidad, desde, lento)
         if motivo:
             log.info("Petición rechazada en %s (%s): %s", fn.api_name or fn.name, identidad[:14], motivo)
             raise HTTPException(status_code=ESTADO_RECHAZO, detail=motivo)
         try:
             ok, resultado, estado = await push_de_gradio(body=body, request=request, username=username)
+            if ok and isinstance(resultado, str):
+                cola._identidades[resultado] = identidad
+                cola._direcciones[resultado] = desde
+                if lento:  # sin esperar nada desde que Gradio la puso en la fila de su evento
+                    mover_a_carril(cola, resultado, carril(fn))
+                _olvidar_terminados(cola)
         finally:
-            if clave:
-                _liberar(clave, identidad)
-        if ok and isinstance(resultado, str):
-            cola._identidades[resultado] = identidad
-            _olvidar_terminados(cola)
+            _liberar(claves)
         if not ok and estado == "queue_full":
             log.warning("Cola llena en %s: %d peticiones en espera", fn.api_name or fn.name, len(cola))
             raise HTTPException(
@@ -178,3 +226,4 @@ def _olvidar_terminados(cola) -> None:
     if len(cola._identidades) > 2 * len(vivos) + 16:
         for evento_id in [k for k in cola._identidades if k not in vivos]:
             cola._identidades.pop(evento_id, None)
+            cola._direcciones.pop(evento_id, None)

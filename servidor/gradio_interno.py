@@ -12,6 +12,8 @@ delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
 - La app de Gradio montada (`Mount.app`, un FastAPI): `poner_delante` le añade un middleware
   antes de su primera petición (las guardias de servidor/laterales.py).
 - `gr.ImageEditor.blob_storage`: el dict donde `accept_blobs` deja los trozos de un dibujo.
+- La cola (`gradio.queueing.Queue`: sus filas por `concurrency_id` y `Event.concurrency_id`):
+  `mover_a_carril` pasa una llamada lenta a la fila de su carril (servidor/reparto.py).
 
 tests/test_seguridad_interno.py falla si una versión de Gradio cambia algo de esto.
 """
@@ -25,6 +27,7 @@ from collections.abc import Iterator
 from copy import copy
 
 import gradio as gr
+from gradio.queueing import EventQueue
 from gradio.state_holder import SessionState, StateHolder
 from starlette.routing import Mount
 
@@ -147,6 +150,24 @@ def poner_delante(app_gradio, middleware, **opciones) -> None:
     if any(m.cls is middleware for m in app_gradio.user_middleware):
         return
     app_gradio.add_middleware(middleware, **opciones)
+
+
+def mover_a_carril(cola, evento_id: str, carril: str, limite: int = 1) -> bool:
+    """Saca un evento recién puesto en la fila de su evento y lo pone en la fila `carril` (de a `limite`).
+
+    Gradio elige la fila por `Event.concurrency_id` al sacarlo y al terminarlo: basta con cambiarlo
+    y moverlo. Sin `await` en medio: el bucle de la cola no lo ve a medio mover. False si ya corría.
+    """
+    evento = cola.event_ids_to_events.get(evento_id)
+    fila = cola.event_queue_per_concurrency_id.get(getattr(evento, "concurrency_id", None))
+    if evento is None or fila is None or evento not in fila.queue:
+        return False
+    if carril not in cola.event_queue_per_concurrency_id:
+        cola.event_queue_per_concurrency_id[carril] = EventQueue(carril, limite)
+    fila.queue.remove(evento)
+    evento.concurrency_id = carril
+    cola.event_queue_per_concurrency_id[carril].queue.append(evento)
+    return True
 
 
 def editores(blocks: gr.Blocks) -> dict[int, gr.ImageEditor]:

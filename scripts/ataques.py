@@ -1,0 +1,221 @@
+"""Los ataques del issue «Security, second round», a escala real, contra un servidor en otro proceso.
+
+    python scripts/ataques.py                 # contra este árbol
+    python scripts/ataques.py --arbol /otro   # contra otro checkout (p. ej. el de antes del arreglo)
+    python scripts/ataques.py --solo sesiones,capa
+
+Arranca `python app.py` del árbol en un puerto libre, corre cada ataque y escribe una tabla en
+Markdown: RSS del servidor (antes, después), lo que contestó y cuánto tardó un visitante honesto.
+Las pruebas (tests/test_seguridad_*.py) corren los mismos ataques a escala pequeña.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+
+RAIZ = Path(__file__).resolve().parent.parent
+MB = 2**20
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(linea.split()[1]) for linea in f if linea.startswith("VmRSS")) / 1024
+
+
+def puerto_libre() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Servidor:
+    def __init__(self, arbol: Path):
+        self.arbol, self.puerto = arbol, puerto_libre()
+        self.url = f"http://127.0.0.1:{self.puerto}/"
+        self.carpeta = tempfile.mkdtemp(prefix="ataques-")
+
+    def __enter__(self):
+        entorno = {**os.environ, "ATENCION_CARPETA": self.carpeta, "HF_HUB_OFFLINE": "1", "ATENCION_DISPOSITIVO": "cpu"}
+        entorno["GRADIO_ANALYTICS_ENABLED"] = "False"
+        self.log = open(Path(self.carpeta) / "servidor.log", "w")
+        orden = [sys.executable, "app.py", "--port", str(self.puerto)]
+        self.proc = subprocess.Popen(orden, cwd=self.arbol, env=entorno, stdout=self.log, stderr=subprocess.STDOUT)
+        limite = time.monotonic() + 180
+        while time.monotonic() < limite:
+            try:
+                if httpx.get(f"{self.url}config", timeout=5).status_code == 200:
+                    time.sleep(3)  # la precarga de checkpoints
+                    return self
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        raise RuntimeError("el servidor no arrancó")
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(30)
+        self.log.close()
+
+    @property
+    def rss(self) -> float:
+        return rss_mb(self.proc.pid)
+
+    def config(self) -> dict:
+        return httpx.get(f"{self.url}config", timeout=30).json()
+
+    def lineas_de_log(self) -> list[str]:
+        return (Path(self.carpeta) / "servidor.log").read_text(errors="replace").splitlines()
+
+
+def _lienzo(config: dict) -> int:
+    return next(c["id"] for c in config["components"] if "accept_blobs" in (c.get("props", {}).get("server_fns") or []))
+
+
+def trozo(url: str, componente: int, indice: str, sesion: str | None = None, datos: bytes = b"\x89PNG" + b"\0" * 100):
+    campos = {"component_id": str(componente), "fn_name": "accept_blobs", "session_hash": sesion or uuid.uuid4().hex}
+    campos |= {"id": uuid.uuid4().hex[:12], "type": "layer", "index": indice}
+    return httpx.post(f"{url}gradio_api/component_server/", data=campos, files={"file": ("l.png", datos)}, timeout=120)
+
+
+def ataque_capa(s: Servidor) -> list[str]:
+    """Un pedido a component_server con un índice de capa de 20 millones (160 MB de lista en Gradio)."""
+    lienzo = _lienzo(s.config())
+    antes = s.rss
+    r = trozo(s.url, lienzo, str(20_000_000))
+    time.sleep(1)
+    return [f"| capa 20 000 000 | {r.status_code} | {antes:.0f} | {s.rss:.0f} | {s.rss - antes:+.0f} |"]
+
+
+def ataque_sesiones(s: Servidor, n: int = 2000, conexiones: int = 4) -> list[str]:
+    """`n` sesiones inventadas a queue/join con un fn_index desconocido (`conexiones` a la vez); /config honesto."""
+    antes, tiempos, estados = s.rss, [], Counter()
+    fin = threading.Event()
+
+    def honesto():
+        while not fin.is_set():
+            t = time.monotonic()
+            httpx.get(f"{s.url}config", timeout=60)
+            tiempos.append(time.monotonic() - t)
+            fin.wait(0.2)
+
+    local = threading.local()
+
+    def uno(i):
+        if not hasattr(local, "c"):
+            local.c = httpx.Client(timeout=120)  # una conexión por hilo: el cliente no es el cuello de botella
+        cuerpo = {"data": [], "fn_index": 100_000 + i, "session_hash": uuid.uuid4().hex, "trigger_id": None}
+        estados[local.c.post(f"{s.url}gradio_api/queue/join", json=cuerpo).status_code] += 1
+
+    hilo = threading.Thread(target=honesto, daemon=True)
+    hilo.start()
+    inicio = time.monotonic()
+    with ThreadPoolExecutor(conexiones) as ex:
+        list(ex.map(uno, range(n)))
+    duracion = time.monotonic() - inicio
+    fin.set()
+    hilo.join()
+    mediana = statistics.median(tiempos) if tiempos else float("nan")
+    return [
+        f"| {n} sesiones inventadas ({conexiones} conexiones, {duracion:.0f} s) | {dict(estados)} | {antes:.0f} "
+        f"| {s.rss:.0f} | {s.rss - antes:+.0f} | /config honesto: mediana {mediana:.2f} s, peor {max(tiempos):.2f} s |"
+    ]
+
+
+def ataque_subidas(s: Servidor, n: int = 40, tamano: int = int(9.9 * MB)) -> list[str]:
+    """`n` subidas de 9.9 MB que ningún evento usa: cuánto queda en disco."""
+    estados = Counter()
+    for i in range(n):
+        datos = os.urandom(64) + bytes([i % 256]) * (tamano - 64)
+        r = httpx.post(f"{s.url}gradio_api/upload", files={"files": (f"x{i}.png", datos)}, timeout=120)
+        estados[r.status_code] += 1
+    disco = sum(f.stat().st_size for f in Path(s.carpeta).rglob("*") if f.is_file()) / MB
+    return [f"| {n} subidas de 9.9 MB | {dict(estados)} | disco del servidor: {disco:.0f} MB |"]
+
+
+def _fn_index(config: dict, nombre: str) -> int:
+    return next(d["id"] for d in config["dependencies"] if d.get("api_name") == nombre)
+
+
+def _llamar(url: str, fn_index: int, datos: list, timeout: float = 120) -> tuple[float, str]:
+    """(segundos, error o '') de una llamada completa por la cola."""
+    sys.path.insert(0, str(RAIZ))
+    from tests.ataque import error_de, llamar
+
+    inicio = time.monotonic()
+    try:
+        respuesta = llamar(url, fn_index, datos, timeout=timeout)
+    except TimeoutError as e:
+        return time.monotonic() - inicio, str(e)
+    return time.monotonic() - inicio, error_de(respuesta)
+
+
+def ataque_inundacion(s: Servidor, sesiones: int = 32, por_sesion: int = 8) -> list[str]:
+    """`sesiones` inventadas × `por_sesion` Posición en su máximo (512 × 512) a la vez; temperatura honesta."""
+    config = s.config()
+    posicion, temperatura = _fn_index(config, "posicion"), _fn_index(config, "temperatura")
+    honesta = ["plata, sacó, Ana, del", "2, 1, 0.5, -1", 1.0, 1000, 0]
+    sin_ataque = statistics.median(_llamar(s.url, temperatura, honesta)[0] for _ in range(3))
+    estados = Counter()
+
+    def inundar(_):
+        sesion = uuid.uuid4().hex
+        for _ in range(por_sesion):
+            cuerpo = {"data": [512, 512, "coseno"], "fn_index": posicion, "session_hash": sesion, "trigger_id": None}
+            estados[httpx.post(f"{s.url}gradio_api/queue/join", json=cuerpo, timeout=60).status_code] += 1
+
+    with ThreadPoolExecutor(8) as ex:
+        ataque = ex.map(inundar, range(sesiones))
+        time.sleep(0.5)
+        honestas = [_llamar(s.url, temperatura, honesta) for _ in range(5)]
+        list(ataque)
+    tiempos = [t for t, _ in honestas]
+    rechazos = [e for _, e in honestas if e]
+    return [
+        f"| {sesiones} sesiones × {por_sesion} Posición 512 × 512 | {dict(estados)} | temperatura sin ataque "
+        f"{sin_ataque:.2f} s | con ataque: mediana {statistics.median(tiempos):.2f} s, peor {max(tiempos):.2f} s "
+        f"| rechazos al honesto: {len(rechazos)} {rechazos[:1]} |"
+    ]
+
+
+ATAQUES = {
+    "capa": ataque_capa,
+    "sesiones": ataque_sesiones,
+    "subidas": ataque_subidas,
+    "inundacion": ataque_inundacion,
+}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--arbol", type=Path, default=RAIZ)
+    p.add_argument("--solo", default=",".join(ATAQUES))
+    p.add_argument("--sesiones", type=int, default=2000)
+    args = p.parse_args()
+    print(f"Árbol: {args.arbol}")
+    for nombre in args.solo.split(","):
+        with Servidor(args.arbol) as s:  # un servidor nuevo por ataque: uno no ensucia la medida del otro
+            print(f"\n### {nombre}\n\n| ataque | respuestas | RSS antes (MB) | RSS después | Δ | … |")
+            print("|---|---|---|---|---|---|")
+            ataque = ATAQUES[nombre]
+            lineas = ataque(s, n=args.sesiones) if nombre == "sesiones" else ataque(s)
+            for linea in lineas:
+                print(linea, flush=True)
+            trazas = sum("Traceback" in linea for linea in s.lineas_de_log())
+            print(f"\nTrazas en el log del servidor: {trazas}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""Lo privado de Gradio que usa servidor/gradio_interno.py sigue ahí y se porta igual (fijado a la versión).
+
+Si una actualización de Gradio falla aquí, revisa servidor/gradio_interno.py antes de subir la
+versión en requirements.txt: las sesiones baratas, el carril de las lentas y los trozos del
+lienzo dependen de estos detalles.
+"""
+
+from __future__ import annotations
+
+import gradio as gr
+from gradio.queueing import Event, EventQueue
+from gradio.state_holder import SessionState
+
+from servidor import gradio_interno
+from servidor.gradio_interno import SesionBarata, Sesiones
+
+
+def _pagina() -> gr.Blocks:
+    with gr.Blocks() as demo:
+        texto = gr.Textbox("hola")
+        numero = gr.Slider(1, 10, value=3)
+        estado = gr.State(None)
+        gr.Button().click(lambda t, n, e: (t, n), [texto, numero, estado], [texto, numero])
+    return demo
+
+
+def test_la_version_de_gradio_es_la_probada():
+    assert gr.__version__ == gradio_interno.VERSION_PROBADA, (
+        f"Gradio {gr.__version__}: servidor/gradio_interno.py se probó con {gradio_interno.VERSION_PROBADA}"
+    )
+
+
+def test_la_sesion_barata_tiene_lo_mismo_que_la_de_gradio():
+    demo = _pagina()
+    de_gradio, barata = SessionState(demo), SesionBarata(demo)
+    assert set(vars(de_gradio)) == set(vars(barata)) - {"_ids_iniciales"}
+    assert not barata.config_values  # nada calculado al crearla
+    assert list(barata.components) == list(de_gradio.components)
+    clave = next(k for k, b in demo.blocks.items() if isinstance(b, gr.Textbox))
+    for sesion in (de_gradio, barata):
+        sesion._update_value_in_config(clave, "otro")
+    assert list(barata.components) == list(de_gradio.components)
+
+
+def test_el_state_holder_tiene_lo_que_sesiones_reemplaza():
+    sesiones = Sesiones(capacidad=2, vida_s=60)
+    sesiones.set_blocks(_pagina())
+    assert sesiones.capacity == 2 and sesiones.blocks.state_holder is sesiones
+    for nombre in ("session_data", "time_last_used", "lock", "delete_all_expired_state", "delete_state"):
+        assert hasattr(sesiones, nombre), nombre
+    assert isinstance(sesiones["a"], SesionBarata)
+
+
+def test_la_cola_elige_la_fila_por_el_concurrency_id_del_evento():
+    demo = _pagina()
+    fn = next(iter(demo.fns.values()))
+    evento = Event("sesion", fn, None, None)
+    assert evento.concurrency_id == fn.concurrency_id
+    fila = EventQueue("lento:x", 1)
+    assert (fila.concurrency_id, fila.concurrency_limit, fila.queue) == ("lento:x", 1, [])
+
+
+def test_el_lienzo_guarda_sus_trozos_en_blob_storage():
+    editor = gr.ImageEditor()
+    assert isinstance(editor.blob_storage, dict)
+    assert getattr(editor.accept_blobs, "_is_server_fn", False)
+    assert "accept_blobs" in editor.get_config().get("server_fns", [])
