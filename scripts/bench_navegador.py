@@ -14,6 +14,7 @@ cada /demo/<id>/ y en la suite.
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 
 from scripts.bench import Servidor, ms, puerto_libre, tabla
@@ -108,8 +109,8 @@ def _principal(vista) -> tuple[str, object, str, str]:
     return nombre, c, valor, inicial
 
 
-def _una_pestana(pagina, url: str, id_: str, vista, veces: int, joins: list) -> tuple[list[float], float, int]:
-    """(tiempos de cada movimiento, queue/join por movimiento, movimientos fallidos) de la pestaña."""
+def _una_pestana(pagina, url: str, id_: str, vista, veces: int, joins: list) -> tuple[list[float], float, int, float]:
+    """(tiempos de cada movimiento, queue/join por movimiento, movimientos fallidos, 1.ª figura tras `load`)."""
     pagina.goto(f"{url}demo/{id_}/", wait_until="load")
     sel_figura = f"#{id_}-figura1"
     pagina.wait_for_function(
@@ -117,6 +118,9 @@ def _una_pestana(pagina, url: str, id_: str, vista, veces: int, joins: list) -> 
         arg=sel_figura,
         timeout=60_000,
     )
+    pagina.wait_for_function("() => window.__primera !== undefined", timeout=60_000)
+    primera = pagina.evaluate(TRAS_LOAD)
+    primera = None if primera is None else primera / 1000
     pagina.wait_for_timeout(800)  # lo que llega con `load` y lo que se llena al abrir
     nombre, c, ejemplo, inicial = _principal(vista)
     acciones = [_accion(pagina, id_, nombre, c, v) for v in (ejemplo, inicial)]
@@ -129,7 +133,7 @@ def _una_pestana(pagina, url: str, id_: str, vista, veces: int, joins: list) -> 
         else:
             tiempos.append(t)
     pagina.wait_for_timeout(800)  # un evento encadenado que salga tarde también cuenta
-    return tiempos, (len(joins) - antes) / veces, fallidos
+    return tiempos, (len(joins) - antes) / veces, fallidos, primera
 
 
 def _primera_tras_load(pagina, url: str) -> float | None:
@@ -138,7 +142,8 @@ def _primera_tras_load(pagina, url: str) -> float | None:
         pagina.wait_for_function("() => window.__primera !== undefined", timeout=60_000)
     except Exception:
         return None
-    return pagina.evaluate(TRAS_LOAD) / 1000
+    t = pagina.evaluate(TRAS_LOAD)
+    return None if t is None else t / 1000
 
 
 def _tras_load(t: float | None) -> str:
@@ -147,7 +152,7 @@ def _tras_load(t: float | None) -> str:
     return "antes de `load`" if t <= 0 else ms(t)
 
 
-def navegador(veces: int = 10) -> str:
+def navegador(veces: int = 8) -> str:
     """Mediana, en Chromium, de mover el control principal de cada pestaña hasta ver la figura nueva."""
     from playwright.sync_api import sync_playwright
 
@@ -184,12 +189,12 @@ def navegador(veces: int = 10) -> str:
                 vista = suite.vistas(suite.demo)[p.id]
                 nombre = _principal(vista)[0]
                 try:
-                    tiempos, por_mov, fallidos = _una_pestana(pagina, servidor.url, p.id, vista, veces, joins)
-                    primera = _primera_tras_load(pagina, f"{servidor.url}demo/{p.id}/")
+                    tiempos, por_mov, fallidos, primera = _una_pestana(pagina, servidor.url, p.id, vista, veces, joins)
                 except Exception as e:  # la pestaña no abrió: se anota y se sigue
                     filas.append([f"{p.id} ({nombre})", "—", "—", "—", "—", f"no abrió: {type(e).__name__}"])
                     continue
                 m = statistics.median(tiempos) if tiempos else float("nan")
+                print(f"  {p.id}: {ms(m)}, {por_mov:g} joins por movimiento", file=sys.stderr, flush=True)
                 filas.append(
                     [
                         f"{p.id} ({nombre})",
