@@ -513,7 +513,7 @@ def test_en_un_telefono_los_numeros_caben_en_su_casilla_o_no_van():
     assert cinco["data"][0]["texttemplate"] == "%{text}"
     tam = cinco["data"][0]["textfont"]["size"]
     casilla = (330 - 45 - 30 - 85) / 5  # el área de dibujo sin la barra de color, entre 5 columnas
-    assert 8 <= tam < 16 and tam * 0.62 * len("−0.97") <= casilla
+    assert 8 <= tam < 16 and tam * 0.7 * len("−0.97") <= casilla
 
 
 def test_en_un_telefono_los_titulos_se_parten():

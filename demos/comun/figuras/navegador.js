@@ -1,9 +1,8 @@
 // Las figuras de la suite en el navegador: se adaptan a la página antes de dibujarse y se redibujan poco.
 //
 // Gradio dibuja cada valor de un gr.Plot con Plotly.react en un <div> nuevo (una figura desde cero cada
-// vez). Aquí se envuelve Plotly.react, solo para las figuras de la suite (layout.meta.figura):
-// - la figura se dibuja en un <div> propio que pasa de un valor al siguiente, así Plotly.react compara
-//   con la anterior y cambia solo lo que cambió (no arma la figura entera en cada movimiento);
+// vez; pasarle a Plotly.react el <div> anterior no ahorró tiempo: scripts/perfil_redibujo.py). Aquí se
+// envuelve Plotly.react, solo para las figuras de la suite (layout.meta.figura):
 // - modo oscuro (body.dark de Gradio): papel y área del color de la página, textos y rejilla claros
 //   (cada tinta de TINTAS por su par; las cajas claras de un diagrama conservan su texto oscuro);
 // - teléfono (página de menos de ANCHO_MAXIMO px): lo que trae layout.meta.angosto (paneles apilados,
@@ -19,8 +18,7 @@
   const LETRA_MINIMA_PROYECTOR = 14;
   const LLAVES_DE_LETRA = new Set(["font", "textfont", "tickfont", "insidetextfont", "outsidetextfont"]);
   const LLAVES_DE_COLOR = new Set(["color", "gridcolor", "linecolor", "zerolinecolor", "tickcolor", "bordercolor"]);
-  const figuras = new Set(); // los <div> propios que dibujan una figura de la suite
-  const propios = new WeakMap(); // contenedor de Gradio (el padre de su <div>) -> nuestro <div>
+  const figuras = new Set(); // los <div> de Gradio que dibujan una figura de la suite
   let original = null; // Plotly.react de Plotly
 
   const oscuro = () => document.body.classList.contains("dark");
@@ -82,11 +80,15 @@
     return [data, layout];
   };
 
+  // Cada dibujo deja una medida «figura» en la línea de tiempo de la página (la lee scripts/perfil_redibujo.py).
   const dibujar = (g) => {
     g.__pendiente = false;
     g.__dibujada_en = [g.clientWidth, g.clientHeight];
+    const t0 = performance.now();
     const [data, layout] = adaptar(g);
-    return original.call(window.Plotly, g, data, layout, g.__figura.config);
+    const listo = original.call(window.Plotly, g, data, layout, g.__figura.config);
+    performance.measure("figura", {start: t0, end: performance.now()}); // lo síncrono: casi todo el dibujo
+    return listo;
   };
 
   const observador = new ResizeObserver((entradas) => {
@@ -105,22 +107,14 @@
     }
   };
 
-  const react = function (div, data, layout, config) {
-    if (!layout || !layout.meta || !layout.meta.figura || !(div instanceof HTMLElement)) {
+  const react = function (g, data, layout, config) {
+    if (!layout || !layout.meta || !layout.meta.figura || !(g instanceof HTMLElement)) {
       return original.apply(this, arguments);
     }
-    // Nuestro <div> pasa del <div> que Gradio tiró al nuevo: Plotly.react actualiza en vez de rehacer.
-    const contenedor = div.parentElement || div;
-    let g = propios.get(contenedor);
-    if (!g) {
-      g = document.createElement("div");
-      g.className = "figura-plotly";
-      g.style.width = "100%";
-      propios.set(contenedor, g);
+    if (!figuras.has(g)) {
       figuras.add(g);
       observador.observe(g);
     }
-    if (g.parentElement !== div) div.appendChild(g);
     g.__figura = {data, layout, config};
     if (g.clientWidth === 0) { // oculta: se dibuja al hacerse visible
       g.__pendiente = true;

@@ -87,7 +87,7 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         hueco_y = min(0.3, 60 / alto * figura.filas / max(1, figura.filas - 1) * 0.9)
         if ancho_px and figura.filas > 1:  # apilados: entre dos, las marcas y el eje de uno y el título del otro
             extra = max(getattr(f, "titulo", "").count("\n") for f in figura.paneles)
-            hueco_y = min(0.3, (105 + 22 * extra) / (alto - 120))
+            hueco_y = min(0.3, (135 + 22 * extra) / (alto - 120))
         dominios = _dominios(figura, hueco_x, hueco_y)
         for k, (f, (dx, dy)) in enumerate(zip(figura.paneles, dominios, strict=True), start=1):
             # Una sola barra de color si todos los mapas comparten escala: la del último.

@@ -96,8 +96,10 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
         "ygap": 1 if f.con_numeros else 0,
         "hoverongaps": False,
     }
-    if con_numeros:
-        trazo |= {"text": textos, "texttemplate": "%{text}", "textfont": {"size": tam}}
+    if con_numeros:  # «−∞» de las tapadas lo escribe su capa, encima: aquí iría dos veces en el mismo lugar
+        pares = zip(textos, f.tapada, strict=True)
+        sueltos = [["" if t else x for x, t in zip(fila, tap, strict=True)] for fila, tap in pares]
+        trazo |= {"text": sueltos, "texttemplate": "%{text}", "textfont": {"size": tam}}
     # Con filas y columnas sin nombre (0, 1, 2…), x e y ya dicen qué casilla es: sin customdata la respuesta
     # pesa la cuarta parte (un mapa de 50 × 32 con ella, 43 kB; sin ella, 11 kB).
     por_indice = f.x is None and f.y is None and f.nombres_x is None and f.nombres_y is None

@@ -1,0 +1,138 @@
+"""Las figuras en Chromium (navegador.js): modo oscuro, teléfono, proyector y un iframe que carga oculto.
+
+Una app por módulo (`url_app`, de la sesión) y una página por caso; las capturas quedan en
+artefactos/capturas/figuras-*.png para mirarlas.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ayuda_navegador import CAPTURAS, ESPERA_MS
+
+pytestmark = pytest.mark.navegador
+
+LISTA = "(sel) => document.querySelector(sel + ' .js-plotly-plot')?._fullLayout"
+
+# Las cajas de texto de una figura de Plotly (títulos, marcas, números de casillas y barras, leyenda).
+CAJAS = r"""(sel) => [...document.querySelectorAll(sel + ' .js-plotly-plot text')]
+  .filter((t) => t.textContent.trim() && t.getBBox().width > 0 && getComputedStyle(t).opacity !== '0')
+  // una marca inclinada ocupa su diagonal: su caja derecha se cruza con la vecina sin que las letras se toquen
+  .filter((t) => !/rotate\((?!0)/.test(t.getAttribute('transform') || ''))
+  .map((t) => { const r = t.getBoundingClientRect();
+    return {texto: t.textContent, x0: r.left, y0: r.top, x1: r.right, y1: r.bottom,
+            letra: parseFloat(getComputedStyle(t).fontSize) * (t.closest('[style*=zoom]') ?
+              parseFloat(t.closest('[style*=zoom]').style.zoom) || 1 : 1)}; })"""
+
+
+def _abrir(navegador, url: str, id_: str, **contexto):
+    CAPTURAS.mkdir(parents=True, exist_ok=True)
+    ctx = navegador.new_context(locale="es-ES", **contexto)
+    pg = ctx.new_page()
+    pg.goto(url)
+    pg.wait_for_function(LISTA, arg=f"#{id_}-figura1", timeout=ESPERA_MS)
+    pg.wait_for_timeout(500)
+    return pg
+
+
+def _luminancia(rgb: str) -> float:
+    r, g, b = (int(float(x)) for x in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _solapadas(cajas: list[dict], holgura: float = 1.0) -> list[tuple[str, str]]:
+    malas = []
+    for i, a in enumerate(cajas):
+        for b in cajas[i + 1 :]:
+            ancho = min(a["x1"], b["x1"]) - max(a["x0"], b["x0"])
+            alto = min(a["y1"], b["y1"]) - max(a["y0"], b["y0"])
+            if ancho > holgura and alto > holgura:
+                malas.append((a["texto"], b["texto"]))
+    return malas
+
+
+def test_en_modo_oscuro_el_papel_es_el_de_la_pagina(navegador, url_app):
+    pg = _abrir(navegador, url_app + "demo/temperatura/", "temperatura", color_scheme="dark")
+    assert pg.evaluate("() => document.body.classList.contains('dark')")
+    papel = pg.evaluate(
+        "() => getComputedStyle(document.querySelector('#temperatura-figura1 .main-svg rect.bg')"
+        " || document.querySelector('#temperatura-figura1 .main-svg')).fill"
+    )
+    g = "document.querySelector('#temperatura-figura1 .js-plotly-plot')._fullLayout"
+    fondo, texto = pg.evaluate(f"() => [{g}.paper_bgcolor, {g}.font.color]")
+    pg.locator("#temperatura-figura1").screenshot(path=str(CAPTURAS / "figuras-oscuro.png"))
+    pg.context.close()
+    assert _luminancia(fondo) < 80, f"papel {fondo} en una página oscura"
+    assert _luminancia(_hex(texto) if texto.startswith("#") else texto) > 180, f"texto {texto} sobre {fondo}"
+    assert papel and "255, 255, 255" not in papel
+
+
+def _hex(color: str) -> str:
+    c = color.lstrip("#")
+    return f"rgb({int(c[0:2], 16)}, {int(c[2:4], 16)}, {int(c[4:6], 16)})"
+
+
+@pytest.mark.parametrize(("id_", "figura"), [("mascara-causal", 1), ("multicabeza", 2), ("a-mano", 1)])
+def test_en_un_telefono_ningun_texto_de_la_figura_pisa_otro(navegador, url_app, id_, figura):
+    pg = _abrir(
+        navegador, url_app + f"demo/{id_}/", id_, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    sel = f"#{id_}-figura{figura}"
+    pg.wait_for_function(LISTA, arg=sel, timeout=ESPERA_MS)
+    pg.locator(sel).scroll_into_view_if_needed()
+    ancho = pg.evaluate(f"() => document.querySelector('{sel} .js-plotly-plot')._fullLayout.width")
+    cajas = pg.evaluate(CAJAS, sel)
+    pg.locator(sel).screenshot(path=str(CAPTURAS / f"figuras-telefono-{id_}.png"))
+    pg.context.close()
+    assert ancho <= 390 and cajas
+    assert not _solapadas(cajas), f"textos que se pisan: {_solapadas(cajas)[:5]}"
+
+
+def test_en_presentacion_la_letra_es_de_14_px_o_mas_y_crece_con_la_ventana(navegador, url_app):
+    letras = {}
+    for ancho, alto in ((1280, 720), (1920, 1080)):
+        pg = _abrir(
+            navegador, url_app + "demo/posicion/?presentacion=1", "posicion", viewport={"width": ancho, "height": alto}
+        )
+        pg.wait_for_timeout(500)
+        letras[ancho] = [c["letra"] for c in pg.evaluate(CAJAS, "#posicion-figura1")]
+        if ancho == 1280:
+            pg.screenshot(path=str(CAPTURAS / "figuras-presentacion-1280.png"))
+        pg.context.close()
+    assert min(letras[1280]) >= 14, f"letra de {min(letras[1280]):.1f} px a 1280 × 720"
+    assert min(letras[1920]) > min(letras[1280])
+
+
+IFRAME = """<!doctype html><html><body style="margin:0">
+<div id="diapositiva" style="display:none; width:1200px; height:800px">
+  <iframe id="marco" src="{url}" style="width:1200px; height:800px; border:0"></iframe></div>
+</body></html>"""
+
+
+def test_un_iframe_que_carga_oculto_dibuja_la_figura_como_si_hubiera_cargado_visible(navegador, url_app):
+    """Como una diapositiva de reveal.js que todavía no se ve: el iframe carga a 0 × 0 y luego aparece."""
+    url = url_app + "demo/a-mano/"
+    ctx = navegador.new_context(locale="es-ES", viewport={"width": 1200, "height": 800})
+    pg = ctx.new_page()
+    pg.route(url_app + "diapositiva.html", lambda r: r.fulfill(body=IFRAME.format(url=url), content_type="text/html"))
+    pg.goto(url_app + "diapositiva.html")
+    marco = pg.frame_locator("#marco")
+    marco.locator("#a-mano-figura1").wait_for(state="attached", timeout=ESPERA_MS)
+    pg.wait_for_timeout(3000)  # ya llegó la figura, oculta
+    pg.evaluate("() => { document.querySelector('#diapositiva').style.display = 'block'; }")
+    frame = pg.wait_for_selector("#marco", state="attached").content_frame()
+    frame.wait_for_function(LISTA, arg="#a-mano-figura1", timeout=ESPERA_MS)
+    pg.wait_for_timeout(800)
+    oculta = frame.evaluate(_TAMANOS, "#a-mano-figura1")
+    pg.screenshot(path=str(CAPTURAS / "figuras-iframe-oculto.png"))
+    ctx.close()
+    visible = _abrir(navegador, url, "a-mano", viewport={"width": 1200, "height": 800})
+    referencia = visible.evaluate(_TAMANOS, "#a-mano-figura1")
+    visible.context.close()
+    assert oculta == referencia
+
+
+# El tamaño del dibujo y de cada eje (con el margen que Plotly les reservó): lo que el iframe oculto dañaba.
+_TAMANOS = """(sel) => { const l = document.querySelector(sel + ' .js-plotly-plot')._fullLayout;
+  return [l.width, l.height, l.margin.l, l.margin.t, ...Object.keys(l).filter((k) => /^[xy]axis\\d*$/.test(k))
+    .sort().map((k) => Math.round(l[k]._length))]; }"""
