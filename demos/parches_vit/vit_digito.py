@@ -1,6 +1,6 @@
 """La segunda parte de «Parches ViT»: el ViT diminuto entrenado (`vit-digitos`) mirando un dígito.
 
-Un dígito de 8 × 8 se corta en 16 parches de 2 × 2; el token [CLS] los mira en
+Un dígito de 8 × 8 se corta en 16 parches de 2 × 2; la ficha [CLS] los mira en
 cada bloque y cabeza. El «attention rollout» (Abnar y Zuidema, 2020,
 https://arxiv.org/abs/2005.00928) sigue la atención a través de los bloques:
 
