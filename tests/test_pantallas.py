@@ -38,6 +38,7 @@ def caja(pg, selector: str) -> dict:
     return pg.locator(selector).first.bounding_box()
 
 
+@pytest.mark.timeout(900)  # recorre todas las pestañas
 def test_portatil_la_figura_primero_en_espanol_y_sin_fallas_graves_de_accesibilidad(navegador, url_app):
     """1280 × 800, la suite como abre: la figura principal de cada pestaña empieza en el 70 % de
     arriba de la primera pantalla y se ve al menos el 60 %; lang="es"; nada en inglés; axe-core
@@ -99,6 +100,7 @@ TELEFONO = """(id) => {
 }"""
 
 
+@pytest.mark.timeout(900)  # recorre todas las pestañas
 def test_telefono_controles_para_el_pulgar_formulas_y_titulos_enteros(navegador, url_app):
     """390 × 844 táctil: nada se desborda a lo ancho, cada fórmula cabe o se desplaza, ningún título
     de pestaña se corta y cada deslizador y botón mide al menos 44 × 44 px (fuera de las tablas,
@@ -148,12 +150,13 @@ def test_modo_oscuro_pagina_y_figuras_oscuras_sin_fallas_de_contraste(navegador,
         assert luminancia(fondos["pagina"]) < 0.25, f"la página no es oscura: {fondos['pagina']}"
         claros = [p for p in fondos["papeles"] if luminancia(p) > 0.6]
         assert fondos["papeles"] and not claros, f"figuras con papel claro en la página oscura: {fondos['papeles']}"
-        assert not (graves := violaciones_graves(pg)), graves
         guardar_captura(pg, carpeta_capturas() / "oscuro.png")
+        assert not (graves := violaciones_graves(pg)), graves
     finally:
         contexto.close()
 
 
+@pytest.mark.timeout(900)  # recorre todas las pestañas
 def test_presentacion_en_la_diapositiva_de_reveal_y_avisos_que_esperan(navegador, url_app):
     """960 × 700 (la diapositiva por omisión de reveal.js), ?presentacion=1: la figura principal de
     cada pestaña cabe en la pantalla, sin achicarse a menos de la mitad; el aviso de la URL dice

@@ -37,7 +37,7 @@ def js() -> str:
 def tema() -> gr.themes.Base:
     """Soft con colores que se leen (WCAG AA, 4.5:1): las etiquetas en índigo 700 y no 500 (3.6:1),
     el texto tenue (los extremos del deslizador) en gris 600 y no 400 (2.5:1), y el blanco sobre
-    índigo 600 en las opciones elegidas y los botones."""
+    índigo 600 en las opciones elegidas y los botones; los enlaces en índigo 700, y 300 en el modo oscuro."""
     return gr.themes.Soft().set(
         block_label_text_color="*primary_700",
         block_title_text_color="*primary_700",
@@ -49,6 +49,11 @@ def tema() -> gr.themes.Base:
         button_primary_background_fill_hover="*primary_700",
         button_primary_background_fill_dark="*primary_700",
         button_primary_background_fill_hover_dark="*primary_600",
+        link_text_color="*primary_700",
+        link_text_color_visited="*primary_700",
+        link_text_color_dark="*primary_300",
+        link_text_color_visited_dark="*primary_300",
+        link_text_color_hover_dark="*primary_200",
     )
 
 
