@@ -12,6 +12,7 @@ Las pruebas (tests/test_seguridad_*.py) corren los mismos ataques a escala peque
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import socket
 import statistics
@@ -168,19 +169,14 @@ def ataque_inundacion(s: Servidor, sesiones: int = 32, por_sesion: int = 8) -> l
     posicion, temperatura = _fn_index(config, "posicion"), _fn_index(config, "temperatura")
     honesta = ["plata, sacó, Ana, del", "2, 1, 0.5, -1", 1.0, 1000, 0]
     sin_ataque = statistics.median(_llamar(s.url, temperatura, honesta)[0] for _ in range(3))
-    estados = Counter()
+    sys.path.insert(0, str(RAIZ))
+    from tests.test_seguridad_reparto import INUNDAR  # el atacante, en otro proceso
 
-    def inundar(_):
-        sesion = uuid.uuid4().hex
-        for _ in range(por_sesion):
-            cuerpo = {"data": [512, 512, "coseno"], "fn_index": posicion, "session_hash": sesion, "trigger_id": None}
-            estados[httpx.post(f"{s.url}gradio_api/queue/join", json=cuerpo, timeout=60).status_code] += 1
-
-    with ThreadPoolExecutor(8) as ex:
-        ataque = ex.map(inundar, range(sesiones))
-        time.sleep(0.5)
-        honestas = [_llamar(s.url, temperatura, honesta) for _ in range(5)]
-        list(ataque)
+    orden = [sys.executable, "-c", INUNDAR, s.url, str(posicion), str(sesiones), str(por_sesion)]
+    atacante = subprocess.Popen(orden, stdout=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    honestas = [_llamar(s.url, temperatura, honesta) for _ in range(5)]
+    estados = Counter(json.loads(atacante.communicate(timeout=300)[0]))
     tiempos = [t for t, _ in honestas]
     rechazos = [e for _, e in honestas if e]
     return [
