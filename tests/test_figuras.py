@@ -523,3 +523,18 @@ def test_en_un_telefono_los_titulos_se_parten():
     assert len(lineas) >= 3 and " ".join(lineas) == largo
     assert max(map(len, lineas)) * 0.55 * 17 <= 330
     assert telefono["layout"]["margin"]["t"] >= 70 + 22 * (len(lineas) - 1)
+
+
+@pytest.mark.parametrize("columnas", [1, 3])
+def test_la_descarga_no_corta_un_titulo_largo(columnas):
+    """Un título más ancho que su panel (el clasificador, la atención cruzada) se parte: cabe en el PNG."""
+    largo = "Peso de cada palabra en la agrupación (suman 1): positiva, 1.000 y algo más de texto"
+    f = Paneles(tuple(Mapa(np.eye(3), titulo=largo) for _ in range(columnas)), columnas=columnas, titulo=largo * 2)
+    fig = a_matplotlib(f)
+    fig.canvas.draw()
+    caja = fig.bbox
+    titulos = [e.title for e in fig.axes if e.get_title()] + [fig._suptitle]
+    for t in titulos:
+        borde = t.get_window_extent()
+        assert borde.x0 >= caja.x0 - 1 and borde.x1 <= caja.x1 + 1, t.get_text()
+    assert " ".join(titulos[0].get_text().split()) == largo

@@ -10,6 +10,7 @@ vez. Los números de las casillas y de las barras son los mismos textos que ve l
 from __future__ import annotations
 
 import io
+import textwrap
 
 import matplotlib
 
@@ -269,8 +270,14 @@ def _panel(f, fig: Figure, eje, con_barra: bool = True) -> None:
     if dibujar is None:
         raise TypeError(f"No es una figura: {type(f).__name__}")
     dibujar(f, fig, eje, con_barra)
-    if getattr(f, "titulo", ""):
-        eje.set_title(f.titulo)
+    if getattr(f, "titulo", ""):  # del ancho de su panel: uno más largo se partía por los bordes del PNG
+        eje.set_title(_partido(f.titulo, eje.get_position().width * fig.get_figwidth(), ESTILO["axes.titlesize"]))
+
+
+def _partido(texto: str, pulgadas: float, puntos: float) -> str:
+    """Un título partido en líneas que caben en `pulgadas` (una letra mide ~0.55 de su tamaño en puntos)."""
+    columnas = max(16, int(pulgadas * 72 / (0.55 * puntos)))
+    return "\n".join(textwrap.fill(linea, columnas) if linea else "" for linea in texto.split("\n"))
 
 
 def a_matplotlib(figura) -> Figure:
@@ -294,7 +301,7 @@ def a_matplotlib(figura) -> Figure:
                 else:
                     eje.axis("off")
             if figura.titulo:
-                fig.suptitle(figura.titulo)
+                fig.suptitle(_partido(figura.titulo, fig.get_figwidth(), 1.2 * ESTILO["font.size"]))
         else:
             fig = Figure(figsize=(6.4, 4.8 if not isinstance(figura, Diagrama) else 5.4), layout="constrained")
             _panel(figura, fig, fig.subplots())
