@@ -137,8 +137,8 @@ def _una_pestana(pagina, url: str, id_: str, vista, veces: int, joins: list) -> 
 
 
 def _primera_tras_load(pagina, url: str) -> float | None:
-    pagina.goto(url, wait_until="load")
-    try:
+    try:  # una página que no abre a tiempo queda en «—»: la tabla se escribe igual
+        pagina.goto(url, wait_until="load", timeout=120_000)
         pagina.wait_for_function("() => window.__primera !== undefined", timeout=60_000)
     except Exception:
         return None
