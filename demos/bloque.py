@@ -351,7 +351,7 @@ def construir() -> Vista:
         label="Parámetros por parte",
         interactive=False,
     )
-    seccion_glosario(('LayerNorm', 'parámetros', 'cabeza', 'embedding'), "bloque")
+    seccion_glosario(("LayerNorm", "parámetros", "cabeza", "embedding"), "bloque")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -394,7 +394,7 @@ def construir() -> Vista:
         figura_gradiente = grafico("‖∂p/∂s‖ del softmax según d, sin y con escala")
         texto_gradiente = gr.Markdown()
     llenar_al_abrir(texto, envolver(calcular_gradiente), [], [figura_gradiente, texto_gradiente])
-    seccion_glosario(('puntaje', 'softmax', 'pesos', 'one-hot', 'entropía'), "escalado")
+    seccion_glosario(("puntaje", "softmax", "pesos", "one-hot", "entropía"), "escalado")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -357,7 +357,7 @@ def construir() -> Vista:
         )
         tabla = gr.Dataframe(headers=["Parte", "Cuenta", "Parámetros"], label="Parámetros", interactive=False)
     texto = gr.Markdown()
-    seccion_glosario(('cabeza', 'pesos', 'parámetros'), "multicabeza")
+    seccion_glosario(("cabeza", "pesos", "parámetros"), "multicabeza")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -210,5 +210,4 @@ def construir() -> Vista:
         salidas=[figura, tabla_, texto],
         url={"L": L, "w": w, "g": g, "r": r, "semilla": semilla},
         ejemplo={"g": "2"},  # cambia tres máscaras sin agrandar la figura
-        invalido={"semilla": f"{SEMILLA_MAX + 10**6}"},
     )

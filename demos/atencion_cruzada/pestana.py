@@ -205,7 +205,7 @@ def construir() -> Vista:
         api_visibility="private",
         show_progress="minimal",
     )
-    seccion_glosario(('consulta, clave y valor', 'pesos', 'parámetros'), "atencion-cruzada")
+    seccion_glosario(("consulta, clave y valor", "pesos", "parámetros"), "atencion-cruzada")
     return Vista(
         fn=calcular,
         entradas=entradas,

@@ -340,7 +340,7 @@ def construir() -> Vista:
     salidas = [mapas, pesos, texto]
     al_elegir_digito(origen, indice, dibujo, envolver(calcular), entradas, salidas)
     seccion_foto(aparece=texto)
-    seccion_glosario(('pesos', 'parámetros', 'conjunto de prueba', 'exactitud'), "cbam")
+    seccion_glosario(("pesos", "parámetros", "conjunto de prueba", "exactitud"), "cbam")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

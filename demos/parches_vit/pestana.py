@@ -148,7 +148,7 @@ def construir() -> Vista:
         calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
     )
     seccion_digito(aparece=texto)
-    seccion_glosario(('ficha', 'embedding', 'posición', 'conjunto de prueba'), "parches-vit")
+    seccion_glosario(("ficha", "embedding", "posición", "conjunto de prueba"), "parches-vit")
     return Vista(
         aprender=APRENDER,
         fn=calcular,
