@@ -38,7 +38,6 @@
   const PREFIJOS = [["number input for ", "número: "], ["range slider for ", "deslizador: "]];
   const TEXTOS = {
     "Warning": "Aviso",
-    "Error": "Error",
     "Info": "Información",
     "Success": "Hecho",
     "Drop CSV or TSV files here to import data into dataframe": "Suelta aquí archivos CSV o TSV para cargarlos en la tabla",
@@ -53,7 +52,7 @@
     for (const n of NOMBRES) {
       const v = e.getAttribute(n);
       const t = v && traducir(v);
-      if (t) e.setAttribute(n, t);
+      if (t && t !== v) e.setAttribute(n, t);
     }
     // La zona para soltar una imagen: su nombre accesible es lo que dice («Suelta aquí una imagen…»).
     if (e.matches("[aria-dropeffect][aria-label]")) {
@@ -63,7 +62,9 @@
   };
   const texto = (n) => {
     const v = n.nodeValue.trim();
-    if (v in TEXTOS) n.nodeValue = n.nodeValue.replace(v, TEXTOS[v]);
+    // Solo si cambia: escribir nodeValue (aunque sea el mismo texto) avisa otra vez al observador, en rueda.
+    const nuevo = v in TEXTOS ? n.nodeValue.replace(v, TEXTOS[v]) : n.nodeValue;
+    if (nuevo !== n.nodeValue) n.nodeValue = nuevo;
   };
   const recorrer = (raiz) => {
     if (raiz.nodeType === Node.TEXT_NODE) return texto(raiz);
