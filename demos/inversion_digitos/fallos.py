@@ -33,7 +33,7 @@ REDIBUJO_S = 0.5  # segundos entre dos dibujos de las curvas mientras entrena
 NO_BAJA = 0.5 * PERDIDA_AL_AZAR  # por encima, al final, «la pérdida no baja» (ln 10 = no saber nada)
 PAREJOS = 0.9 * ENTROPIA_PAREJA  # por encima, al final, «los pesos quedan parejos» (3 bits = todos iguales)
 INTERRUPTORES = {
-    "mascara_invertida": "Máscara invertida (la attention_mask de 1 = conservar, pasada como True = no mirar)",
+    "mascara_invertida": "Máscara invertida (la attention_mask de Hugging Face, 1 = mirar, leída como 1 = tapar)",
     "tasa_alta": f"Tasa de aprendizaje {TASA_ALTA:g} (en vez de 0.001)",
     "sin_layernorm": "Sin LayerNorm",
     "sin_posicion": "Sin posición",
