@@ -264,7 +264,7 @@ def test_en_el_navegador_quitar_una_palabra_y_cambiar_de_frase(pagina, url_app):
     pagina.get_by_text("la opinión pasa a negativa").first.wait_for(timeout=30_000)
 
     con_quitada = fuente_figura(pagina, id_)
-    pagina.locator("button").filter(has_text="negación").first.click()
+    pagina.locator("button").filter(has_text=re.compile(r"^\s*negación\s*$")).first.click()  # no «doble negación»
     espera_cambio(pagina, id_, con_quitada)
     pagina.wait_for_function(
         "(sel) => document.querySelector(sel).value === 'ninguna'", arg=f"#{id_}-quitar input", timeout=30_000
