@@ -104,7 +104,6 @@ def joins_de(pg, mover) -> int:
 # pestañas: fundirlo en el evento principal o pasarlo a `js=`). strict: cuando se arregle, esta lista falla.
 PENDIENTES = {
     "inversion-digitos": "digitos.change → «Mira cómo aprende» recalcula su instantánea (entrenar.py, seguir)",
-    "cbam": "indice.input: salen dos .then con el cálculo principal (comun/digitos.al_elegir_digito)",
     "clasificador-atencion": "frase.submit → _al_cambiar_frase .then(calculo), y frase.change → _al_cambiar_frase",
 }
 
