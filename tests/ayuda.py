@@ -6,6 +6,7 @@ llama directamente vive aquí.
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -53,3 +54,17 @@ def espera_error(cliente, api_name: str, **kwargs) -> str:
     with pytest.raises(AppError) as info:
         cliente.predict(api_name=api_name, **kwargs)
     return str(info.value)
+
+
+def figura_api(valor) -> tuple[list[str], list[str]]:
+    """Lo que el API manda por un `gr.Plot` de la suite -> (los tipos de sus trazos, sus textos).
+
+    Falla si no es una figura Plotly de la suite (`layout.meta.figura`); los textos son el título y las
+    anotaciones (títulos de panel), con `<br>` como salto de línea.
+    """
+    assert isinstance(valor, dict) and valor.get("type") == "plotly", f"no es una figura Plotly: {valor!r:.120}"
+    figura = json.loads(valor["plot"])
+    assert figura["layout"]["meta"]["figura"] == 1, "una figura Plotly que no es de la suite"
+    titulo = figura["layout"].get("title", {}).get("text")
+    notas = [a["text"] for a in figura["layout"].get("annotations", [])]
+    return [t["type"] for t in figura["data"]], [t.replace("<br>", "\n") for t in [titulo, *notas] if t]

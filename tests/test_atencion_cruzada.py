@@ -19,7 +19,7 @@ from demos.atencion_cruzada.pestana import (
 )
 from demos.comun.figuras.pantalla import a_json
 from modelos import atencion
-from tests.ayuda import espera_error
+from tests.ayuda import espera_error, figura_api
 
 
 @pytest.mark.parametrize("Lo, Lf", [(6, 5), (1, 7), (7, 1), (3, 12), (32, 32), (32, 2)])
@@ -124,7 +124,10 @@ def test_entrada_mala_da_valueerror_en_espanol(kw, mensaje):
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     promedio, cabezas, texto = cliente.predict(api_name="/atencion_cruzada")
-    assert promedio and cabezas
+    tipos, textos = figura_api(promedio)
+    assert tipos == ["heatmap"] and textos[0].startswith("Pesos 6 × 5 (L_objetivo × L_fuente)")
+    tipos, textos = figura_api(cabezas)
+    assert tipos == ["heatmap"] * 4 and textos[1:] == [f"Cabeza {h}" for h in range(1, 5)]
     assert "(1, 4, 6, 5)" in texto
 
 

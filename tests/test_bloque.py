@@ -10,7 +10,7 @@ from demos.bloque import calcular, copiar_pesos, desglose, diferencia_con_pytorc
 from demos.comun.figuras import numero
 from demos.comun.figuras.pantalla import a_json
 from modelos import BloqueTransformer
-from tests.ayuda import espera_error
+from tests.ayuda import espera_error, figura_api
 
 
 def test_64_4_256_da_49984_parametros_como_la_leccion():
@@ -108,7 +108,9 @@ def test_entrada_mala_da_valueerror_en_espanol(d, cabezas, d_mlp, mensaje):
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     diagrama, barras, tabla, texto = cliente.predict(api_name="/bloque")
-    assert diagrama and barras
+    tipos, textos = figura_api(diagrama)
+    assert tipos == ["scatter"] and textos[0] == "Un bloque transformer: 49\u202f984 parámetros"
+    assert figura_api(barras) == (["bar"], ["¿Dónde están los parámetros?"])
     assert tabla["data"][-1] == ["Total", "", "49 984", "49 984"]
     assert "Igual a PyTorch: sí" in texto
 

@@ -26,7 +26,7 @@ from demos.comun.digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
 from demos.comun.figuras import C0, GRIS, Aviso, Barras, Imagen, Mapa, Paneles
 from demos.comun.figuras.pantalla import a_plotly
 from modelos import AtencionEspacial
-from tests.ayuda import espera_error
+from tests.ayuda import espera_error, figura_api
 
 # --- la mecánica en una foto ----------------------------------------------------------------------
 
@@ -267,7 +267,9 @@ def test_api_sin_argumentos_y_con_dibujo(cliente, tmp_path):
     from PIL import Image
 
     mapas, pesos_, texto = cliente.predict(api_name="/cbam")
-    assert mapas and pesos_ and "la imagen n.º 0 del conjunto de prueba (un 2)" in texto
+    assert figura_api(mapas) == (["heatmap"] * 4, ["Entrada (8 × 8)", "Mapa espacial m", "m sobre la entrada"])
+    assert figura_api(pesos_) == (["bar"] * 3, ["Predicción: 2 (96%)", "Pesos de canal w (32 canales)"])
+    assert "la imagen n.º 0 del conjunto de prueba (un 2)" in texto
     im = Image.new("RGBA", (256, 256), "white")
     im.paste("black", (120, 40, 136, 216))  # un «1»
     im.save(tmp_path / "uno.png")

@@ -12,7 +12,7 @@ from demos.comun.figuras.pantalla import a_json, a_plotly
 from demos.mascara_causal.pestana import calcular, construir, consultas_y_claves, hacer_mascara, tuberia
 from demos.servir.conectar import aplicar_url
 from modelos import atencion, mascara_causal
-from tests.ayuda import espera_error
+from tests.ayuda import espera_error, figura_api
 
 PESOS_LECCION = [  # atencion_y_transformers.salida.txt, semilla 1, «Ana sacó plata del banco»
     [1.00, 0.00, 0.00, 0.00, 0.00],
@@ -225,7 +225,10 @@ def test_la_url_fija_tipo_w_k_frase_y_semilla():
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     tuberia_, pesos, texto = cliente.predict(api_name="/mascara_causal")
-    assert tuberia_ and pesos
+    tipos, textos = figura_api(tuberia_)
+    assert tipos[:3] == ["heatmap"] * 3 and textos[:2] == ["1) Puntajes Q·Kᵀ/√d", "2) Con la máscara: tapadas = −∞"]
+    tipos, textos = figura_api(pesos)
+    assert "heatmap" in tipos and textos[0] == "3) Pesos = softmax de cada fila, máscara causal"
     assert "10 de 25" in texto
 
 

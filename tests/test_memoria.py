@@ -9,7 +9,7 @@ import torch
 from demos.comun.figuras.pantalla import a_json
 from demos.memoria.medida import _figura_medida
 from demos.memoria.pestana import calcular, medir, tabla_memoria
-from tests.ayuda import espera_error
+from tests.ayuda import espera_error, figura_api
 
 MB_LECCION = ["0.04 MB", "4.00 MB", "400.00 MB", "40 000.00 MB"]
 
@@ -153,7 +153,12 @@ def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
 def test_api_de_la_medicion(cliente):
     assert "potencia de 2" in espera_error(cliente, "/memoria_medir", largo_maximo=10**6)
     figura, tabla, texto = cliente.predict(largo_maximo=256, tipo="bfloat16", api_name="/memoria_medir")
-    assert figura and len(tabla["data"]) == 3
+    tipos, textos = figura_api(figura)
+    assert set(tipos) == {"scatter"} and [t.split("\n")[0] for t in textos] == [
+        "Tiempo (mediana), bfloat16",
+        "Memoria pico, bfloat16",
+    ]
+    assert len(tabla["data"]) == 3
     assert "bfloat16" in texto
 
 

@@ -17,7 +17,7 @@ from demos.comun.figuras.pantalla import a_plotly
 from demos.parches_vit.parches import IMAGENES, formas, foto
 from demos.parches_vit.pestana import calcular
 from demos.parches_vit.vit_digito import digito, rollout
-from tests.ayuda import espera_error
+from tests.ayuda import espera_error, figura_api
 
 CHINA = IMAGENES[1]
 
@@ -312,7 +312,11 @@ def test_api_digito_con_dibujo_vacio_da_la_pista(cliente):
 
 def test_api_digito_sin_argumentos(cliente):
     prediccion, cabezas, texto = cliente.predict(api_name="/parches_vit_digito")
-    assert prediccion and cabezas and "la imagen n.º 0 del conjunto de prueba (un 2)" in texto
+    tipos, textos = figura_api(prediccion)
+    assert tipos == ["heatmap"] * 3 + ["bar"] and textos[-1] == "Predicción: 2 (100%)"
+    tipos, textos = figura_api(cabezas)
+    assert tipos == ["heatmap"] * 16 and textos[0].startswith("¿A qué parches mira el [CLS]?")
+    assert "la imagen n.º 0 del conjunto de prueba (un 2)" in texto
 
 
 def test_api_digito_rechaza_el_indice_450(cliente):

@@ -11,7 +11,7 @@ from modelos.datos import secuencias_digitos
 from modelos.entrenamiento.leccion import epoca_1
 from modelos.estrategia import es_moda_de_los_otros, tope_sin_posicion
 from modelos.hub import carpeta_incluida
-from tests.ayuda import espera_error
+from tests.ayuda import espera_error, figura_api
 
 PE_LECCION = [[0.00, 1.00, 0.00, 1.00], [0.84, 0.54, 0.53, 0.85], [0.91, -0.42, 0.90, 0.43]]
 hay_checkpoints = pytest.mark.skipif(
@@ -140,7 +140,8 @@ def test_entrada_mala_da_valueerror_en_espanol(largo, d_modelo, similitud, mensa
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     mapa, sim, texto, tabla, _ = cliente.predict(api_name="/posicion")
-    assert mapa and sim
+    assert figura_api(mapa) == (["heatmap"], ["Codificación posicional sinusoidal (50 × 32)"])
+    assert figura_api(sim) == (["scatter", "heatmap"], ["La posición 0 contra las demás", "Coseno entre posiciones"])
     assert "0.84  0.54  0.53  0.85" in texto
     assert "mismo resultado, en otro orden: **sí**" in texto
 

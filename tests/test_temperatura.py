@@ -19,7 +19,7 @@ from demos.temperatura import (
     muestrear,
     pesos,
 )
-from tests.ayuda import espera_error
+from tests.ayuda import espera_error, figura_api
 
 S_LECCION = [2.0, 1.0, 0.5, -1.0]  # plata, sacó, Ana, del
 COLUMNA = {0.25: 4, 0.5: 5, 1.0: 6, 4.0: 7}  # columna de cada T de la lección en la tabla
@@ -168,7 +168,10 @@ def test_la_url_acepta_t_directamente():
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     barras, paneles, tabla, texto, muestreo = cliente.predict(api_name="/temperatura")
-    assert barras and paneles and muestreo
+    assert figura_api(barras) == (["bar", "scatter"], ["softmax(s / T) con T = 1   (entropía 1.46 bits)"])
+    tipos, textos = figura_api(paneles)
+    assert tipos == ["bar"] * 4 and textos[2] == "T = 1   (1.46 bits)  ◀ la T elegida"
+    assert figura_api(muestreo) == (["bar", "bar"], ["1\u202f000 muestras con T = 1"])
     assert [r[COLUMNA[0.25]] for r in tabla["data"]] == [0.98, 0.02, 0.0, 0.0]
     assert [r[COLUMNA[4.0]] for r in tabla["data"]] == [0.34, 0.27, 0.23, 0.16]
     assert "1.46 bits" in texto
