@@ -102,10 +102,7 @@ def joins_de(pg, mover) -> int:
 
 # Pestañas cuyo control principal aún manda más de un evento, con lo que lo manda (cableado de otras
 # pestañas: fundirlo en el evento principal o pasarlo a `js=`). strict: cuando se arregle, esta lista falla.
-PENDIENTES = {
-    "inversion-digitos": "digitos.change → «Mira cómo aprende» recalcula su instantánea (entrenar.py, seguir)",
-    "clasificador-atencion": "frase.submit → _al_cambiar_frase .then(calculo), y frase.change → _al_cambiar_frase",
-}
+PENDIENTES: dict[str, str] = {}
 
 
 def _con_pendientes(ids: list[str]) -> list:

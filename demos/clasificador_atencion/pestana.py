@@ -261,8 +261,18 @@ def calcular(frase: str = FRASE, bloque: float = 1, quitar: float = NINGUNA):
 
 
 def _al_cambiar_frase(frase):
-    """Otra frase: las opciones de «quitar» son sus palabras, y no se quita ninguna."""
-    return gr.update(choices=opciones_quitar(frase), value=NINGUNA)
+    """Otra frase: las opciones de «quitar» son sus palabras, y no se quita ninguna; y la frase leída."""
+    return gr.update(choices=opciones_quitar(frase), value=NINGUNA), frase
+
+
+def leer_frase(frase: str = FRASE, bloque: float = 1):
+    """Otra frase: (opciones de «quitar» en «ninguna», la vista sin quitar nada, la frase leída)."""
+    quitar, leida = _al_cambiar_frase(frase)
+    return (quitar, *calcular(frase, bloque, NINGUNA), leida)
+
+
+# Con la frase de las opciones de «quitar», nada; con otra, la señal toma la frase (sin ir al servidor).
+JS_SI_ES_OTRA = "(frase, leida, senal) => (frase === leida ? senal : frase)"
 
 
 # --- aprender: predecir y comprobarse (las respuestas las calcula `leer`) --------------------------
@@ -369,16 +379,32 @@ def construir() -> Vista:
     cabezas = grafico("Atención de cada cabeza del bloque elegido")
     entradas, salidas = [frase, bloque, quitar], [prediccion, pesos, texto, cabezas]
 
-    # Otra frase (escrita, de un ejemplo o de la URL): «quitar» vuelve a «ninguna» con sus palabras.
-    frase.change(
-        _al_cambiar_frase, frase, quitar, api_visibility="private", show_progress="hidden", trigger_mode="always_last"
+    # Otra frase (escrita o de un ejemplo): «quitar» vuelve a «ninguna» con sus palabras y la vista se
+    # recalcula con ella, en un solo evento; así nunca se lee la frase nueva con un número de la vieja.
+    leidas = gr.Textbox(FRASE, visible="hidden", interactive=False)  # la frase de las opciones de «quitar»
+    con_frase = {
+        "fn": envolver(leer_frase),
+        "inputs": [frase, bloque],
+        "outputs": [quitar, *salidas, leidas],
+        "api_visibility": "private",
+        "show_progress": "minimal",
+    }
+    gr.on([frase.submit, frase.blur], **con_frase, trigger_mode="always_last")
+    ejemplos.load_input_event.then(**con_frase)
+    # La frase llegó por otro camino (la URL): el texto de la vista cambia y, solo si las opciones son de
+    # otra frase, el navegador lo marca en `senal` y un evento trae las palabras de la nueva.
+    senal = gr.Textbox(FRASE, visible="hidden", interactive=False)
+    texto.change(
+        None, [frase, leidas, senal], senal, js=JS_SI_ES_OTRA, api_visibility="private", show_progress="hidden"
     )
-    calculo = envolver(calcular)
-    for evento in (frase.submit, frase.blur, ejemplos.load_input_event.then):
-        # Primero «quitar» a cero y después la vista: así nunca se lee la frase nueva con un número de la vieja.
-        evento(_al_cambiar_frase, frase, quitar, api_visibility="private", show_progress="hidden").then(
-            calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
-        )
+    senal.change(
+        _al_cambiar_frase,
+        frase,
+        [quitar, leidas],
+        api_visibility="private",
+        show_progress="hidden",
+        trigger_mode="always_last",
+    )
     terminos = ("ficha", "embedding", "posición", "agrupación por atención", "pesos", "parámetros", "cabeza")
     seccion((*terminos, "conjunto de prueba", "exactitud"), "clasificador-atencion")
     return Vista(

@@ -163,15 +163,25 @@ def entrenar(epocas: float = 2, con_posicion: bool = True, cabezas: float = 2, b
 # --- interfaz --------------------------------------------------------------------------------------
 
 
-def construir_aprende(digitos: gr.Textbox, texto_principal: gr.Markdown) -> None:
-    """El panel de instantáneas. Se llena cada vez que cambia el texto de la vista de arriba
-    (al abrir la pestaña, con otros dígitos u otro modelo), así sigue a sus dígitos."""
+# Sigue a los dígitos sin ir al servidor si ya los muestra: el texto de la vista principal cambió y los
+# dígitos son otros que los de la instantánea (p. ej. llegaron por la URL) -> la señal toma los dígitos.
+JS_SI_SON_OTROS = "(digitos, mostrados, senal) => (digitos === mostrados ? senal : digitos)"
+
+
+def construir_aprende(digitos: gr.Textbox, texto_principal: gr.Markdown):
+    """El panel de instantáneas, abierto en la lección y la instantánea 0 (su valor viene en la página).
+
+    Devuelve `(entradas, salidas, seguir)`: la pestaña suma `seguir(digitos, indice)` a su evento de
+    los dígitos, y así escribir otros recalcula la vista y la instantánea con un solo evento (issue 22).
+    Si los dígitos cambian por otro camino (la URL), el texto de arriba cambia y, solo si la
+    instantánea muestra otros dígitos, un evento la pone al día.
+    """
     try:
         n = cuantas_instantaneas()
     except FileNotFoundError as e:  # sin las instantáneas, el resto de la app arranca igual
         log.warning("Sin «Mira cómo aprende»: %s", e)
         gr.Markdown(f"### Mira cómo aprende\nFaltan las instantáneas del entrenamiento: {e}")
-        return
+        return [], [], lambda texto_digitos: ()
     gr.Markdown(
         f"### Mira cómo aprende\n{n} instantáneas del modelo con posición mientras se entrenaba con la receta "
         "de la lección (2 épocas de 20 000 secuencias, lotes de 64, Adam con tasa 0.001). Mueve el "
@@ -182,26 +192,38 @@ def construir_aprende(digitos: gr.Textbox, texto_principal: gr.Markdown) -> None
         "por eso es más alta."
     )
     indice = Deslizador(0, n - 1, value=0, step=1, label=f"Instantánea (0 = sin entrenar, {n - 1} = final)")
+    inicial_mapa, inicial_curva, inicial_texto = a_gradio(ver_instantanea(digitos.value, 0))
     with gr.Row():
-        mapa_ = grafico("Mapa de atención en esta instantánea")
-        curva = grafico("Pérdida y exactitud durante el entrenamiento")
-    texto = gr.Markdown()
-    salidas = [mapa_, curva, texto]
+        mapa_ = grafico("Mapa de atención en esta instantánea", value=inicial_mapa)
+        curva = grafico("Pérdida y exactitud durante el entrenamiento", value=inicial_curva)
+    texto = gr.Markdown(inicial_texto)
+    mostrados = gr.Textbox(digitos.value, visible="hidden", interactive=False)  # los dígitos de la instantánea
+    senal = gr.Textbox(digitos.value, visible="hidden", interactive=False)
+    salidas = [mapa_, curva, texto, mostrados]
     ver = envolver(ver_instantanea)
     indice.input(
-        ver, [digitos, indice], salidas, api_visibility="private", trigger_mode="always_last", show_progress="minimal"
+        ver,
+        [digitos, indice],
+        salidas[:3],
+        api_visibility="private",
+        trigger_mode="always_last",
+        show_progress="minimal",
     )
 
     def seguir(texto_digitos, i):
         try:
             leer_digitos(texto_digitos)
         except ValueError:  # ya se escribió otra cosa: se queda la instantánea anterior, sin avisos
-            return gr.skip(), gr.skip(), gr.skip()
-        return ver(texto_digitos, i)
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip()
+        return (*ver(texto_digitos, i), texto_digitos)
 
     texto_principal.change(
+        None, [digitos, mostrados, senal], senal, js=JS_SI_SON_OTROS, api_visibility="private", show_progress="hidden"
+    )
+    senal.change(
         seguir, [digitos, indice], salidas, api_visibility="private", trigger_mode="always_last", show_progress="hidden"
     )
+    return [indice], salidas, seguir
 
 
 def construir_entrena(modelo: gr.Radio, propio: gr.State):

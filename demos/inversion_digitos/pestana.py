@@ -328,26 +328,35 @@ def construir() -> Vista:
             texto = gr.Markdown()
         atencion = grafico("Mapa de atención")
     entradas, salidas = [digitos, modelo, bloque, cabeza, propio], [prediccion, atencion, texto]
+    extra_entradas, extra_salidas, seguir = construir_aprende(digitos, texto)
 
-    def recalcular(ev):
-        return ev.then(envolver(calcular), entradas, salidas, api_visibility="private", show_progress="minimal")
+    def calcular_y_seguir(*valores):
+        """Otros dígitos: la vista y la instantánea de «Mira cómo aprende», en un solo evento."""
+        return (*calcular(*valores[: len(entradas)]), *seguir(valores[0], *valores[len(entradas) :]))
 
-    recalcular(azar.click(digitos_al_azar, outputs=digitos, api_visibility="private", queue=False))
-    recalcular(ejemplos.load_input_event)
-    construir_aprende(digitos, texto)
-    recalcular(construir_entrena(modelo, propio))
+    con_digitos = {
+        "fn": envolver(calcular_y_seguir),
+        "inputs": entradas + extra_entradas,
+        "outputs": salidas + extra_salidas,
+        "api_visibility": "private",
+        "show_progress": "minimal",
+    }
+    gr.on([digitos.submit, digitos.blur], **con_digitos, trigger_mode="always_last")
+    azar.click(digitos_al_azar, outputs=digitos, api_visibility="private", queue=False).then(**con_digitos)
+    ejemplos.load_input_event.then(**con_digitos)
+    construir_entrena(modelo, propio).then(
+        envolver(calcular), entradas, salidas, api_visibility="private", show_progress="minimal"
+    )
     construir_fallos()  # el laboratorio de fallos (§7.2) y la comparación de cabezas (§7.1)
     # Otro modelo (elegido, desde la URL o recién entrenado): los controles, solo hasta sus bloques y cabezas.
-    recalcular(
-        gr.on(
-            [modelo.change, propio.change],
-            _ajustar_controles,
-            [modelo, propio, bloque, cabeza],
-            [bloque, cabeza],
-            api_visibility="private",
-            queue=False,
-        )
-    )
+    gr.on(
+        [modelo.change, propio.change],
+        _ajustar_controles,
+        [modelo, propio, bloque, cabeza],
+        [bloque, cabeza],
+        api_visibility="private",
+        queue=False,
+    ).then(envolver(calcular), entradas, salidas, api_visibility="private", show_progress="minimal")
     terminos = ("ficha", "embedding", "posición", "pesos", "parámetros", "cabeza", "máscara", "LayerNorm")
     seccion((*terminos, "lote", "paso", "época", "pérdida", "tasa de aprendizaje", "entropía"), "inversion-digitos")
     return Vista(
@@ -356,6 +365,7 @@ def construir() -> Vista:
         entradas=entradas,
         salidas=salidas,
         url={"digitos": digitos, "modelo": modelo, "cabeza": cabeza},
+        disparadores=[modelo.input, bloque.input, cabeza.input],  # los dígitos van con la instantánea (arriba)
         ejemplo={"digitos": "1 2 3 4 5 6 7 8"},
         invalido={"digitos": "1 2 3"},
     )
