@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import struct
+import subprocess
+import sys
 import tracemalloc
 import zlib
 from pathlib import Path
@@ -15,7 +18,7 @@ from PIL import Image, ImageOps
 
 from demos.comun.digitos import ORIGEN_DIBUJO, digito_elegido
 from demos.comun.imagenes import MAX_PIXELES, Dibujo, Subida, abrir_imagen, tinta_desde_dibujo
-from tests.ayuda import espera_error
+from tests.ayuda import RAIZ, espera_error
 
 MALAS = {
     "trunc.jpg": "dañado o incompleto",
@@ -127,6 +130,89 @@ def test_archivo_malo_da_error_en_espanol_sin_gastar_memoria(carpeta, nombre, me
 
 def test_el_limite_es_de_25_megapixeles():
     assert MAX_PIXELES == 25_000_000
+
+
+# Un proceso aparte: su pico de RSS (VmHWM) sobre el reposo, con `n` hilos que abren la misma imagen a la vez.
+PICO_DE_RSS = """
+import json, sys, threading
+from demos.comun.imagenes import abrir_imagen
+from servidor.proceso import limitar_arenas_malloc
+
+limitar_arenas_malloc()  # como el servidor (servidor.proceso.preparar)
+
+def kb(campo):
+    with open("/proc/self/status") as f:
+        return next(int(linea.split()[1]) for linea in f if linea.startswith(campo))
+
+ruta, chica, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+abrir_imagen(chica)  # lo perezoso de Pillow y numpy, ya cargado
+reposo, errores = kb("VmRSS"), []
+
+def abrir():
+    try:
+        abrir_imagen(ruta)
+    except ValueError as e:
+        errores.append(str(e))
+
+hilos = [threading.Thread(target=abrir) for _ in range(n)]
+for h in hilos:
+    h.start()
+for h in hilos:
+    h.join()
+print(json.dumps([(kb("VmHWM") - reposo) / 1024, errores]))
+"""
+
+
+def imagen_maxima_de_16_bits(ruta: Path) -> Path:
+    """Un PNG en gris de 16 bits de 5000 × 5000 (25 megapíxeles, el máximo) que pesa ≈ 0.3 MB."""
+    valores = (np.arange(5000 * 5000, dtype=np.uint32) % 65536).astype(np.uint16).reshape(5000, 5000)
+    Image.fromarray(valores).save(ruta)
+    return ruta
+
+
+def test_doce_imagenes_maximas_a_la_vez_caben_en_400_mb(tmp_path, carpeta):
+    """12 subidas de 25 megapíxeles y 16 bits a la vez: antes, RSS +4.5 GB (una sola, +430 MB)."""
+    ruta = imagen_maxima_de_16_bits(tmp_path / "max16.png")
+    orden = [sys.executable, "-c", PICO_DE_RSS, str(ruta), str(carpeta / "rgb.png"), "12"]
+    salida = subprocess.run(orden, cwd=RAIZ, capture_output=True, text=True, timeout=600, check=True)
+    pico_mb, errores = json.loads(salida.stdout)
+    assert errores == []  # ninguna se rechaza: esperan su turno
+    assert pico_mb < 400, f"12 imágenes máximas a la vez: RSS +{pico_mb:.0f} MB"
+
+
+def test_sin_turno_a_tiempo_una_imagen_grande_recibe_un_mensaje(tmp_path, carpeta, monkeypatch):
+    from demos.comun import imagenes
+
+    monkeypatch.setattr(imagenes, "ESPERA_TURNO_S", 0.05)
+    grande = tmp_path / "grande.png"
+    Image.new("L", (2000, 1500), 90).save(grande)  # 3 megapíxeles: necesita turno
+    for _ in range(imagenes.TURNOS_GRANDES):  # otras imágenes grandes ocupan todos los turnos
+        imagenes._TURNOS.acquire()
+    try:
+        with pytest.raises(ValueError, match="abriendo otras imágenes grandes"):
+            abrir_imagen(grande)
+        assert abrir_imagen(carpeta / "rgb.png")[0].shape == (60, 90, 3)  # una chica no espera turno
+    finally:
+        for _ in range(imagenes.TURNOS_GRANDES):
+            imagenes._TURNOS.release()
+    assert abrir_imagen(grande)[0].shape == (480, 640, 3)
+
+
+@pytest.mark.parametrize("modo", ["I;16", "P", "CMYK"])
+def test_reducir_antes_de_convertir_da_la_misma_imagen(tmp_path, modo):
+    """Una grande se reduce en su modo original y luego a RGB: lo mismo que convertirla entera primero."""
+    y, x = np.mgrid[0:2400, 0:3200]
+    gris = ((x + y) * 65535 // (3200 + 2400)).astype(np.uint16)  # (alto, ancho)
+    im = Image.fromarray(gris) if modo == "I;16" else Image.fromarray((gris >> 8).astype(np.uint8)).convert(modo)
+    ruta = tmp_path / ("g.tif" if modo == "CMYK" else "g.png")
+    im.save(ruta, **({"compression": "tiff_deflate"} if modo == "CMYK" else {}))
+    rgb, _ = abrir_imagen(ruta)
+    referencia = Image.fromarray((gris / 65535 * 255 + 0.5).astype(np.uint8)).convert("RGB")
+    referencia.thumbnail((640, 640), Image.Resampling.LANCZOS)
+    if modo == "CMYK":
+        referencia = im.convert("RGB").resize(referencia.size, Image.Resampling.LANCZOS)
+    assert rgb.shape == (480, 640, 3)
+    assert np.abs(rgb - np.asarray(referencia, dtype=np.float32) / 255).max() < 0.03
 
 
 def test_tipo_o_ruta_que_no_son_imagen():
