@@ -94,6 +94,9 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
                         partes.append((p, vista, abierta, tab))
                         grupos[g][2].append(partes[-1])
         _VISTAS[suite] = {p.id: vista for p, vista, _, _ in partes}
+        # La pestaña que abre sin ?tab= trae sus figuras en la página, como /demo/<id>/; las demás
+        # llegan al elegirlas (o con `load`, si la URL las pide): la página no carga las de todas.
+        figuras_en_la_pagina(pestanas[0].id, partes[0][1])
 
         def al_cargar(request: gr.Request, *valores):
             parametros = _parametros(request)

@@ -1,12 +1,13 @@
-"""Rendimiento medido de la suite: arranque en frío, la clase, el navegador, carga y entrenamiento.
+"""Rendimiento medido de la suite: arranque en frío, la clase, el navegador, la apertura, carga y entrenamiento.
 
     python scripts/bench.py                      todo (≈ 6 min en 2 núcleos)
-    python scripts/bench.py --solo clase         una sección: arranque, clase, navegador, carga, entrenamiento
+    python scripts/bench.py --solo clase         una sección: arranque, clase, navegador, apertura, carga…
     python scripts/bench.py --markdown BENCHMARKS.md   además escribe las tablas en ese archivo
 
 Cada cifra va junto a su referencia medida en la misma corrida: el arranque junto a
 `import gradio, torch`; la clase (scripts/bench_clase.py) junto a un endpoint vacío servido por
-Gradio con la misma cola, y el navegador junto a una página que solo devuelve el número. Se dan
+Gradio con la misma cola, el navegador junto a una página que solo devuelve el número, y la
+apertura (scripts/bench_apertura.py) junto a una página de Gradio con una sola figura. Se dan
 medianas y percentiles, no tiempos sueltos. Todo en loopback; el servidor corre en otro proceso,
 para que el cliente no le quite el GIL.
 """
@@ -246,16 +247,19 @@ def entrenamiento() -> str:
     return tabla("Entrenamiento de la inversión de dígitos, hasta el 100 % de secuencias", *comparar())
 
 
+SECCIONES = ("arranque", "clase", "navegador", "apertura", "carga", "entrenamiento")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--solo", choices=["arranque", "clase", "navegador", "carga", "entrenamiento"], action="append")
+    parser.add_argument("--solo", choices=[*SECCIONES], action="append")
     parser.add_argument("--estudiantes", type=int, default=30)
     parser.add_argument("--repeticiones", type=int, default=5)
     parser.add_argument("--clientes", type=int, default=16)
     parser.add_argument("--segundos", type=float, default=60)
     parser.add_argument("--markdown", type=Path, help="escribe las tablas en este archivo")
     args = parser.parse_args()
-    secciones = args.solo or ["arranque", "clase", "navegador", "carga", "entrenamiento"]
+    secciones = args.solo or list(SECCIONES)
     cabecera = (
         f"Medido el {datetime.date.today().isoformat()} en {platform.node() or 'esta máquina'}: "
         f"{os.cpu_count()} núcleos, {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
@@ -274,6 +278,10 @@ def main() -> None:
             from scripts.bench_navegador import navegador
 
             partes.append(navegador())
+        elif s == "apertura":
+            from scripts.bench_apertura import apertura
+
+            partes.append(apertura())
         elif s == "carga":
             partes.append(carga(args.clientes, args.segundos))
         elif s == "entrenamiento":

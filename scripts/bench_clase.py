@@ -18,7 +18,7 @@ import random
 import statistics
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from scripts.bench import VACIA, Servidor, ms, percentil, puerto_libre, tabla
 
@@ -79,11 +79,24 @@ def _urls(valor) -> list[str]:
     return []
 
 
+def _motivo(e: Exception) -> str:
+    """Lo que la tabla dice de un error: el código HTTP (429: lo rechazó el reparto) o el tipo."""
+    respuesta = getattr(e, "response", None)
+    return str(respuesta.status_code) if respuesta is not None else type(e).__name__
+
+
+def _errores(r: dict) -> str:
+    motivos = ", ".join(f"{m} × {n}" for m, n in r["motivos"].most_common())
+    return f"{r['errores']} ({motivos})" if r["errores"] else "0"
+
+
 def _sala(url: str, tareas: list[tuple[str, callable]], segundos: float) -> dict[str, dict]:
     """Cada tarea (pestaña, hacer_datos) es un estudiante; devuelve tiempos, bytes y errores por pestaña."""
     import httpx
 
-    res: dict[str, dict] = defaultdict(lambda: {"t": [], "b": [], "errores": 0, "rechazos": 0, "estudiantes": 0})
+    res: dict[str, dict] = defaultdict(
+        lambda: {"t": [], "b": [], "errores": 0, "motivos": Counter(), "rechazos": 0, "estudiantes": 0}
+    )
     cerrojo = threading.Lock()
     fin = time.perf_counter() + segundos
 
@@ -104,9 +117,10 @@ def _sala(url: str, tareas: list[tuple[str, callable]], segundos: float) -> dict
                         res[api]["t"].append(time.perf_counter() - t)
                         res[api]["b"].append(0)
                         res[api]["rechazos"] += 1
-                except Exception:
+                except Exception as e:
                     with cerrojo:
                         res[api]["errores"] += 1
+                        res[api]["motivos"][_motivo(e)] += 1
                 time.sleep(azar.uniform(0.2, 0.6))
 
     hilos = []
@@ -198,7 +212,7 @@ def clase(estudiantes: int = 30, segundos: float = 40) -> str:
             f"{statistics.mean(v['b']) / 1e3:.1f}",
             "1.00×",
             "100 %",
-            v["errores"],
+            _errores(v),
             "",
         ]
     ]
@@ -221,7 +235,7 @@ def clase(estudiantes: int = 30, segundos: float = 40) -> str:
                 f"{statistics.mean([b for b in r['b'] if b] or [0]) / 1e3:.1f}",
                 f"**{razon:.2f}×**" if razon <= 3 else f"{razon:.2f}×",
                 f"{100 * ritmo / ritmo_v:.0f} %",
-                r["errores"],
+                _errores(r),
                 f"{100 * r['rechazos'] / len(r['t']):.0f} %" if r["rechazos"] else "",
             ]
         )

@@ -1,9 +1,12 @@
-"""Los ajustes del proceso que sirve: carpeta propia, arenas de malloc, hilos de torch, precarga.
+"""Los ajustes del proceso que sirve: carpeta propia, arenas de malloc, matplotlib sin pantalla, hilos
+de torch, precarga.
 
 - `preparar()`: antes de crear un solo componente y un solo hilo de trabajo (lo llama `app` al
   importarse, y las pruebas). Manda lo que el proceso escriba a su carpeta (`disco.preparar`),
-  limita las arenas de malloc y fija los hilos de torch (`modelos.hilos`, su único dueño).
-- `arrancar_precarga()`: al servir, un hilo que carga cada checkpoint y dice en el log cuál falla.
+  limita las arenas de malloc, fija el backend Agg de matplotlib y los hilos de torch
+  (`modelos.hilos`, su único dueño).
+- `arrancar_precarga()`: al servir, un hilo que importa lo que las primeras peticiones
+  importarían (`MODULOS_PESADOS`), carga cada checkpoint y dice en el log cuál falla.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ def preparar() -> None:
     """Carpeta propia, arenas de malloc y hilos de torch: lo primero del proceso (se puede repetir)."""
     disco.preparar()
     limitar_arenas_malloc()
+    matplotlib_sin_pantalla()
     from modelos.hilos import fijar_para_el_proceso
 
     fijar_para_el_proceso()
@@ -43,6 +47,37 @@ def limitar_arenas_malloc(arenas: int = 2) -> bool:
         return ctypes.CDLL("libc.so.6").mallopt(-8, arenas) == 1  # -8 = M_ARENA_MAX
     except (OSError, AttributeError):  # otra libc (musl) o sin mallopt
         return False
+
+
+def matplotlib_sin_pantalla() -> None:
+    """El backend de matplotlib es Agg desde el principio (MPLBACKEND), salvo que el entorno diga otro.
+
+    Gradio envuelve cada función de cada evento en `MatplotlibBackendMananger`, que llama a
+    `matplotlib.get_backend()`: con el backend «auto» de matplotlib, eso importa pyplot y elige
+    uno. Medido con py-spy en la clase (BENCHMARKS.md): ≈ 24 % de las muestras de las primeras
+    peticiones. Con Agg fijado, `get_backend()` lo lee sin importar pyplot, y las descargas
+    (demos/comun/figuras/papel.py, sin pyplot) dibujan igual.
+    """
+    os.environ.setdefault("MPLBACKEND", "agg")
+    mpl = sys.modules.get("matplotlib")
+    if mpl is not None and mpl.rcParams._get_backend_or_none() is None:  # importado antes, aún en «auto»
+        mpl.rcParams["backend"] = os.environ["MPLBACKEND"]
+
+
+# Lo que importaría la primera petición que lo use: matplotlib (Gradio, alrededor de cada función) y
+# sklearn (los dígitos de Parches ViT, CBAM y el ViT de dígitos). Medido con py-spy (BENCHMARKS.md).
+MODULOS_PESADOS = ("matplotlib", "sklearn.datasets", "sklearn.model_selection")
+
+
+def precargar_modulos() -> None:
+    """Importa `MODULOS_PESADOS` y lee los dígitos de sklearn una vez (la caché de `modelos.datos`)."""
+    import importlib
+
+    for nombre in MODULOS_PESADOS:
+        importlib.import_module(nombre)
+    from modelos.datos import digitos_sklearn
+
+    digitos_sklearn()
 
 
 def precargar_checkpoints() -> list[str]:
@@ -66,8 +101,17 @@ def precargar_checkpoints() -> list[str]:
     return malos
 
 
+def precargar() -> list[str]:
+    """Los módulos pesados y luego los checkpoints; devuelve los checkpoints que fallaron."""
+    try:
+        precargar_modulos()
+    except Exception as e:  # sin ellos la app sirve igual: los importa la primera petición que los pida
+        log.warning("No se pudieron precargar los módulos pesados: %s", e)
+    return precargar_checkpoints()
+
+
 def arrancar_precarga() -> threading.Thread:
-    """`precargar_checkpoints` en un hilo aparte, para no retrasar el arranque."""
-    hilo = threading.Thread(target=precargar_checkpoints, name="precarga", daemon=True)
+    """`precargar` en un hilo aparte, para no retrasar el arranque."""
+    hilo = threading.Thread(target=precargar, name="precarga", daemon=True)
     hilo.start()
     return hilo

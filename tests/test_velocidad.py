@@ -269,6 +269,17 @@ def test_la_pagina_de_una_pestana_trae_sus_figuras(url_app, id_):
     assert figuras[f"{id_}-figura1"]["type"] == "plotly"
 
 
+def test_la_suite_trae_las_figuras_de_la_pestana_que_abre_y_no_las_de_las_demas(url_app):
+    import httpx
+
+    config = httpx.get(f"{url_app}config", timeout=120).json()
+    figuras = {c["props"].get("elem_id"): c["props"].get("value") for c in config["components"] if c["type"] == "plot"}
+    primera = PESTANAS[0].id
+    assert (figuras.get(f"{primera}-figura1") or {}).get("type") == "plotly", "la pestaña que abre, sin su figura"
+    otras = [e for e, v in figuras.items() if v and e and not e.startswith(f"{primera}-")]
+    assert otras == [], f"la página de la suite trae figuras de pestañas que no abre: {otras}"
+
+
 def test_load_no_vuelve_a_mandar_las_figuras_que_trae_la_pagina():
     import app
     from demos.servir.conectar import vista_inicial
@@ -281,3 +292,38 @@ def test_load_no_vuelve_a_mandar_las_figuras_que_trae_la_pagina():
     assert [s == gr.skip() for s in salidas] == es_figura  # las figuras no; la tabla y los textos, sí
     _, con_url = vista_inicial("temperatura", vista, {"T": "0.25"}, valores)  # otra vista: se manda entera
     assert not any(s == gr.skip() for s in con_url)
+
+
+# --- el proceso que sirve no importa en las peticiones lo que puede importar antes -------------------
+
+
+def test_gradio_no_importa_pyplot_alrededor_de_cada_funcion():
+    """Gradio envuelve cada función en `MatplotlibBackendMananger` (get_backend): con Agg fijado por
+    `proceso.preparar()`, eso ya no importa pyplot en la primera petición (≈ 24 % de sus muestras)."""
+    import subprocess
+    import sys
+
+    codigo = (
+        "import os, sys; os.environ.pop('MPLBACKEND', None)\n"
+        "from servidor import proceso; proceso.preparar()\n"
+        "from gradio.utils import MatplotlibBackendMananger\n"
+        "with MatplotlibBackendMananger(): pass\n"
+        "import matplotlib; print(matplotlib.get_backend(), 'matplotlib.pyplot' in sys.modules)"
+    )
+    salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=300, check=True)
+    assert salida.stdout.split()[-2:] == ["agg", "False"], salida.stdout + salida.stderr[-2000:]
+
+
+def test_la_precarga_importa_los_modulos_pesados():
+    import subprocess
+    import sys
+
+    from servidor import proceso
+
+    codigo = (
+        "import sys; from servidor import proceso; proceso.precargar_modulos()\n"
+        "print(all(m in sys.modules for m in proceso.MODULOS_PESADOS), 'matplotlib.pyplot' in sys.modules)"
+    )
+    salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=300, check=True)
+    assert salida.stdout.split()[-2:] == ["True", "False"], salida.stdout + salida.stderr[-2000:]
+    assert {"matplotlib", "sklearn.datasets"} <= set(proceso.MODULOS_PESADOS)
