@@ -9,7 +9,8 @@ pestañas sueltas perezosas 5.73 s (1.17×); con las 13 montadas al arrancar 9.1
 encima del tope de 1.5×. Las rutas de varias páginas de Gradio (`Blocks.route`) también se
 arman todas al arrancar. Así que `MontajesPerezosos` usa partes internas de Gradio (la lista de
 rutas de Starlette, el contexto de vida de la app de Gradio, sus eventos de arranque), y
-tests/test_montajes.py falla si una versión de Gradio las rompe.
+tests/test_servidor.py::test_un_montaje_perezoso_responde_corre_su_cola_y_borra_sus_archivos_al_apagar
+falla si una versión de Gradio las rompe.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ import gradio as gr
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
 
-from servidor import disco, registro
+from servidor import disco, paginas, registro
 from servidor.cola import configurar_cola
-from servidor.entradas import blindados, montar
+from servidor.entradas import montados, montar_protegido
 from servidor.protecciones import Protecciones
 
 log = logging.getLogger(__name__)
@@ -41,18 +42,19 @@ def crear_app(
 ):
     """`raiz` en «/» y, si hay `construir_una`, cada id de `ids` en /demo/<id>/ (armado al pedirlo).
 
-    Todo montaje pasa por `servidor.entradas.montar` (la comprobación de archivos subidos de
+    Todo montaje pasa por `servidor.entradas.montar_protegido` (la comprobación de archivos subidos de
     Gradio, activa), con su cola configurada (`servidor.cola`), sin trazas de error para el
     visitante (`show_error=False`), y todo va detrás de `Protecciones` (cuerpos acotados,
     nosniff, Host); `host_propio` es el nombre que reemplaza a un `Host` ajeno. `opciones` son
     las de `gr.mount_gradio_app` (estilo, JS, límite de subida).
     """
     registro.instalar()
-    disco.arrancar_barrendero(lambda: [b.upload_file_set for b in blindados()])
+    disco.arrancar_barrendero(lambda: [b.upload_file_set for b in montados()])
     opciones = {**(opciones or {}), "show_error": False}
+    opciones["head"] = paginas.GUION + (opciones.get("head") or "")  # el token de la página (servidor/paginas.py)
     app = FastAPI(title=raiz.title, docs_url=None, redoc_url=None)
     if construir_una is None:
-        return Protecciones(montar(app, configurar_cola(raiz), path="/", **opciones), host_propio)
+        return Protecciones(montar_protegido(app, configurar_cola(raiz), path="/", **opciones), host_propio)
 
     @app.get("/demo/{id_}", include_in_schema=False)
     def con_barra(id_: str, request: Request):
@@ -60,7 +62,7 @@ def crear_app(
         consulta = f"?{request.url.query}" if request.url.query else ""
         return RedirectResponse(f"{request.scope.get('root_path', '')}/demo/{id_}/{consulta}", status_code=307)
 
-    montar(app, configurar_cola(raiz), path="/", **opciones)
+    montar_protegido(app, configurar_cola(raiz), path="/", **opciones)
     return Protecciones(MontajesPerezosos(app, construir_una, ids, opciones), host_propio)
 
 
@@ -107,7 +109,7 @@ class MontajesPerezosos:
                 return
             blocks = configurar_cola(await anyio.to_thread.run_sync(self.construir_una, id_))
             rutas = self.app.router.routes
-            montar(self.app, blocks, path=f"/demo/{id_}", **self.opciones)
+            montar_protegido(self.app, blocks, path=f"/demo/{id_}", **self.opciones)
             montaje = rutas.pop()
             raiz = next(i for i, r in enumerate(rutas) if getattr(r, "path", None) == "")
             rutas.insert(raiz, montaje)  # antes de la raíz en «/»

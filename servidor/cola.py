@@ -29,10 +29,13 @@ from dataclasses import dataclass
 import gradio as gr
 from fastapi import HTTPException
 
+from servidor import paginas
 from servidor.gradio_interno import mover_a_carril
 from servidor.reparto import (
+    CARRIL_SIN_PAGINA,
     LENTO_DESDE,
     LENTOS_POR_TIPO,
+    LENTOS_SIN_PAGINA,
     LENTOS_TOTAL,
     MAX_POR_DIRECCION,
     PREFIJO_CARRIL,
@@ -114,22 +117,24 @@ def pendientes(concurrency_id: str) -> int:
         return sum(ev.fn.concurrency_id == concurrency_id for c in list(_colas) for ev in _eventos(c))
 
 
-def _de(cola, evento) -> str:
+def _identidad_del_evento(cola, evento) -> str:
     return cola._identidades.get(evento._id) or f"s:{evento.session_hash}"
 
 
 def motivo_de_rechazo(
-    cola, fn, identidad: str, desde: str = "", lento: bool = False
+    cola, fn, identidad: str, desde: str = "", lento: bool = False, real: bool = True
 ) -> tuple[tuple[str, ...], str | None]:
     """(claves de reserva, motivo en español o None). Cuenta y reserva bajo un cerrojo, sin esperar.
 
     `desde` es la dirección del visitante (`reparto.direccion`) y `lento`, si la llamada es lenta
-    (`reparto.costo`): va a su carril, con el presupuesto de lentas por tipo y en total.
+    (`reparto.costo`): va a su carril, con el presupuesto de lentas por tipo y en total. Una lenta
+    de una sesión que no es real (`paginas.sesion_real`) va al carril compartido de las que llegan
+    sin página, con su propio presupuesto chico: no gasta el de los visitantes de la página.
     """
     pesado = PESADOS.get(fn.concurrency_id)
     with _cerrojo:
         eventos = list(_eventos(cola))
-        mias = sum(1 for ev in eventos if _de(cola, ev) == identidad)
+        mias = sum(1 for ev in eventos if _identidad_del_evento(cola, ev) == identidad)
         if mias >= MAX_POR_SESION:
             return (), (
                 f"Ya tienes {mias} peticiones esperando en esta página; espera a que terminen antes de pedir más."
@@ -138,7 +143,7 @@ def motivo_de_rechazo(
         if de_ahi >= MAX_POR_DIRECCION:
             return (), f"Desde tu red hay {de_ahi} peticiones esperando en esta página; prueba en un momento."
         if lento and pesado is None:
-            return _reservar_lenta(fn)
+            return _reservar_lenta(fn) if real else _reservar_sin_pagina()
         if pesado is None:
             return (), None
         pendientes, mio = _reservas[fn.concurrency_id], None
@@ -146,7 +151,7 @@ def motivo_de_rechazo(
             for ev in _eventos(otra):
                 if ev.fn.concurrency_id in PESADOS:
                     pendientes += ev.fn.concurrency_id == fn.concurrency_id
-                    if otra is cola and _de(cola, ev) == identidad:
+                    if otra is cola and _identidad_del_evento(cola, ev) == identidad:
                         mio = PESADOS[ev.fn.concurrency_id]
         if mio is None and _reservas[identidad]:
             mio = pesado
@@ -175,8 +180,26 @@ def _reservar_lenta(fn) -> tuple[tuple[str, ...], str | None]:
     return (suyo,), None
 
 
+def _reservar_sin_pagina() -> tuple[tuple[str, ...], str | None]:
+    """El presupuesto de las lentas que llegan sin página (con el cerrojo tomado), en todo el proceso."""
+    n = sum(ev.concurrency_id == CARRIL_SIN_PAGINA for c in list(_colas) for ev in _eventos(c))
+    n += _reservas[CARRIL_SIN_PAGINA]
+    if n >= LENTOS_SIN_PAGINA:
+        return (), (
+            f"Hay {n} cálculos grandes en cola pedidos sin abrir la página; ábrela (o recárgala), "
+            "o prueba en un momento con valores más chicos."
+        )
+    _reservas[CARRIL_SIN_PAGINA] += 1
+    return (CARRIL_SIN_PAGINA,), None
+
+
 def _es_lenta(concurrency_id) -> bool:
-    return isinstance(concurrency_id, str) and concurrency_id.startswith(PREFIJO_CARRIL)
+    """Una lenta de la página (las que llegan sin página tienen su propio presupuesto)."""
+    return (
+        isinstance(concurrency_id, str)
+        and concurrency_id.startswith(PREFIJO_CARRIL)
+        and concurrency_id != CARRIL_SIN_PAGINA
+    )
 
 
 def _liberar(claves: tuple[str, ...]) -> None:
@@ -195,7 +218,8 @@ def _push_repartido(cola, push_de_gradio):
             raise HTTPException(status_code=404, detail="No hay un evento con ese número en esta página.")
         identidad, desde = _identidad(body, request), direccion(request)
         lento = fn.concurrency_id not in PESADOS and costo(fn, body.data) >= LENTO_DESDE
-        claves, motivo = motivo_de_rechazo(cola, fn, identidad, desde, lento)
+        real = paginas.sesion_real(cola.blocks, body.session_hash, request.headers.get(paginas.CABECERA))
+        claves, motivo = motivo_de_rechazo(cola, fn, identidad, desde, lento, real)
         if motivo:
             log.info("Petición rechazada en %s (%s): %s", fn.api_name or fn.name, identidad[:14], motivo)
             raise HTTPException(status_code=ESTADO_RECHAZO, detail=motivo)
@@ -205,7 +229,7 @@ def _push_repartido(cola, push_de_gradio):
                 cola._identidades[resultado] = identidad
                 cola._direcciones[resultado] = desde
                 if lento:  # sin esperar nada desde que Gradio la puso en la fila de su evento
-                    mover_a_carril(cola, resultado, carril(fn))
+                    mover_a_carril(cola, resultado, carril(fn) if real else CARRIL_SIN_PAGINA)
                 _olvidar_terminados(cola)
         finally:
             _liberar(claves)

@@ -4,7 +4,7 @@ Gradio solo comprueba que un `FileData` de entrada se haya subido de verdad si e
 lanzó» (`_check_allowed` en `gradio/processing_utils.py` mira `blocks.has_launched`), y
 `gr.mount_gradio_app` no lo marca. Sin eso, un `{"path": "/dev/zero", "meta": {"_type":
 "gradio.FileData"}}` congela el proceso (Gradio calcula el hash del archivo en su bucle de
-eventos) y cualquier archivo del servidor se copia a la caché que Gradio sirve. `montar` marca
+eventos) y cualquier archivo del servidor se copia a la caché que Gradio sirve. `montar_protegido` marca
 lo que marca `launch()` y comprueba, con una ruta inventada, que Gradio de verdad la rechaza.
 
 Aparte, y antes de que Gradio toque nada, `revisar` mira los valores crudos de cada evento:
@@ -30,26 +30,26 @@ from demos.comun.seguridad import exigir_subida, rechazo
 from servidor import disco, laterales
 
 
-def montar(app, blocks: gr.Blocks, path: str, **opciones):
+def montar_protegido(app, blocks: gr.Blocks, path: str, **opciones):
     """`gr.mount_gradio_app` + lo que `launch()` marca, las comprobaciones de `revisar` y las rutas
     laterales cerradas o acotadas (`servidor.laterales`)."""
     gr.mount_gradio_app(app, blocks, path=path, **opciones)
-    blindar(blocks)
+    activar_comprobaciones(blocks)
     laterales.cerrar(app, blocks)
     return app
 
 
-_BLINDADOS: weakref.WeakSet = weakref.WeakSet()
+_MONTADOS: weakref.WeakSet = weakref.WeakSet()
 
 
-def blindados() -> list[gr.Blocks]:
+def montados() -> list[gr.Blocks]:
     """Los Blocks montados en este proceso (la suite y cada /demo/<id>/ ya pedido)."""
-    return list(_BLINDADOS)
+    return list(_MONTADOS)
 
 
-def blindar(blocks: gr.Blocks) -> gr.Blocks:
+def activar_comprobaciones(blocks: gr.Blocks) -> gr.Blocks:
     """Activa la comprobación de archivos de Gradio en `blocks` y pone `revisar` delante de cada evento."""
-    _BLINDADOS.add(blocks)
+    _MONTADOS.add(blocks)
     blocks.has_launched = True  # lo que `launch()` marca: con esto `_check_allowed` deja de saltarse
     comprobar_candado(blocks)
     if not getattr(blocks, "_revisado", False):

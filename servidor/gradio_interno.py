@@ -7,8 +7,8 @@ delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
   cliente) crea un `SessionState` que calcula al instante la configuración de cada bloque de la
   página (≈ 0.5 MB y ≈ 0.1 s de CPU en el bucle de eventos para la suite), y Gradio guarda hasta
   10 000. `Sesiones` las crea baratas (`SesionBarata`: esa configuración se calcula solo si se
-  pide) y guarda pocas, desalojando la más vieja (y llamando al `delete_callback` de sus
-  `gr.State`, que Gradio no llama al desalojar).
+  pide) y guarda pocas, desalojando la más vieja que nunca fue real (servidor/paginas.py) y
+  llamando al `delete_callback` de sus `gr.State`, que Gradio no llama al desalojar.
 - La app de Gradio montada (`Mount.app`, un FastAPI): `poner_delante` le añade un middleware
   antes de su primera petición (las guardias de servidor/laterales.py).
 - `gr.ImageEditor.blob_storage`: el dict donde `accept_blobs` deja los trozos de un dibujo.
@@ -20,9 +20,11 @@ tests/test_seguridad_interno.py falla si una versión de Gradio cambia algo de e
 
 from __future__ import annotations
 
+import collections
 import datetime
 import logging
 import os
+import weakref
 from collections.abc import Iterator
 from copy import copy
 
@@ -76,14 +78,33 @@ class SesionBarata(SessionState):
 class Sesiones(StateHolder):
     """El `state_holder` de un montaje: sesiones baratas, a lo sumo `capacidad`, y ninguna eterna.
 
-    Pasada la capacidad se desaloja la menos usada; una sesión sin uso por `vida_s` se borra (el
-    barrido de Gradio, cada segundo). En los dos casos se llama el `delete_callback` de cada
-    `gr.State` de la sesión (así un modelo entrenado se suelta), cosa que Gradio no hace al desalojar.
+    Pasada la capacidad se desaloja la menos usada de las que nunca fueron reales (las que no
+    abrió una carga de la página, `hacer_real`); si todas lo son, la menos usada. Una sesión sin
+    uso por `vida_s` se borra (el barrido de Gradio, cada segundo). En los dos casos se llama el
+    `delete_callback` de cada `gr.State` de la sesión (así un modelo entrenado se suelta), cosa que
+    Gradio no hace al desalojar.
     """
 
     def __init__(self, capacidad: int, vida_s: float):
         super().__init__()
         self.capacidad, self.vida_s = capacidad, vida_s
+        self.reales: collections.OrderedDict[str, None] = collections.OrderedDict()
+
+    def hacer_real(self, session_id: str) -> None:
+        with self.lock:
+            self.reales[session_id] = None
+            self.reales.move_to_end(session_id)
+            while len(self.reales) > 4 * self.capacidad:
+                self.reales.popitem(last=False)
+
+    def es_real(self, session_id: str) -> bool:
+        return session_id in self.reales
+
+    def _desalojable(self, excepto: str) -> str:
+        """La menos usada de las que nunca fueron reales (sin contar `excepto`); si todas lo son, la menos usada."""
+        return next(
+            (s for s in self.session_data if s not in self.reales and s != excepto), next(iter(self.session_data))
+        )
 
     def set_blocks(self, blocks: gr.Blocks) -> None:
         super().set_blocks(blocks)
@@ -98,9 +119,9 @@ class Sesiones(StateHolder):
             self.session_data.move_to_end(session_id)
             self.time_last_used[session_id] = datetime.datetime.now()
             while len(self.session_data) > self.capacidad:
-                viejo, estado = self.session_data.popitem(last=False)
+                viejo = self._desalojable(session_id)
+                desalojadas.append(self.session_data.pop(viejo))
                 self.time_last_used.pop(viejo, None)
-                desalojadas.append(estado)
         for estado in desalojadas:
             _soltar(estado)
         return sesion
@@ -116,6 +137,7 @@ class Sesiones(StateHolder):
             estados = [self.session_data.pop(s, None) for s in viejas]
             for s in viejas:
                 self.time_last_used.pop(s, None)
+                self.reales.pop(s, None)
         for estado in estados:
             if estado is not None:
                 _soltar(estado)
@@ -131,6 +153,9 @@ def _soltar(estado: SessionState) -> None:
     estado.state_data.clear()
 
 
+_SESIONES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Blocks -> Sesiones de su montaje
+
+
 def instalar_sesiones(app_gradio, capacidad: int, vida_s: float) -> Sesiones:
     """Cambia el `state_holder` de un montaje recién hecho por `Sesiones` (antes de la primera petición)."""
     ya = app_gradio.state_holder
@@ -139,7 +164,13 @@ def instalar_sesiones(app_gradio, capacidad: int, vida_s: float) -> Sesiones:
     sesiones = Sesiones(capacidad, vida_s)
     sesiones.set_blocks(app_gradio.get_blocks())
     app_gradio.state_holder = sesiones
+    _SESIONES[app_gradio.get_blocks()] = sesiones
     return sesiones
+
+
+def sesiones_de(blocks: gr.Blocks) -> Sesiones | None:
+    """Las `Sesiones` del montaje de `blocks` (None si no se montó con `instalar_sesiones`)."""
+    return _SESIONES.get(blocks)
 
 
 # --- rutas -------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@
 - `…/gradio_api/deep_link`: apagada (la app no tiene botón de enlace profundo; cada llamada
   escribía un archivo de ≈ 300 kB que nada borraba).
 - `…/gradio_api/upload`: con la carpeta de subidas por encima de `disco.MAX_SUBIDAS`, 429.
+- La página (el HTML de la raíz del montaje) y `…/config`: la marca `paginas.MARCA` que el guion
+  del `<head>` trae se cambia por un token nuevo (servidor/paginas.py: sesiones reales).
 
 Toda negativa: un JSON {"detail": motivo en español} y una línea en el log, sin traza.
 """
@@ -28,8 +30,9 @@ import gradio as gr
 from starlette.datastructures import Headers, UploadFile
 from starlette.requests import Request
 
-from servidor import disco
+from servidor import disco, paginas
 from servidor.gradio_interno import app_de_gradio, editores, instalar_sesiones, poner_delante
+from servidor.reparto import direccion
 
 log = logging.getLogger("atencion.laterales")
 
@@ -77,7 +80,42 @@ class Laterales:
         por_nombre = _POR_NOMBRE.fullmatch(ruta) if metodo == "POST" else None
         if por_nombre and por_nombre.group(1) not in _publicos(self.blocks):
             return await negar(send, 404, "No hay un evento público con ese nombre en esta página.", "call")
+        if metodo in ("GET", "HEAD"):
+            return await self.app(scope, receive, _con_token(scope, send))
         return await self.app(scope, receive, send)
+
+
+MAX_PAGINA = 8 * 2**20  # una respuesta más grande no es la página ni su configuración: pasa tal cual
+
+
+def _con_token(scope, send):
+    """`send` que, en una página HTML o un JSON de `/config`, cambia `paginas.MARCA` por un token nuevo."""
+    marca, guardado = paginas.MARCA.encode(), {}
+
+    async def enviar(mensaje):
+        if mensaje["type"] == "http.response.start":
+            tipo = Headers(raw=mensaje.get("headers", [])).get("content-type", "")
+            if tipo.startswith("text/html") or scope.get("path", "").rstrip("/").endswith("/config"):
+                guardado["inicio"], guardado["partes"] = mensaje, []
+                return
+            return await send(mensaje)
+        if mensaje["type"] != "http.response.body" or "inicio" not in guardado:
+            return await send(mensaje)
+        guardado["partes"].append(mensaje.get("body", b""))
+        if mensaje.get("more_body") and sum(map(len, guardado["partes"])) < MAX_PAGINA:
+            return
+        cuerpo = b"".join(guardado.pop("partes"))
+        if marca in cuerpo:
+            token = paginas.emitir(direccion(Request(scope)))
+            cuerpo = cuerpo.replace(marca, token.encode())
+        inicio = guardado.pop("inicio")
+        cabeceras = [(k, v) for k, v in inicio.get("headers", []) if k.lower() != b"content-length"]
+        if not mensaje.get("more_body"):
+            cabeceras.append((b"content-length", str(len(cuerpo)).encode()))
+        await send({**inicio, "headers": cabeceras})
+        await send({**mensaje, "body": cuerpo})
+
+    return enviar
 
 
 def _publicos(blocks: gr.Blocks) -> set[str]:

@@ -14,6 +14,10 @@ petición. Lo que sí sabe el servidor:
   («lento:<evento>», de a una a la vez), y hay un presupuesto de lentas pendientes por tipo de
   evento (`LENTOS_POR_TIPO`) y en todo el proceso (`LENTOS_TOTAL`). La que sobra recibe 429 en
   español al instante; la ligera de un visitante honesto nunca espera detrás de ellas.
+- **La página.** Las lentas de una sesión que no abrió la página (`servidor.paginas`: sin token)
+  comparten un solo carril (`CARRIL_SIN_PAGINA`) y `LENTOS_SIN_PAGINA` pendientes en total: 24
+  sesiones inventadas tienen entre todas lo que tendría un solo evento, y no gastan el
+  presupuesto de los visitantes de la página.
 """
 
 from __future__ import annotations
@@ -25,10 +29,12 @@ MAX_POR_DIRECCION = 64
 LENTO_DESDE = 0.5
 LENTOS_POR_TIPO = 8
 LENTOS_TOTAL = 16
+LENTOS_SIN_PAGINA = 4  # las lentas de sesiones que no abrieron la página (servidor/paginas.py), en total
 RANGO_SIN_COSTO = 10**6  # un número con un rango así es una semilla o un índice, no un tamaño
 TEXTO_LARGO = 400
 ELEMENTOS_MUCHOS = 400
 PREFIJO_CARRIL = "lento:"
+CARRIL_SIN_PAGINA = f"{PREFIJO_CARRIL}sin-pagina"  # uno para todas ellas, de a una por montaje
 
 
 def proxies() -> int:

@@ -4,7 +4,7 @@ El ataque: un `FileData` cuyo `path` nombra un archivo del servidor. Sin defensa
 congelaba todas las rutas del proceso y `/etc/shadow` se copiaba a la caché que Gradio sirve.
 Se prueba en cada evento que toma archivos de la suite y de cada /demo/<id>/ (también los
 privados), con `/config` respondiendo en menos de 1 s durante todo el ataque; y, capa por
-capa, que cada una de las dos defensas (la de Gradio, activa por `montar`, y la revisión previa
+capa, que cada una de las dos defensas (la de Gradio, activa por `montar_protegido`, y la revisión previa
 de la app) se sostiene sola. El componente de subida revisa además la ruta que le llega
 (tests/test_imagenes.py), pero esa tercera capa no basta sola: si Gradio copiara el archivo a
 su caché, la copia ya estaría dentro de la carpeta de subidas.
@@ -72,7 +72,7 @@ def _montaje(url_app: str, id_: str | None) -> tuple[str, gr.Blocks]:
         import app
 
         return base, app.demo
-    return base, next(b for b in entradas.blindados() if b.custom_mount_path == f"/demo/{id_}")
+    return base, next(b for b in entradas.montados() if b.custom_mount_path == f"/demo/{id_}")
 
 
 def _eventos_con_archivo(blocks: gr.Blocks, id_: str | None) -> list[tuple[int, object, bool]]:
@@ -123,7 +123,7 @@ def test_cada_montaje_tiene_la_comprobacion_de_gradio_activa(url_app):
     """Si una versión de Gradio o un cambio del montaje la apagara, esto falla (y la app no arranca)."""
     for p in PESTANAS:
         _montaje(url_app, p.id)
-    montados = entradas.blindados()
+    montados = entradas.montados()
     assert {b.custom_mount_path for b in montados} >= {"/", *(f"/demo/{p.id}" for p in PESTANAS)}
     for blocks in montados:
         assert blocks.has_launched
@@ -146,7 +146,7 @@ def test_un_montaje_sin_la_marca_de_launch_no_arranca():
         gr.Number()
     with pytest.raises(RuntimeError, match="nadie subió"):
         entradas.comprobar_candado(suelto)
-    entradas.montar(__import__("fastapi").FastAPI(), suelto, path="/")
+    entradas.montar_protegido(__import__("fastapi").FastAPI(), suelto, path="/")
     assert suelto.has_launched
     entradas.comprobar_candado(suelto)
 
@@ -158,7 +158,7 @@ def _parches(url_app) -> tuple[str, gr.Blocks, int, object]:
 
 
 def test_sin_la_revision_de_la_app_gradio_rechaza_igual(url_app, monkeypatch):
-    """Capa 1 sola (la de Gradio, activa por `montar`): un archivo del servidor no entra ni se copia."""
+    """Capa 1 sola (la de Gradio, activa por `montar_protegido`): un archivo del servidor no entra ni se copia."""
     base, blocks, fn_index, fn = _parches(url_app)
     monkeypatch.setattr(blocks, "validate_inputs", type(blocks).validate_inputs.__get__(blocks))
     respuesta = llamar(base, fn_index, _datos(fn, "/etc/hostname"))

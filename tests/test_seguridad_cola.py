@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from servidor import cola
-from servidor.entradas import montar
+from servidor.entradas import montar_protegido
 from tests.ataque import llamar, unir
 from tests.ayuda import ServidorEnHilo, puerto_libre
 
@@ -113,7 +113,7 @@ def lenta():
         gr.Button("rapido").click(lambda x: x + 1, entrada, salida, api_name="rapido")
     cola.configurar_cola(demo, max_size=6)
     puerto = puerto_libre()
-    with ServidorEnHilo(montar(__import__("fastapi").FastAPI(), demo, path="/"), puerto):
+    with ServidorEnHilo(montar_protegido(__import__("fastapi").FastAPI(), demo, path="/"), puerto):
         yield f"http://127.0.0.1:{puerto}/", demo, soltar
         soltar.set()
 

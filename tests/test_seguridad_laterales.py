@@ -10,6 +10,7 @@ archivos que nadie borra, subidas sin tope que ningún evento usa.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 
@@ -194,3 +195,56 @@ def test_una_subida_que_ningun_evento_uso_vence(url_app, suite, monkeypatch):
     disco.barrer_subidas([suite.upload_file_set], ahora=time.time() + 1)
     assert not disco.Path(sin_uso).exists() and sin_uso not in suite.upload_file_set
     assert disco.Path(usada).exists()
+
+
+# --- sesiones reales (servidor/paginas.py) --------------------------------------------------------
+
+
+def _token_de(html: str) -> str:
+    """El token que el servidor escribió en el guion del <head> de la página (o de su configuración)."""
+    (token,) = set(re.findall(r'const token = \\?"([0-9a-f.]+)\\?"', html))
+    return token
+
+
+def test_sesiones_inventadas_no_desalojan_a_una_real():
+    """Más sesiones inventadas que el tope: se desalojan entre ellas, la que abrió la página se queda."""
+    with gr.Blocks() as demo:
+        estado = gr.State(None)
+    sesiones = Sesiones(capacidad=4, vida_s=3600)
+    sesiones.set_blocks(demo)
+    sesiones["honesta"][estado._id] = "su modelo"
+    sesiones.hacer_real("honesta")
+    for i in range(300):
+        sesiones[f"inventada-{i}"]
+    assert len(sesiones.session_data) == 4
+    assert sesiones["honesta"][estado._id] == "su modelo"
+    for s in "abcde":  # si todas son reales, se va la menos usada
+        sesiones[s]
+        sesiones.hacer_real(s)
+    assert list(sesiones.session_data) == ["b", "c", "d", "e"]
+
+
+def test_la_pagina_trae_un_token_que_vuelve_real_su_sesion(url_app, suite):
+    from servidor.gradio_interno import sesiones_de
+    from servidor.paginas import CABECERA, MARCA
+
+    html = httpx.get(url_app, timeout=60).text
+    assert MARCA not in html
+    token, otro = _token_de(html), _token_de(httpx.get(f"{url_app}config", timeout=60).text)
+    assert token != otro  # uno por página servida
+    (temperatura,) = [i for i, fn in suite.fns.items() if fn.api_name == "temperatura"]
+    cuerpo = {"data": ["a, b", "1, 0", 1.0, 1000, 0], "fn_index": temperatura, "trigger_id": None}
+
+    def unir(sesion: str, cabeceras: dict) -> None:
+        r = httpx.post(f"{url_app}gradio_api/queue/join", json={**cuerpo, "session_hash": sesion}, headers=cabeceras)
+        assert r.status_code == 200, r.text
+
+    sesiones = sesiones_de(suite)
+    unir("con-pagina", {CABECERA: token})
+    unir("copiona", {CABECERA: token})  # el token de otra página
+    unir("falsa", {CABECERA: token[:-4] + "0000"})
+    unir("sin-pagina", {})
+    assert sesiones.es_real("con-pagina")
+    assert not any(sesiones.es_real(s) for s in ("copiona", "falsa", "sin-pagina"))
+    unir("con-pagina", {})  # ya real: no necesita el token otra vez
+    assert sesiones.es_real("con-pagina")

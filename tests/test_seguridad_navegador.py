@@ -92,3 +92,25 @@ def test_lo_que_escribe_un_visitante_no_es_html(navegador, url_app, baliza, ruta
     assert hacia_la_baliza == [] and len(pedidas) == antes, (hacia_la_baliza, pedidas[antes:])
     assert inyectados == []
     assert se_ve.format(B=host) in texto  # el ataque se lee como texto, escapado
+
+
+def test_la_pagina_en_un_iframe_de_otro_origen_vuelve_real_su_sesion(navegador, url_app):
+    """Como en las diapositivas: la página dentro de un iframe de otro origen manda su token en cada
+    queue/join (una cabecera, no una cookie de terceros) y su sesión queda real (servidor/paginas.py)."""
+    from servidor import entradas, paginas
+    from servidor.gradio_interno import sesiones_de
+
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
+    pagina = contexto.new_page()
+    tokens = []
+    pagina.on("request", lambda r: "/queue/join" in r.url and tokens.append(r.headers.get(paginas.CABECERA)))
+    try:
+        pagina.set_content(f'<iframe src="{url_app}demo/temperatura/" width="1200" height="850"></iframe>')
+        pagina.wait_for_function("() => window.frames.length === 1", timeout=ESPERA_MS)
+        marco = next(f for f in pagina.frames if "/demo/temperatura/" in f.url)
+        marco.wait_for_function(FIGURA_LISTA, arg="#temperatura-figura1", timeout=ESPERA_MS)
+    finally:
+        contexto.close()
+    assert tokens and all(paginas.valido(t) for t in tokens), tokens
+    (blocks,) = [b for b in entradas.montados() if b.custom_mount_path == "/demo/temperatura"]
+    assert sesiones_de(blocks).reales
