@@ -109,7 +109,8 @@ def _figura(m: dict[str, torch.Tensor], L: int) -> Paneles:
                 cuadrado=True,
             )
         )
-    return Paneles(tuple(paneles), columnas=columnas, titulo=f"Qué casillas de la matriz {L} × {L} se calculan")
+    titulo = f"Qué casillas de la matriz {L} × {L} se calculan"
+    return Paneles(tuple(paneles), columnas=columnas, titulo=titulo, alto_fila=280)  # entra en 1280 × 800
 
 
 def enlace(id_: str, texto: str = "") -> str:
@@ -197,9 +198,9 @@ def construir() -> Vista:
     tabla_ = gr.Markdown(elem_classes=["tabla-variantes"])
     with gr.Row():
         L = Deslizador(4, L_MAX, value=16, step=1, label="Largo L (fichas)")
-        w = Deslizador(0, L_MAX, value=4, step=2, label="Ventana w (w/2 a cada lado)")
+        w = Deslizador(0, L_MAX, value=4, step=2, label="Ventana w")
         g = Deslizador(0, GLOBALES_MAX, value=1, step=1, label="Fichas globales g")
-        r = Deslizador(0, AZAR_MAX, value=1, step=1, label=f"Bloques al azar r (de {BLOQUE} × {BLOQUE})")
+        r = Deslizador(0, AZAR_MAX, value=1, step=1, label="Bloques al azar r")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")
     figura = grafico("Máscaras de atención dispersa")
     texto = gr.Markdown()

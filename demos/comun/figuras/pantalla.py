@@ -43,7 +43,7 @@ def alto_de(f) -> int:
     if isinstance(f, Paneles):
         return f.filas * f.alto_fila + (70 if f.titulo else 30)
     if isinstance(f, Mapa):
-        return int(np.clip(110 + 42 * f.matriz.shape[0], 340, 620))
+        return int(np.clip(110 + 42 * f.matriz.shape[0], 340, 580))  # 580: entra en un portátil (1280 × 800)
     return {Diagrama: 560, Aviso: 260, Imagen: 420}.get(type(f), 400)
 
 
