@@ -130,12 +130,12 @@ APRENDER = ap.Aprender(
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
-        with gr.Column(scale=4):  # la lista de imágenes en una línea a 1280 px
+        with gr.Column(scale=3):
             imagen_ = Opcion(list(IMAGENES), value=IMAGEN_LECCION, label="Imagen")
             with gr.Row():
                 P = Opcion(list(LADOS), value="16", label="Lado del parche P (píxeles)")
                 parche = Numero(11, precision=0, minimum=0, maximum=MAX_PARCHE, label="Parche elegido (número)")
-        subida = Subida(type="filepath", label="Tu imagen (se reduce a lado mayor 160 px)", height=150, scale=1)
+        subida = Subida(type="filepath", label="Tu imagen (se reduce a lado mayor 160 px)", height=180, scale=1)
     with gr.Row():
         rejilla = grafico("Rejilla de parches numerados (el ratón dice qué parche es)", scale=3)
         ampliado = grafico("El parche elegido, ampliado, y sus tres canales", scale=2)
