@@ -84,14 +84,15 @@ def recorrer(pg):
 
 # --- ni una palabra en inglés ---------------------------------------------------------------------
 
-# Textos de Gradio (o de Python) que no deben verse nunca, ni leerse en una etiqueta para lectores
-# de pantalla (aria-label, title, placeholder).
+# Textos de Gradio, de Plotly (su barra) o de Python que no deben verse nunca, ni leerse en una etiqueta para
+# lectores de pantalla (aria-label, title, placeholder).
 INGLES = (
     "Drop Image Here", "Built with Gradio", "Use via API", "select the draw tool", "True", "False",
     "Warning", "Reset to default value", "number input for", "range slider for", "Copy table data",
     "Fullscreen", "Table actions", "Open cell menu", "File upload", "Upload file", "Click to upload",
     "Drop an image file", "Capture from camera", "Paste from clipboard", "Clear canvas", "Undo", "Redo",
     "Zoom in", "Zoom out", "Brush", "Erase", "Drop CSV", "Close",
+    "Autoscale", "Reset axes", "Download plot", "Box Select", "Lasso Select", "Produced with Plotly",
 )  # fmt: skip
 PATRON_INGLES = re.compile("|".join(rf"\b{re.escape(t)}\b" for t in INGLES), re.IGNORECASE)
 
@@ -108,6 +109,10 @@ TEXTO_VISIBLE = """() => {
   for (const e of document.querySelectorAll("[aria-label], [title], [placeholder]")) {
     if (e.closest("code, pre, .js-plotly-plot") || !e.checkVisibility()) continue;
     for (const a of ["aria-label", "title", "placeholder"]) if (e.hasAttribute(a)) partes.push(e.getAttribute(a));
+  }
+  // La barra de Plotly: sus nombres (data-title) salen al pasar el ratón por una figura que se ve.
+  for (const b of document.querySelectorAll(".js-plotly-plot .modebar-btn[data-title]")) {
+    if (b.closest(".js-plotly-plot").checkVisibility()) partes.push(b.getAttribute("data-title"));
   }
   return partes.join(" ");
 }"""

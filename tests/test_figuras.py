@@ -119,7 +119,7 @@ def test_cada_tipo_da_una_figura_valida_de_plotly(nombre):
     f = a_plotly(EJEMPLOS[nombre])
     go.Figure(f)  # lanza si alguna propiedad no existe en el esquema de Plotly
     assert json.loads(a_json(EJEMPLOS[nombre]))["data"] == json.loads(json.dumps(f["data"]))
-    assert f["config"]["displayModeBar"] is False  # la barra de Plotly está en inglés
+    assert f["config"]["locale"] == "es" and f["config"]["displaylogo"] is False  # la barra, en español
 
 
 @pytest.mark.parametrize("nombre", EJEMPLOS)

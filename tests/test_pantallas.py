@@ -208,6 +208,30 @@ def test_presentacion_en_la_diapositiva_de_reveal_y_avisos_que_esperan(navegador
         contexto.close()
 
 
+# Los nombres de los botones de la barra de Plotly de una figura (su tooltip).
+BARRA = """(sel) => [...document.querySelectorAll(sel + " .modebar-btn")].map((b) => b.getAttribute("data-title"))"""
+
+
+def test_la_barra_de_plotly_de_una_figura_habla_espanol(navegador, url_app):
+    """Al pasar el ratón por una figura sale la barra de Plotly (ampliar, desplazar, volver), con los
+    nombres en español de su `locale`; el detector de inglés, que también lee esa barra, no ve nada."""
+    from demos.comun.figuras.pantalla_lienzo import BARRA_ES
+
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
+    contexto.set_default_timeout(ESPERA_MS)
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app + "?tab=temperatura&predecir=0")
+        fuente_figura(pg, "temperatura")
+        pg.locator("#temperatura-figura1 .js-plotly-plot").hover()
+        titulos = pg.evaluate(BARRA, "#temperatura-figura1")
+        assert {"Acercar", "Alejar", "Volver a la vista de inicio"} <= set(titulos), titulos
+        assert not set(titulos) & set(BARRA_ES), f"en inglés: {set(titulos) & set(BARRA_ES)}"
+        assert not ingles_visible(pg), ingles_visible(pg)
+    finally:
+        contexto.close()
+
+
 # --- un mazo reveal.js real ----------------------------------------------------------------------
 
 # El mazo: una portada, la pestaña en un iframe que carga mientras su diapositiva está oculta, y un

@@ -23,7 +23,31 @@ ESCALAS = {
 MAX_CASILLAS_PANTALLA = 5000  # un mapa sin nombres con más casillas va promediado en bloques (≈ 30 kB)
 MAX_PIXELES_MAPA = 64 * 64  # una imagen en gris hasta este tamaño va como mapa (valor al pasar el ratón)
 MAX_CASILLAS_NOMBRADAS = 16 * 16  # más allá, un mapa con nombres nombra cada fila y columna una vez, no cada casilla
-CONFIG = {"displayModeBar": False, "responsive": True, "scrollZoom": False}
+# La barra de Plotly (al pasar el ratón), en español con su propio mecanismo: `locale` y un diccionario en
+# `locales` (el plotly.js de Gradio solo trae el inglés; sin `format`, los números siguen con punto decimal).
+# Solo lo que sirve en un mapa o una curva: ampliar, desplazar y volver; la descarga va por «Descargar las
+# figuras», con el estilo de la lección.
+BOTONES_FUERA = ["toImage", "select2d", "lasso2d", "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian"]
+BARRA_ES = {
+    "Zoom": "Ampliar una zona (arrastra)",
+    "Pan": "Desplazar (arrastra)",
+    "Zoom in": "Acercar",
+    "Zoom out": "Alejar",
+    "Autoscale": "Ajustar a los datos",
+    "Reset axes": "Volver a la vista de inicio",
+    "Reset": "Volver al inicio",
+    "Double-click to zoom back out": "Doble clic para volver a la vista entera",
+    "Double-click on legend to isolate one trace": "Doble clic en la leyenda para dejar solo esa serie",
+}
+CONFIG = {
+    "displayModeBar": "hover",
+    "displaylogo": False,
+    "modeBarButtonsToRemove": BOTONES_FUERA,
+    "locale": "es",
+    "locales": {"es": {"dictionary": BARRA_ES}},
+    "responsive": True,
+    "scrollZoom": False,
+}
 OCULTO = {"visible": False, "showgrid": False, "zeroline": False}  # el eje de una imagen, un diagrama o un aviso
 
 # Los colores de texto sobre el papel y de la rejilla, con su par para el modo oscuro: el navegador cambia cada
