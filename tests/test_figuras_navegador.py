@@ -6,8 +6,13 @@ artefactos/capturas/figuras-*.png para mirarlas.
 
 from __future__ import annotations
 
+import contextlib
+import http.server
+import threading
+
 import pytest
 
+from tests.ayuda import puerto_libre
 from tests.ayuda_navegador import CAPTURAS, ESPERA_MS
 
 pytestmark = pytest.mark.navegador
@@ -136,3 +141,55 @@ def test_un_iframe_que_carga_oculto_dibuja_la_figura_como_si_hubiera_cargado_vis
 _TAMANOS = """(sel) => { const l = document.querySelector(sel + ' .js-plotly-plot')._fullLayout;
   return [l.width, l.height, l.margin.l, l.margin.t, ...Object.keys(l).filter((k) => /^[xy]axis\\d*$/.test(k))
     .sort().map((k) => Math.round(l[k]._length))]; }"""
+
+
+# Una diapositiva de reveal.js que todavía no se ve: la pestaña, de otro origen, fuera de la pantalla (reveal la
+# corre 150 % a la derecha). Chromium no corre los cuadros (requestAnimationFrame) de un iframe así.
+FUERA = """<!doctype html><html><body style="margin:0; overflow:hidden">
+<div id="diapositiva" style="transform: translateX(150%); width:900px; height:600px">
+  <iframe id="marco" src="{url}" style="width:900px; height:600px; border:0"></iframe></div>
+</body></html>"""
+
+
+def test_en_presentacion_un_iframe_de_otro_origen_fuera_de_la_pantalla_dibuja_como_uno_visible(navegador, url_app):
+    """El proyector da a la figura la altura que cabe bajo lo que tiene arriba; disposicion.js la sube sobre los
+    controles en un cuadro que en un iframe fuera de la pantalla no llega: al mostrarse, la altura es la de
+    una figura que cargó visible."""
+    url = url_app + "demo/a-mano/?presentacion=1"
+    ctx = navegador.new_context(locale="es-ES", viewport={"width": 900, "height": 600})
+    pg = ctx.new_page()
+    with _pagina_en_otro_origen(FUERA.format(url=url)) as otro_origen:
+        pg.goto(otro_origen)
+        pg.frame_locator("#marco").locator("#a-mano-figura1").wait_for(state="attached", timeout=ESPERA_MS)
+        pg.wait_for_timeout(1500)  # lo que dibuje fuera de la pantalla
+        pg.evaluate("() => { document.querySelector('#diapositiva').style.transform = 'none'; }")
+        pg.frames[1].wait_for_function(LISTA, arg="#a-mano-figura1", timeout=ESPERA_MS)
+        pg.wait_for_timeout(800)
+    fuera = pg.frames[1].evaluate(_TAMANOS, "#a-mano-figura1")
+    ctx.close()
+    visible = _abrir(navegador, url, "a-mano", viewport={"width": 900, "height": 600})
+    referencia = visible.evaluate(_TAMANOS, "#a-mano-figura1")
+    visible.context.close()
+    assert fuera == referencia
+
+
+@contextlib.contextmanager
+def _pagina_en_otro_origen(html: str):
+    """`html` servido en localhost (la pestaña está en 127.0.0.1: otro origen, como un mazo de verdad)."""
+
+    class Manejador(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.end_headers()
+            self.wfile.write(html.encode())
+
+        def log_message(self, *_):
+            pass
+
+    servidor = http.server.ThreadingHTTPServer(("127.0.0.1", puerto_libre()), Manejador)
+    threading.Thread(target=servidor.serve_forever, daemon=True).start()
+    try:
+        yield f"http://localhost:{servidor.server_address[1]}/diapositiva.html"
+    finally:
+        servidor.shutdown()

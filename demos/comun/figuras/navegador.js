@@ -27,6 +27,17 @@
   // Lo que decide cómo se dibuja: si cambia, se redibuja (con el proyector, también el tamaño de la ventana).
   const clave = () => [oscuro(), angosto(), presentacion() && `${window.innerWidth}x${window.innerHeight}`].join();
 
+  const escalaProyector = () => Math.min(2, Math.max(1, Math.min(window.innerWidth / 1280, window.innerHeight / 720)));
+  // Proyector: la altura de la figura, la que cabe bajo lo que tiene arriba (null fuera del proyector). Depende
+  // de dónde quedó la figura: disposicion.js la sube sobre los controles en un requestAnimationFrame, que en un
+  // iframe de otro origen oculto (la diapositiva que todavía no se ve) no corre hasta que se muestra.
+  const altoProyector = (g) => {
+    if (!presentacion() || angosto()) return null;
+    const arriba = g.getBoundingClientRect().top + window.scrollY;
+    const cabe = Math.max(260, window.innerHeight - arriba - 8);
+    return Math.round(Math.min(cabe, (g.__figura.layout.height || 450) * escalaProyector()));
+  };
+
   // El color que se ve detrás de un elemento: el primer fondo no transparente hacia arriba.
   const fondo = (el) => {
     for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
@@ -64,13 +75,11 @@
     const data = structuredClone(d0);
     const layout = structuredClone(l0);
     if (angosto() && layout.meta && layout.meta.angosto) aplicarCambios(data, layout, layout.meta.angosto);
-    if (presentacion() && !angosto()) {
-      const escala = Math.min(2, Math.max(1, Math.min(window.innerWidth / 1280, window.innerHeight / 720)));
-      recorrer([data, layout], null, escala);
-      const arriba = g.getBoundingClientRect().top + window.scrollY;
-      const cabe = Math.max(260, window.innerHeight - arriba - 8);
-      layout.height = Math.round(Math.min(cabe, (layout.height || 450) * escala));
-      if (layout.margin) for (const k of ["l", "r", "t", "b"]) if (layout.margin[k]) layout.margin[k] *= escala;
+    g.__alto = altoProyector(g);
+    if (g.__alto) {
+      recorrer([data, layout], null, escalaProyector());
+      layout.height = g.__alto;
+      if (layout.margin) for (const k of ["l", "r", "t", "b"]) if (layout.margin[k]) layout.margin[k] *= escalaProyector();
     }
     if (oscuro()) {
       recorrer([data, layout], TINTAS, 0);
@@ -88,7 +97,20 @@
     const [data, layout] = adaptar(g);
     const listo = original.call(window.Plotly, g, data, layout, g.__figura.config);
     performance.measure("figura", {start: t0, end: performance.now()}); // lo síncrono: casi todo el dibujo
+    if (g.__alto) requestAnimationFrame(() => requestAnimationFrame(() => reubicada(g)));
     return listo;
+  };
+
+  // Proyector: si la figura se movió después de dibujarse (la disposición de la página llegó en un cuadro
+  // posterior) y ahora le cabe otra altura, se redibuja; como mucho tres veces por valor, por si la altura y
+  // el zoom de disposicion.js se persiguieran.
+  const reubicada = (g) => {
+    if (!g.isConnected || !g.__figura || g.clientWidth === 0 || g.__reubicaciones >= 3) return;
+    const alto = altoProyector(g);
+    if (alto && g.__alto && Math.abs(alto - g.__alto) > 2) {
+      g.__reubicaciones = (g.__reubicaciones || 0) + 1;
+      dibujar(g);
+    }
   };
 
   const observador = new ResizeObserver((entradas) => {
@@ -116,6 +138,7 @@
       observador.observe(g);
     }
     g.__figura = {data, layout, config};
+    g.__reubicaciones = 0;
     if (g.clientWidth === 0) { // oculta: se dibuja al hacerse visible
       g.__pendiente = true;
       return Promise.resolve(g);
@@ -151,6 +174,8 @@
   }
   new MutationObserver(redibujarTodas).observe(document.body, {attributes: true, attributeFilter: ["class"]});
   new MutationObserver(redibujarTodas).observe(document.documentElement, {attributes: true, attributeFilter: ["class"]});
+  // Proyector: lo de arriba de una figura cambió de alto (una explicación que se pliega después de dibujarla).
+  new ResizeObserver(() => { if (presentacion()) for (const g of figuras) reubicada(g); }).observe(document.body);
   let pendiente = 0;
   window.addEventListener("resize", () => {
     cancelAnimationFrame(pendiente);
