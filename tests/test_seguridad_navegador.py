@@ -80,6 +80,17 @@ def test_lo_que_escribe_un_visitante_no_es_html(navegador, url_app, baliza, ruta
         if aviso:
             pagina.locator("[data-testid='toast-body']").first.wait_for(timeout=ESPERA_MS)
         pagina.wait_for_timeout(1500)  # lo que se fuera a pedir tarde, se pediría ya
+        # Con una predicción, las salidas de texto no se dibujan hasta revelar (demos/servir/aprender.py):
+        # el alumno pulsa «Ver sin predecir», y entonces el ataque se tiene que leer como texto.
+        sin_predecir = pagina.locator(f"#{pestana}-sin-predecir")
+        if sin_predecir.count() and sin_predecir.is_visible():
+            sin_predecir.click()
+            pagina.wait_for_function(
+                "(sel) => !document.querySelector(sel).closest('.velada')",
+                arg=f"#{pestana}-sin-predecir",
+                timeout=ESPERA_MS,
+            )
+            pagina.wait_for_timeout(500)
         inyectados = pagina.evaluate(
             "(p) => [...document.querySelectorAll('[src], [href], [srcset], image, use')]"
             ".filter(e => ['src', 'href', 'srcset', 'xlink:href'].some(a => (e.getAttribute(a) || '').includes(p)))"
