@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import re
 import statistics
 import threading
 import time
@@ -51,12 +52,25 @@ class Rechazo(Exception):
     """Valores al azar que la pestaña no admite (p. ej. d que no se divide entre las cabezas)."""
 
 
-def _llamar(http, url: str, api: str, datos: list, sesion: str) -> int:
+def _token_de_la_pagina(http, url: str) -> str | None:
+    """El token que la página servida trae (servidor/paginas.py) y manda en cada evento, como el navegador.
+
+    Sin él, el servidor trata al estudiante como un cliente sin página (presupuesto chico de lentas).
+    La página de referencia (Gradio pelado) no lo trae: None.
+    """
+    cabeza = http.get(f"{url}config").json().get("head") or ""
+    m = re.search(r'const token = "([^"_][^"]*)"', cabeza)  # sin servir, el guion trae la marca «__…»
+    return m.group(1) if m else None
+
+
+def _llamar(http, url: str, api: str, datos: list, sesion: str, token: str | None = None) -> int:
     """Una llamada por el protocolo de la cola, como el navegador; devuelve los bytes recibidos.
 
-    Cada estudiante lleva su sesión, como una pestaña del navegador: la cola reparte por sesión.
+    Cada estudiante lleva su sesión y el token de su página, como una pestaña del navegador: la
+    cola reparte por sesión.
     """
-    r = http.post(f"{url}gradio_api/call/{api}", json={"data": datos, "session_hash": sesion})
+    cabeceras = {"x-atencion-pagina": token} if token else {}  # servidor.paginas.CABECERA
+    r = http.post(f"{url}gradio_api/call/{api}", json={"data": datos, "session_hash": sesion}, headers=cabeceras)
     r.raise_for_status()
     evento = r.json()["event_id"]
     cuerpo = http.get(f"{url}gradio_api/call/{api}/{evento}").text
@@ -105,10 +119,11 @@ def _sala(url: str, tareas: list[tuple[str, callable]], segundos: float) -> dict
         sesion = f"estudiante{k:02d}{azar.getrandbits(32):08x}"
         with httpx.Client(timeout=120) as http:
             time.sleep(azar.uniform(0, 0.6))  # no todos a la vez al empezar
+            token = _token_de_la_pagina(http, url)  # abrir la página
             while time.perf_counter() < fin:
                 t = time.perf_counter()
                 try:
-                    b = _llamar(http, url, api, hacer_datos(azar), sesion)
+                    b = _llamar(http, url, api, hacer_datos(azar), sesion, token)
                     with cerrojo:
                         res[api]["t"].append(time.perf_counter() - t)
                         res[api]["b"].append(b)

@@ -3,8 +3,8 @@ de torch, precarga.
 
 - `preparar()`: antes de crear un solo componente y un solo hilo de trabajo (lo llama `app` al
   importarse, y las pruebas). Manda lo que el proceso escriba a su carpeta (`disco.preparar`),
-  limita las arenas de malloc, fija el backend Agg de matplotlib y los hilos de torch
-  (`modelos.hilos`, su único dueño).
+  limita las arenas de malloc y devuelve al sistema los bloques grandes, fija el backend Agg de
+  matplotlib y los hilos de torch (`modelos.hilos`, su único dueño).
 - `arrancar_precarga()`: al servir, un hilo que importa lo que las primeras peticiones
   importarían (`MODULOS_PESADOS`), carga cada checkpoint y dice en el log cuál falla.
 """
@@ -26,6 +26,7 @@ def preparar() -> None:
     """Carpeta propia, arenas de malloc y hilos de torch: lo primero del proceso (se puede repetir)."""
     disco.preparar()
     limitar_arenas_malloc()
+    devolver_bloques_grandes()
     matplotlib_sin_pantalla()
     from modelos.hilos import fijar_para_el_proceso
 
@@ -49,6 +50,34 @@ def limitar_arenas_malloc(arenas: int = 2) -> bool:
         return False
 
 
+# Lo que glibc pide aparte con mmap (y devuelve al liberarlo), y lo libre que tolera al final del montón.
+UMBRAL_MMAP = 64 * 1024
+UMBRAL_RECORTE = 128 * 1024
+
+
+def devolver_bloques_grandes() -> bool:
+    """Los bloques de más de `UMBRAL_MMAP` van a su propio mmap y vuelven al sistema al liberarse.
+
+    Por omisión glibc sube el umbral (hasta 32 MB) cada vez que se libera un bloque grande, y
+    desde entonces los arma en las arenas, que no los devuelven: cada respuesta deja su JSON, sus
+    matrices y sus tensores de decenas de kB a MB en el montón. Con el umbral fijo, medido en la
+    clase de 30 (BENCHMARKS.md): RSS pico de ≈ 1 GB a ≈ 600 MB. Si el entorno ya lo fija
+    (MALLOC_MMAP_THRESHOLD_ o GLIBC_TUNABLES), manda él. Devuelve si se aplicó (Linux con glibc).
+    """
+    if (
+        sys.platform != "linux"
+        or "MALLOC_MMAP_THRESHOLD_" in os.environ
+        or "mmap_threshold" in os.environ.get("GLIBC_TUNABLES", "")
+    ):
+        return False
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        # -3 = M_MMAP_THRESHOLD (fijarlo apaga el ajuste dinámico), -1 = M_TRIM_THRESHOLD
+        return libc.mallopt(-3, UMBRAL_MMAP) == 1 and libc.mallopt(-1, UMBRAL_RECORTE) == 1
+    except (OSError, AttributeError):
+        return False
+
+
 def matplotlib_sin_pantalla() -> None:
     """El backend de matplotlib es Agg desde el principio (MPLBACKEND), salvo que el entorno diga otro.
 
@@ -64,20 +93,28 @@ def matplotlib_sin_pantalla() -> None:
         mpl.rcParams["backend"] = os.environ["MPLBACKEND"]
 
 
-# Lo que importaría la primera petición que lo use: matplotlib (Gradio, alrededor de cada función) y
-# sklearn (los dígitos de Parches ViT, CBAM y el ViT de dígitos). Medido con py-spy (BENCHMARKS.md).
-MODULOS_PESADOS = ("matplotlib", "sklearn.datasets", "sklearn.model_selection")
+# Lo que importaría la primera petición que lo use: matplotlib (Gradio, alrededor de cada función), sklearn
+# (los dígitos y las fotos de muestra) y lo que `torch._check` importa la primera vez (máscara causal).
+# Medido con py-spy en la clase (BENCHMARKS.md).
+MODULOS_PESADOS = (
+    "matplotlib",
+    "sklearn.datasets",
+    "sklearn.model_selection",
+    "torch.fx.experimental.symbolic_shapes",
+)
 
 
 def precargar_modulos() -> None:
-    """Importa `MODULOS_PESADOS` y lee los dígitos de sklearn una vez (la caché de `modelos.datos`)."""
+    """Importa `MODULOS_PESADOS` y lee una vez los datos de sklearn (las cachés de `modelos.datos`)."""
     import importlib
 
     for nombre in MODULOS_PESADOS:
         importlib.import_module(nombre)
-    from modelos.datos import digitos_sklearn
+    from modelos.datos import IMAGENES_MUESTRA, digitos_sklearn, imagen_muestra
 
     digitos_sklearn()
+    for nombre in IMAGENES_MUESTRA:
+        imagen_muestra(nombre)
 
 
 def precargar_checkpoints() -> list[str]:

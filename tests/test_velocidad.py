@@ -327,3 +327,53 @@ def test_la_precarga_importa_los_modulos_pesados():
     salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=300, check=True)
     assert salida.stdout.split()[-2:] == ["True", "False"], salida.stdout + salida.stderr[-2000:]
     assert {"matplotlib", "sklearn.datasets"} <= set(proceso.MODULOS_PESADOS)
+
+
+# La instantánea de «Mira cómo aprende» sigue a los dígitos aunque lleguen por la URL (sin evento propio
+# al escribirlos: van en el evento de los dígitos); sus datos en la página, para comparar.
+INSTANTANEA = """() => { const g = document.querySelector('#inversion-digitos-instantanea .js-plotly-plot');
+  return g && g.data ? JSON.stringify(g.data.map(t => [t.z, t.x, t.y, t.text])) : null; }"""
+
+
+def test_la_instantanea_sigue_a_los_digitos_de_la_url_y_a_los_escritos(pg, url_app):
+    id_, digitos = "inversion-digitos", "1 2 3 4 5 6 7 8"
+    abrir(pg, url_app, id_)
+    de_la_leccion = pg.evaluate(INSTANTANEA)
+    caja = pg.locator(f"#{id_}-digitos input, #{id_}-digitos textarea").first
+    caja.fill(digitos)
+    caja.press("Enter")
+    pg.wait_for_function(f"(antes) => ({INSTANTANEA})() !== antes", arg=de_la_leccion, timeout=ESPERA_MS)
+    escritos = pg.evaluate(INSTANTANEA)
+
+    pg.goto(f"{url_app}demo/{id_}/?digitos={digitos.replace(' ', '%20')}")
+    fuente_figura(pg, id_)
+    pg.wait_for_function(f"(antes) => ({INSTANTANEA})() !== antes", arg=de_la_leccion, timeout=ESPERA_MS)
+    assert pg.evaluate(INSTANTANEA) == escritos
+
+
+def test_preparar_pide_aparte_los_bloques_de_100_kb_y_el_entorno_manda():
+    """Con el umbral de mmap fijo (64 kB), cada bloque de 100 kB va a su propio mmap (glibc los cuenta en
+    `mallinfo2().hblks`) y vuelve al sistema al liberarse; con el umbral de glibc (128 kB, que además
+    sube solo) irían al montón. El RSS pico de la clase: BENCHMARKS.md."""
+    import subprocess
+    import sys
+
+    codigo = (
+        "import ctypes, sys\n"
+        "class Info(ctypes.Structure):\n"
+        "    _fields_ = [(n, ctypes.c_size_t) for n in 'arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks "
+        "fordblks keepcost'.split()]\n"
+        "libc = ctypes.CDLL('libc.so.6'); libc.mallinfo2.restype = Info\n"
+        "from servidor import proceso; proceso.preparar()\n"
+        "antes = libc.mallinfo2().hblks; b = [bytearray(100 << 10) for _ in range(50)]\n"
+        "print(libc.mallinfo2().hblks - antes)"
+    )
+    if sys.platform != "linux":
+        pytest.skip("mallopt y mallinfo2 son de glibc")
+    con = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=300, check=True)
+    assert int(con.stdout.split()[-1]) >= 45, con.stdout + con.stderr[-2000:]  # casi todos (alguno reusa un hueco)
+    import os
+
+    entorno = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(1 << 20)}  # quien lo fija en el entorno, manda
+    sin = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=300, env=entorno)
+    assert int(sin.stdout.split()[-1]) <= 5, sin.stdout + sin.stderr[-2000:]

@@ -165,6 +165,7 @@ def entrenar(epocas: float = 2, con_posicion: bool = True, cabezas: float = 2, b
 
 # Sigue a los dígitos sin ir al servidor si ya los muestra: el texto de la vista principal cambió y los
 # dígitos son otros que los de la instantánea (p. ej. llegaron por la URL) -> la señal toma los dígitos.
+INSTANTANEA = "inversion-digitos-instantanea"  # el elem_id del mapa de la instantánea (lo buscan las pruebas)
 JS_SI_SON_OTROS = "(digitos, mostrados, senal) => (digitos === mostrados ? senal : digitos)"
 
 
@@ -194,7 +195,7 @@ def construir_aprende(digitos: gr.Textbox, texto_principal: gr.Markdown):
     indice = Deslizador(0, n - 1, value=0, step=1, label=f"Instantánea (0 = sin entrenar, {n - 1} = final)")
     inicial_mapa, inicial_curva, inicial_texto = a_gradio(ver_instantanea(digitos.value, 0))
     with gr.Row():
-        mapa_ = grafico("Mapa de atención en esta instantánea", value=inicial_mapa)
+        mapa_ = grafico("Mapa de atención en esta instantánea", value=inicial_mapa, elem_id=INSTANTANEA)
         curva = grafico("Pérdida y exactitud durante el entrenamiento", value=inicial_curva)
     texto = gr.Markdown(inicial_texto)
     mostrados = gr.Textbox(digitos.value, visible="hidden", interactive=False)  # los dígitos de la instantánea
