@@ -143,6 +143,14 @@ def main() -> None:
     argumentos.add_argument("--perfil", action="store_true")
     argumentos.add_argument("--ancho", type=int, default=1280)
     argumentos.add_argument("--solo", default="", help="solo esta pestaña")
+    argumentos.add_argument(
+        "--sin-historial",
+        action="store_true",
+        help="cada movimiento también contra una app con run_history=False (sin guardar cada llamada en localStorage)",
+    )
+    argumentos.add_argument(
+        "--antes", action="store_true", help="cada movimiento también con el dibujo de antes (en el <div> de Gradio)"
+    )
     a = argumentos.parse_args()
 
     from servidor import disco
@@ -158,6 +166,15 @@ def main() -> None:
     puerto, puerto_eco = _puerto(), _puerto()
     _servir(crear_app(app.demo, app.construir_una, POR_ID, app.opciones_lanzamiento()), puerto)
     _servir(gr.mount_gradio_app(__import__("fastapi").FastAPI(), _eco().queue(), path="/"), puerto_eco)
+    puerto_sin = _puerto()
+    if a.sin_historial:  # Gradio 6 guarda cada llamada (entradas y salidas) en localStorage; launch(run_history=False)
+
+        def sin_historial(id_):
+            b = app.construir_una(id_)
+            b.run_history = False
+            return b
+
+        _servir(crear_app(app.demo, sin_historial, POR_ID, app.opciones_lanzamiento()), puerto_sin)
 
     filas = []
     with sync_playwright() as p:
@@ -167,6 +184,11 @@ def main() -> None:
         mediana_eco = statistics.median(x[1] for x in eco)
         filas.append(("eco (Number → Textbox)", eco))
         cdp = pg.context.new_cdp_session(pg) if a.perfil else None
+        # El antes, en la misma corrida: navegador.js dibuja cada valor en el <div> nuevo de Gradio.
+        antes = None
+        if a.antes:
+            antes = b.new_context(viewport={"width": a.ancho, "height": 800}, locale="es-ES").new_page()
+            antes.add_init_script("window.__figurasSinDivPropio = true;")
         for id_, selector, valores, modo in MOVIMIENTOS:
             if a.solo and id_ != a.solo:
                 continue
@@ -175,6 +197,12 @@ def main() -> None:
                 cdp.send("Profiler.setSamplingInterval", {"interval": 200})
                 cdp.send("Profiler.start")
             url = f"http://127.0.0.1:{puerto}/demo/{id_}/"
+            if antes:
+                t = medir(antes, url, selector, valores, modo, "body", a.veces)
+                filas.append((f"{id_} ({selector.split()[0]}, {modo}), antes", t))
+            if a.sin_historial:
+                t = medir(pg, url.replace(str(puerto), str(puerto_sin)), selector, valores, modo, "body", a.veces)
+                filas.append((f"{id_} ({selector.split()[0]}, {modo}), sin historial", t))
             t = medir(pg, url, selector, valores, modo, "body", a.veces)
             filas.append((f"{id_} ({selector.split()[0]}, {modo})", t))
             if cdp:
