@@ -232,6 +232,33 @@ def test_la_barra_de_plotly_de_una_figura_habla_espanol(navegador, url_app):
         contexto.close()
 
 
+# La letra más chica de la figura como se ve (con el zoom de disposicion.js), tras abrir la explicación.
+LETRA_TRAS_LEER_MAS = """async (sel) => {
+  document.querySelector(".leer-mas").click();
+  await new Promise((r) => setTimeout(r, 1000));  // el ajuste corre en el cuadro siguiente
+  const f = document.querySelector(sel);
+  const zoom = parseFloat(f.style.zoom || "1");
+  const letras = [...f.querySelectorAll("svg text")].filter((t) => t.textContent.trim() && t.getBBox().width > 0)
+    .map((t) => parseFloat(getComputedStyle(t).fontSize));
+  return {zoom, letra: Math.min(...letras) * zoom};
+}"""
+
+
+def test_en_presentacion_a_1280_x_720_achicar_la_figura_no_la_deja_con_letra_de_menos_de_14_px(navegador, url_app):
+    """1280 × 720, ?presentacion=1: con la explicación abierta («leer más»), la figura de a mano ya no cabe
+    debajo y disposicion.js la achica, pero no hasta que su letra más chica quede bajo 14 px (se desplaza)."""
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 720}, locale="en-US")
+    contexto.set_default_timeout(ESPERA_MS)
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app + "demo/a-mano/?presentacion=1")
+        fuente_figura(pg, "a-mano")
+        medida = pg.evaluate(LETRA_TRAS_LEER_MAS, "#a-mano-figura1")
+        assert medida["letra"] >= 14 - 0.01, medida
+    finally:
+        contexto.close()
+
+
 # --- un mazo reveal.js real ----------------------------------------------------------------------
 
 # El mazo: una portada, la pestaña en un iframe que carga mientras su diapositiva está oculta, y un

@@ -2,7 +2,8 @@
 // «leer más» la abre) y, en la columna de cada figura principal, arriba va la explicación, luego la
 // fila de controles principal y la figura; el resto (tablas, más controles, textos) debajo.
 // Modo presentación (?presentacion=1): se marca el documento (presentacion.css), la explicación
-// plegada es una sola línea y la figura se achica (zoom) hasta caber en la pantalla, no menos de 0.5.
+// plegada es una sola línea y la figura se achica (zoom) hasta caber en la pantalla, no menos de 0.5 ni
+// con letra de menos de 14 px.
 () => {
   const p = new URLSearchParams(window.location.search).get("presentacion");
   const presentacion = p === "1" || p === "true";
@@ -46,6 +47,14 @@
       e.style.order = "-1";
     }
   };
+  // Lo menos que se achica una figura: ni la mitad, ni tanto que su letra más chica quede bajo 14 px a 1280 × 720
+  // (en una ventana más chica, como la diapositiva de 960 × 700 de reveal.js que el mazo agranda al proyectar,
+  // los 14 px en proporción).
+  const pisoZoom = (f) => {
+    const minima = 14 * Math.min(1, window.innerWidth / 1280, window.innerHeight / 720);
+    const letras = [...f.querySelectorAll("svg text")].map((t) => parseFloat(getComputedStyle(t).fontSize)).filter((x) => x > 0);
+    return letras.length ? Math.min(1, Math.max(0.5, minima / Math.min(...letras))) : 0.5;
+  };
   const ajustar = () => {
     for (const ex of document.querySelectorAll(".block.explicacion")) boton(ex);
     for (const f of document.querySelectorAll('[id$="-figura1"]')) {
@@ -56,7 +65,7 @@
       const caja = f.getBoundingClientRect();
       const arriba = caja.top + window.scrollY;
       const cabe = window.innerHeight - arriba - 4;
-      if (caja.height > cabe && cabe > 0) f.style.zoom = String(Math.max(0.5, cabe / caja.height));
+      if (caja.height > cabe && cabe > 0) f.style.zoom = String(Math.max(pisoZoom(f), cabe / caja.height));
     }
   };
   let pendiente = false;
