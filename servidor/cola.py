@@ -11,6 +11,10 @@ Cada montaje (la suite y cada /demo/<id>/) tiene su cola. Los números, todos aq
   el proceso (sumando las colas de todos los montajes). El que sobra recibe al instante
   «Hay N entrenamientos en cola; prueba en un momento.»
 
+Un evento privado (`api_visibility="private"`: abrir una pestaña, preparar las descargas, los
+entrenamientos del laboratorio) solo lo llama una sesión que viene de la página
+(`paginas.de_la_pagina`: su token en la cabecera `x-atencion-pagina`); otra recibe 403 en español.
+
 Gradio contesta «Queue is full» con un 503, y su página muestra entonces «This application is
 currently busy», en inglés. Aquí toda negativa sale antes, con 429 y el motivo en español, que
 la página muestra tal cual. Con `api_open=False`, los eventos con cola no se pueden llamar por
@@ -50,6 +54,8 @@ MAX_COLA = 128
 MAX_POR_SESION = 8
 LIMITE_LIGERO = 4
 ESTADO_RECHAZO = 429  # con 503 la página de Gradio mostraría su mensaje en inglés
+ESTADO_PRIVADO = 403
+SOLO_LA_PAGINA = "Este evento solo lo llama la página de la app: ábrela (o recárgala) y prueba de nuevo."
 
 
 @dataclass(frozen=True)
@@ -218,7 +224,12 @@ def _push_repartido(cola, push_de_gradio):
             raise HTTPException(status_code=404, detail="No hay un evento con ese número en esta página.")
         identidad, desde = _identidad(body, request), direccion(request)
         lento = fn.concurrency_id not in PESADOS and costo(fn, body.data) >= LENTO_DESDE
-        real = paginas.sesion_real(cola.blocks, body.session_hash, request.headers.get(paginas.CABECERA))
+        token = request.headers.get(paginas.CABECERA)
+        real = paginas.sesion_real(cola.blocks, body.session_hash, token)
+        if fn.api_visibility == "private" and not (real or paginas.de_la_pagina(cola.blocks, body.session_hash, token)):
+            nombre = fn.api_name or fn.name
+            log.info("Petición rechazada en queue/join: %s es privado y la sesión no viene de la página", nombre)
+            raise HTTPException(status_code=ESTADO_PRIVADO, detail=SOLO_LA_PAGINA)
         claves, motivo = motivo_de_rechazo(cola, fn, identidad, desde, lento, real)
         if motivo:
             log.info("Petición rechazada en %s (%s): %s", fn.api_name or fn.name, identidad[:14], motivo)

@@ -6,12 +6,16 @@ montaje), y que la página misma manda en la cabecera `x-atencion-pagina` de cad
 (un guion del `<head>`, `GUION`). No es una cookie: en un iframe de otro origen (las
 diapositivas) el navegador puede bloquear las de terceros, y la cabecera llega igual.
 
-- `emitir(direccion)`: un token nuevo por página servida, a lo sumo `PAGINAS_POR_MINUTO` por
-  dirección (holgado: una clase entera detrás de un NAT recarga la página sin llegar), con
-  vida `VIDA_TOKEN_S` hasta su primer uso.
+- `emitir(direccion)`: un token nuevo por página servida, con vida `VIDA_TOKEN_S`. Los primeros
+  `PAGINAS_POR_MINUTO` por dirección (holgado: una clase entera detrás de un NAT recarga la
+  página sin llegar) vuelven real su sesión; pasado eso, el token es «de visita»: vale para los
+  eventos de la página (los privados), pero no vuelve real la sesión. Así quien recarga la
+  página sin parar desde la red de una clase no deja a la clase sin sus eventos.
 - `sesion_real(blocks, session_hash, token)`: la primera sesión que presenta un token válido
   queda real en su montaje (`gradio_interno.Sesiones.hacer_real`); el mismo token con otra
   sesión no vale. Una sesión real sigue siéndolo sin volver a mirar el token.
+- `de_la_pagina(blocks, session_hash, token)`: la sesión es real, o trae un token válido (también
+  uno de visita) que es suyo. Los eventos privados lo exigen (servidor/cola.py).
 
 Lo que una sesión real recibe: pasado el tope de sesiones por montaje se desalojan primero las
 que nunca fueron reales (servidor/gradio_interno.py), y sus llamadas lentas no comparten el
@@ -39,6 +43,7 @@ PAGINAS_POR_MINUTO = 120
 VIDA_TOKEN_S = 3600
 MAX_TOKENS_USADOS = 8192
 MAX_DIRECCIONES = 4096
+REAL, VISITA = "r", "v"  # la clase del token, en su cuerpo firmado
 
 # El guion del <head>: añade el token a cada queue/join que la página (su cliente de Gradio) manda.
 GUION = (
@@ -70,7 +75,7 @@ def _firma(cuerpo: str) -> str:
 
 
 def emitir(direccion: str) -> str:
-    """Un token para la página que se sirve a `direccion`; "" si esa dirección ya pidió demasiadas."""
+    """Un token para la página que se sirve a `direccion`; de visita si esa dirección ya pidió demasiadas."""
     ahora = time.monotonic()
     with _cerrojo:
         horas = _emitidos.pop(direccion, None) or collections.deque()
@@ -79,10 +84,10 @@ def emitir(direccion: str) -> str:
         _emitidos[direccion] = horas
         while len(_emitidos) > MAX_DIRECCIONES:
             _emitidos.popitem(last=False)
-        if len(horas) >= PAGINAS_POR_MINUTO:
-            return ""
-        horas.append(ahora)
-    cuerpo = f"{int(time.time())}.{secrets.token_hex(8)}"
+        clase = VISITA if len(horas) >= PAGINAS_POR_MINUTO else REAL
+        if clase == REAL:
+            horas.append(ahora)
+    cuerpo = f"{int(time.time())}.{clase}{secrets.token_hex(8)}"
     return f"{cuerpo}.{_firma(cuerpo)}"
 
 
@@ -104,6 +109,22 @@ def sesion_real(blocks: gr.Blocks, session_hash: str | None, token: str | None) 
         return False
     if sesiones.es_real(session_hash):
         return True
+    if not _suyo(session_hash, token) or token.split(".")[1][:1] != REAL:
+        return False
+    sesiones.hacer_real(session_hash)
+    return True
+
+
+def de_la_pagina(blocks: gr.Blocks, session_hash: str | None, token: str | None) -> bool:
+    """Si `session_hash` viene de una página servida: es real, o trae un token válido que es suyo."""
+    sesiones = sesiones_de(blocks)
+    if sesiones is None or not session_hash:
+        return False
+    return sesiones.es_real(session_hash) or _suyo(session_hash, token)
+
+
+def _suyo(session_hash: str, token: str | None) -> bool:
+    """El token es válido y la primera sesión que lo presentó es `session_hash` (el de otra página no vale)."""
     if not valido(token):
         return False
     with _cerrojo:
@@ -111,7 +132,4 @@ def sesion_real(blocks: gr.Blocks, session_hash: str | None, token: str | None) 
         _usados.move_to_end(token)
         while len(_usados) > MAX_TOKENS_USADOS:
             _usados.popitem(last=False)
-    if duena != session_hash:  # el token de otra página
-        return False
-    sesiones.hacer_real(session_hash)
-    return True
+    return duena == session_hash

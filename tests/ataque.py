@@ -1,12 +1,18 @@
 """Llamadas crudas, como las haría un atacante (o la página): sin gradio_client, que completa y valida.
 
-`llamar` une un evento a la cola por `fn_index` (también los privados) y lee el resultado por
-`/gradio_api/queue/data`; `Sondeo` mide, mientras dura un ataque, cuánto tarda `/config`.
+`llamar` une un evento a la cola por `fn_index` y lee el resultado por `/gradio_api/queue/data`;
+`Sondeo` mide, mientras dura un ataque, cuánto tarda `/config`.
+
+Un extraño llama sin más. Quien imita la página (`como_pagina=True`, o `token=` de
+`token_de_pagina`) pide antes su configuración y manda el token que el servidor escribió en ella
+en la cabecera `x-atencion-pagina`, como el guion de la página (servidor/paginas.py): así puede
+llamar también los eventos privados, que sin él reciben 403.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import threading
 import time
@@ -15,23 +21,46 @@ import uuid
 import httpx
 
 ARCHIVO = {"_type": "gradio.FileData"}
+CABECERA = "x-atencion-pagina"  # servidor.paginas.CABECERA (sin importar gradio en el proceso atacante)
+_TOKEN = re.compile(r'const token = \\?"([0-9a-z.]+)\\?"')
+
+
+def token_de_pagina(base: str) -> str:
+    """Como la página: pide `…/config` del montaje `base` y saca el token que el servidor escribió en su guion."""
+    encontrado = _TOKEN.search(httpx.get(f"{base}config", timeout=60).text)
+    if encontrado is None:
+        raise AssertionError(f"{base}config no trae el token de la página (servidor/paginas.py)")
+    return encontrado.group(1)
 
 
 def file_data(ruta: str) -> dict:
     return {"path": ruta, "meta": dict(ARCHIVO)}
 
 
-def unir(base: str, fn_index: int, datos: list, sesion: str | None = None, timeout: float = 10) -> httpx.Response:
-    """POST …/queue/join: la respuesta tal cual (200 con event_id, o la negativa)."""
+def unir(
+    base: str, fn_index: int, datos: list, sesion: str | None = None, timeout: float = 10, token: str | None = None
+) -> httpx.Response:
+    """POST …/queue/join (con `token`, como la página): la respuesta tal cual (200 con event_id, o la negativa)."""
     cuerpo = {"data": datos, "fn_index": fn_index, "session_hash": sesion or uuid.uuid4().hex, "trigger_id": None}
-    return httpx.post(f"{base}gradio_api/queue/join", json=cuerpo, timeout=timeout)
+    cabeceras = {CABECERA: token} if token else {}
+    return httpx.post(f"{base}gradio_api/queue/join", json=cuerpo, headers=cabeceras, timeout=timeout)
 
 
-def llamar(base: str, fn_index: int, datos: list, sesion: str | None = None, timeout: float = 20) -> dict:
+def llamar(
+    base: str,
+    fn_index: int,
+    datos: list,
+    sesion: str | None = None,
+    timeout: float = 20,
+    token: str | None = None,
+    como_pagina: bool = False,
+) -> dict:
     """Une el evento y espera su final. {"estado": código, "detalle": …} si la cola lo rechazó;
-    si no, el mensaje `process_completed` ({"success": …, "output": {"error": …} o {"data": …}})."""
+    si no, el mensaje `process_completed` ({"success": …, "output": {"error": …} o {"data": …}}).
+    Con `como_pagina`, pide antes un token a la página (`token_de_pagina`), como haría ella."""
     sesion = sesion or uuid.uuid4().hex
-    r = unir(base, fn_index, datos, sesion, timeout)
+    token = token or (token_de_pagina(base) if como_pagina else None)
+    r = unir(base, fn_index, datos, sesion, timeout, token)
     if r.status_code != 200:
         return {"estado": r.status_code, "detalle": r.json().get("detail")}
     evento = r.json()["event_id"]

@@ -3,7 +3,8 @@
 El ataque: un `FileData` cuyo `path` nombra un archivo del servidor. Sin defensa, `/dev/zero`
 congelaba todas las rutas del proceso y `/etc/shadow` se copiaba a la caché que Gradio sirve.
 Se prueba en cada evento que toma archivos de la suite y de cada /demo/<id>/ (también los
-privados), con `/config` respondiendo en menos de 1 s durante todo el ataque; y, capa por
+privados: el atacante imita la página y manda su token, `como_pagina`, que es lo que le deja
+llamarlos), con `/config` respondiendo durante todo el ataque; y, capa por
 capa, que cada una de las dos defensas (la de Gradio, activa por `montar_protegido`, y la revisión previa
 de la app) se sostiene sola. El componente de subida revisa además la ruta que le llega
 (tests/test_imagenes.py), pero esa tercera capa no basta sola: si Gradio copiara el archivo a
@@ -109,7 +110,8 @@ def test_ningun_evento_acepta_un_archivo_del_servidor(url_app, rutas_ajenas, id_
 
     def atacar(ataque):
         fn, fn_index, ruta, todas = ataque
-        return fn.api_name or fn.name, ruta, error_de(llamar(base, fn_index, _datos(fn, ruta, todas), timeout=20))
+        respuesta = llamar(base, fn_index, _datos(fn, ruta, todas), timeout=20, como_pagina=True)
+        return fn.api_name or fn.name, ruta, error_de(respuesta)
 
     with Sondeo(base) as sondeo, ThreadPoolExecutor(2) as pool:  # de a dos a la vez
         resultados = list(pool.map(atacar, ataques))
@@ -161,7 +163,7 @@ def test_sin_la_revision_de_la_app_gradio_rechaza_igual(url_app, monkeypatch):
     """Capa 1 sola (la de Gradio, activa por `montar_protegido`): un archivo del servidor no entra ni se copia."""
     base, blocks, fn_index, fn = _parches(url_app)
     monkeypatch.setattr(blocks, "validate_inputs", type(blocks).validate_inputs.__get__(blocks))
-    respuesta = llamar(base, fn_index, _datos(fn, "/etc/hostname"))
+    respuesta = llamar(base, fn_index, _datos(fn, "/etc/hostname"), como_pagina=True)
     assert not respuesta.get("success")
     assert _copias_en_la_cache() == []
 
@@ -173,7 +175,7 @@ def test_sin_la_marca_de_launch_la_revision_de_la_app_rechaza_igual(url_app, mon
     tope = _tope_config(base)
     with Sondeo(base) as sondeo:
         for ruta in ("/dev/zero", "/etc/hostname"):
-            assert NO_SUBIDO in error_de(llamar(base, fn_index, _datos(fn, ruta), timeout=10))
+            assert NO_SUBIDO in error_de(llamar(base, fn_index, _datos(fn, ruta), timeout=10, como_pagina=True))
     sondeo.responde(tope)
     assert _copias_en_la_cache() == []
 

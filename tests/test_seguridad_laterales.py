@@ -167,6 +167,30 @@ def test_un_api_name_desconocido_o_privado_recibe_404_sin_traza(url_app, suite, 
     assert "Traceback" not in capfd.readouterr().err
 
 
+def test_un_evento_privado_sin_la_pagina_recibe_403_y_con_ella_pasa(url_app, suite, caplog, capfd):
+    """Lo privado exige la página (SECURITY.md §10): por queue/join con su fn_index, sin el token que el
+    servidor escribió en la página, un evento privado (y uno pesado privado) recibe 403 en español y una
+    línea en el log; la misma llamada con el token de una página servida pasa."""
+    from servidor import cola
+    from tests.ataque import llamar, token_de_pagina, unir
+
+    caplog.set_level(logging.INFO)
+    privados = [(i, fn) for i, fn in suite.fns.items() if fn.api_visibility == "private" and fn.queue and fn.fn]
+    (ligero, _), *_ = [(i, fn) for i, fn in privados if not fn.inputs and fn.concurrency_id not in cola.PESADOS]
+    (pesado, _), *_ = [(i, fn) for i, fn in privados if not fn.inputs and fn.concurrency_id in cola.PESADOS]
+    for indice in (ligero, pesado):
+        r = unir(url_app, indice, [])
+        assert r.status_code == 403, r.text
+        assert r.json()["detail"] == cola.SOLO_LA_PAGINA
+    falso = token_de_pagina(url_app)[:-4] + "0000"
+    assert unir(url_app, ligero, [], token=falso).status_code == 403
+    rechazos = [r for r in caplog.records if "es privado" in r.getMessage()]
+    assert len(rechazos) == 3 and not [r for r in caplog.records if r.exc_info]
+    assert "Traceback" not in capfd.readouterr().err
+    respuesta = llamar(url_app, ligero, [], como_pagina=True)  # como la página: con su token
+    assert respuesta.get("success"), respuesta
+
+
 def test_los_enlaces_profundos_estan_apagados(url_app):
     r = httpx.get(f"{url_app}gradio_api/deep_link", params={"session_hash": "abc"}, timeout=10)
     assert r.status_code == 404 and r.json()["detail"] == "Esta app no usa enlaces profundos."
@@ -202,7 +226,7 @@ def test_una_subida_que_ningun_evento_uso_vence(url_app, suite, monkeypatch):
 
 def _token_de(html: str) -> str:
     """El token que el servidor escribió en el guion del <head> de la página (o de su configuración)."""
-    (token,) = set(re.findall(r'const token = \\?"([0-9a-f.]+)\\?"', html))
+    (token,) = set(re.findall(r'const token = \\?"([0-9a-z.]+)\\?"', html))
     return token
 
 
