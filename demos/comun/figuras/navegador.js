@@ -1,8 +1,10 @@
 // Las figuras de la suite en el navegador: se adaptan a la página antes de dibujarse y se redibujan poco.
 //
 // Gradio dibuja cada valor de un gr.Plot con Plotly.react en un <div> nuevo (una figura desde cero cada
-// vez; pasarle a Plotly.react el <div> anterior no ahorró tiempo: scripts/perfil_redibujo.py). Aquí se
-// envuelve Plotly.react, solo para las figuras de la suite (layout.meta.figura):
+// vez) y 100 ms después llama a Plots.resize, que la vuelve a maquetar. Aquí se envuelve Plotly.react,
+// solo para las figuras de la suite (layout.meta.figura):
+// - cada valor se dibuja en un <div> propio del bloque, el mismo de un valor al siguiente: Plotly.react
+//   cambia solo lo que cambió, y el Plots.resize de Gradio cae sobre su <div> vacío (no hace nada);
 // - modo oscuro (body.dark de Gradio): papel y área del color de la página, textos y rejilla claros
 //   (cada tinta de TINTAS por su par; las cajas claras de un diagrama conservan su texto oscuro);
 // - teléfono (página de menos de ANCHO_MAXIMO px): lo que trae layout.meta.angosto (paneles apilados,
@@ -75,6 +77,9 @@
     const data = structuredClone(d0);
     const layout = structuredClone(l0);
     if (angosto() && layout.meta && layout.meta.angosto) aplicarCambios(data, layout, layout.meta.angosto);
+    // meta es de «editType: plot» y sus listas llegan nuevas con cada valor: Plotly.react lo tomaría por un
+    // cambio que pide rehacer la figura entera.
+    layout.meta = {figura: 1};
     g.__alto = altoProyector(g);
     if (g.__alto) {
       recorrer([data, layout], null, escalaProyector());
@@ -129,10 +134,30 @@
     }
   };
 
-  const react = function (g, data, layout, config) {
-    if (!layout || !layout.meta || !layout.meta.figura || !(g instanceof HTMLElement)) {
+  // El <div> propio de un bloque gr.Plot, al final del bloque (fuera de los nodos que Svelte quita y pone):
+  // el mismo para cada valor, así Plotly.react compara con la figura anterior y cambia solo lo que cambió
+  // (los datos, las anotaciones) en vez de armar ejes, capas y barra desde cero. El <div> que Gradio crea
+  // para cada valor queda vacío y oculto. `window.__figurasSinDivPropio` (lo pone scripts/perfil_redibujo.py
+  // para medir el antes en la misma corrida) vuelve a dibujar en el de Gradio.
+  const divPropio = (gd) => {
+    const bloque = gd.parentElement;
+    if (!bloque || window.__figurasSinDivPropio) return gd;
+    let g = bloque.__figuraPropia;
+    if (!g || g.parentElement !== bloque) {
+      g = document.createElement("div");
+      g.className = "figura-propia";
+      bloque.appendChild(g);
+      bloque.__figuraPropia = g;
+    }
+    gd.style.display = "none";
+    return g;
+  };
+
+  const react = function (gd, data, layout, config) {
+    if (!layout || !layout.meta || !layout.meta.figura || !(gd instanceof HTMLElement)) {
       return original.apply(this, arguments);
     }
+    const g = divPropio(gd);
     if (!figuras.has(g)) {
       figuras.add(g);
       observador.observe(g);
