@@ -1,5 +1,8 @@
 """ASGI delante de toda la app: cuerpos acotados, `nosniff` y un `Host` que no se refleja.
 
+Un middleware pequeño por trabajo (`SinHostAjeno`, `CuerpoAcotado`, `ColaEnEspanol`, `Nosniff`),
+con las cabeceras de Starlette (`Headers`, `MutableHeaders`); `Protecciones(app)` los encadena.
+
 - Un cuerpo de más de `MAX_CUERPO` (1 MB) se rechaza con 413 antes de leerlo: si trae
   `Content-Length`, sin leer un byte; si llega a trozos, al pasar el límite (lo leído se
   descarta). Las subidas (`…/gradio_api/upload`) tienen `MAX_SUBIDA` (10 MB, como
@@ -20,6 +23,8 @@ import json
 import logging
 import os
 import socket
+
+from starlette.datastructures import Headers, MutableHeaders
 
 log = logging.getLogger("atencion.protecciones")
 
@@ -69,94 +74,136 @@ def host_reconocido(host: str, propios: set[str]) -> bool:
         return False
 
 
-class Protecciones:
-    def __init__(self, app, host_propio: str = "localhost", max_cuerpo: int = MAX_CUERPO, max_subida: int = MAX_SUBIDA):
-        self.app, self.host_propio = app, host_propio
-        self.max_cuerpo, self.max_subida = max_cuerpo, max_subida
-        self.propios = hosts_propios()
+def Protecciones(app, host_propio: str = "localhost", max_cuerpo: int = MAX_CUERPO, max_subida: int = MAX_SUBIDA):
+    """Los cuatro middlewares de este módulo, en orden: el `Host` primero (también en websockets),
+    luego el cuerpo acotado, el 503 de la cola en español y `nosniff` en toda respuesta."""
+    return SinHostAjeno(CuerpoAcotado(ColaEnEspanol(Nosniff(app)), max_cuerpo, max_subida), host_propio)
+
+
+class SinHostAjeno:
+    """Quita `X-Forwarded-Host` (si no es propio) y `X-Gradio-Server`, y cambia un `Host` ajeno por el propio."""
+
+    def __init__(self, app, host_propio: str = "localhost"):
+        self.app, self.host_propio, self.propios = app, host_propio, hosts_propios()
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] not in ("http", "websocket"):
-            return await self.app(scope, receive, send)
-        scope = self._sin_host_ajeno(scope)
-        if scope["type"] == "websocket":
+        if scope["type"] in ("http", "websocket"):
+            scope = self._sin_host_ajeno(scope)
+        await self.app(scope, receive, send)
+
+    def _ajeno(self, valores: list[str]) -> bool:
+        return any(not host_reconocido(v.split(",")[0], self.propios) for v in valores)
+
+    def _sin_host_ajeno(self, scope) -> dict:
+        cabeceras = Headers(scope=scope)
+        quitar = {"x-gradio-server"} & set(cabeceras.keys())
+        if self._ajeno(cabeceras.getlist("x-forwarded-host")):
+            quitar.add("x-forwarded-host")
+        cambiar_host = self._ajeno(cabeceras.getlist("host"))
+        if not (quitar or cambiar_host):
+            return scope
+        nuevo = {**scope, "headers": list(scope.get("headers", []))}
+        mutables = MutableHeaders(scope=nuevo)
+        for nombre in quitar:
+            del mutables[nombre]
+        if cambiar_host:
+            mutables["host"] = self.host_propio
+        return nuevo
+
+
+class CuerpoAcotado:
+    """Un cuerpo de más de `max_cuerpo` (las subidas, `max_subida`) recibe 413 antes de leerse, o al pasar el límite."""
+
+    def __init__(self, app, max_cuerpo: int = MAX_CUERPO, max_subida: int = MAX_SUBIDA):
+        self.app, self.max_cuerpo, self.max_subida = app, max_cuerpo, max_subida
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
             return await self.app(scope, receive, send)
         ruta = scope.get("path", "")
         limite = self.max_subida if ruta.rstrip("/").endswith(RUTA_SUBIDA) else self.max_cuerpo
-        declarado = _cabecera(scope, b"content-length")
+        declarado = Headers(scope=scope).get("content-length")
         if declarado is not None:
-            if not declarado.isdigit():
-                return await self._negar(send, 400, "La cabecera Content-Length no es un número.", ruta)
+            if not declarado.strip().isdigit():
+                return await _negar(send, 400, "La cabecera Content-Length no es un número.", ruta)
             if int(declarado) > limite:
-                return await self._negar(send, 413, _demasiado(limite), ruta)
-        excedido = [False]
-        leidos = [0]
+                return await _negar(send, 413, _demasiado(limite), ruta)
+        excedido, leidos = False, 0
 
         async def recibir():
-            if excedido[0]:
+            nonlocal excedido, leidos
+            if excedido:
                 return {"type": "http.disconnect"}
             mensaje = await receive()
             if mensaje["type"] == "http.request":
-                leidos[0] += len(mensaje.get("body", b""))
-                if leidos[0] > limite:  # llegó a trozos y pasó el límite: no se entrega, ni se sigue leyendo
-                    excedido[0] = True
+                leidos += len(mensaje.get("body", b""))
+                if leidos > limite:  # llegó a trozos y pasó el límite: no se entrega, ni se sigue leyendo
+                    excedido = True
                     return {"type": "http.disconnect"}
             return mensaje
 
-        cola_detenida = ruta.rstrip("/").endswith("/queue/join")
-        respuesta_propia = [False]
-
         async def enviar(mensaje):
-            if excedido[0] or respuesta_propia[0]:
-                return
-            if mensaje["type"] == "http.response.start":
-                if cola_detenida and mensaje["status"] == 503:
-                    respuesta_propia[0] = True
-                    for m in _respuesta(429, "La app no acepta peticiones en este momento; prueba en un momento."):
-                        await send(m)
-                    return
-                cabeceras = list(mensaje.get("headers", []))
-                if not any(k.lower() == b"x-content-type-options" for k, _ in cabeceras):
-                    cabeceras.append((b"x-content-type-options", b"nosniff"))
-                mensaje = {**mensaje, "headers": cabeceras}
-            await send(mensaje)
+            if not excedido:
+                await send(mensaje)
 
         try:
             await self.app(scope, recibir, enviar)
         except Exception:
-            if not excedido[0]:
+            if not excedido:
                 raise
-        if excedido[0]:
-            await self._negar(send, 413, _demasiado(limite), ruta)
-
-    async def _negar(self, send, estado: int, mensaje: str, ruta: str) -> None:
-        log.info("Petición rechazada (%d) en %s: %s", estado, ruta[:80], mensaje)
-        for m in _respuesta(estado, mensaje):
-            await send(m)
-
-    def _sin_host_ajeno(self, scope) -> dict:
-        """El scope sin `X-Forwarded-Host`/`X-Gradio-Server` ajenos y con `Host` propio si el que vino no lo es."""
-        cabeceras, cambio = [], False
-        for k, v in scope.get("headers", []):
-            nombre = k.lower()
-            valor = v.decode("latin-1")
-            if nombre in (b"x-forwarded-host", b"x-gradio-server") and not (
-                nombre == b"x-forwarded-host" and host_reconocido(valor.split(",")[0], self.propios)
-            ):
-                cambio = True
-                continue
-            if nombre == b"host" and not host_reconocido(valor, self.propios):
-                cambio = True
-                v = self.host_propio.encode()
-            cabeceras.append((k, v))
-        return {**scope, "headers": cabeceras} if cambio else scope
+        if excedido:
+            await _negar(send, 413, _demasiado(limite), ruta)
 
 
-def _cabecera(scope, nombre: bytes) -> str | None:
-    for k, v in scope.get("headers", []):
-        if k.lower() == nombre:
-            return v.decode("latin-1").strip()
-    return None
+class ColaEnEspanol:
+    """Un 503 de `…/queue/join` (la cola detenida) sale como 429 con el motivo en español."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or not scope.get("path", "").rstrip("/").endswith("/queue/join"):
+            return await self.app(scope, receive, send)
+        propia = False
+
+        async def enviar(mensaje):
+            nonlocal propia
+            if propia:
+                return
+            if mensaje["type"] == "http.response.start" and mensaje["status"] == 503:
+                propia = True
+                for m in _respuesta(429, "La app no acepta peticiones en este momento; prueba en un momento."):
+                    await send(m)
+                return
+            await send(mensaje)
+
+        await self.app(scope, receive, enviar)
+
+
+class Nosniff:
+    """Toda respuesta HTTP lleva `X-Content-Type-Options: nosniff`."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def enviar(mensaje):
+            if mensaje["type"] == "http.response.start":
+                cabeceras = MutableHeaders(raw=list(mensaje.get("headers", [])))
+                cabeceras.setdefault("x-content-type-options", "nosniff")
+                mensaje = {**mensaje, "headers": cabeceras.raw}
+            await send(mensaje)
+
+        await self.app(scope, receive, enviar)
+
+
+async def _negar(send, estado: int, mensaje: str, ruta: str) -> None:
+    log.info("Petición rechazada (%d) en %s: %s", estado, ruta[:80], mensaje)
+    for m in _respuesta(estado, mensaje):
+        await send(m)
 
 
 def _demasiado(limite: int) -> str:

@@ -34,8 +34,10 @@ def _construir_eco(armadas: list[str]):
 
 
 def _perezosos(asgi) -> MontajesPerezosos:
-    """El `MontajesPerezosos` detrás de `Protecciones`."""
-    return asgi.app
+    """El `MontajesPerezosos` detrás de los middlewares de `Protecciones` (cada uno guarda el siguiente en `app`)."""
+    while not isinstance(asgi, MontajesPerezosos) and hasattr(asgi, "app"):
+        asgi = asgi.app
+    return asgi
 
 
 def test_un_montaje_perezoso_responde_corre_su_cola_y_borra_sus_archivos_al_apagar():
@@ -62,7 +64,7 @@ def test_un_montaje_perezoso_responde_corre_su_cola_y_borra_sus_archivos_al_apag
         trabajo = Client(f"{base}/demo/eco/", verbose=False).submit(21, api_name="/doble")
         assert trabajo.result(timeout=30) == 42  # sin los eventos de arranque, la cola no contesta
         montado = perezosos.montadas["eco"]
-        assert montado.has_launched and montado._queue._repartida  # montar() y configurar_cola()
+        assert montado.has_launched and montado._queue._repartida  # montar_protegido() y configurar_cola()
 
         # Sin barra: redirige a la barra y conserva los ajustes de la URL.
         r = httpx.get(f"{base}/demo/eco?x=1", timeout=10)
