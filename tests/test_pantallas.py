@@ -45,7 +45,8 @@ ABIERTO_21 = "issue 21 abierto: falló en el CI limpio de 5220622"
 
 @pytest.mark.timeout(900)  # recorre todas las pestañas
 @pytest.mark.xfail(
-    reason=ABIERTO_21,
+    reason=ABIERTO_21 + " (en el Chromium de la máquina de desarrollo, inversión y parches: la figura empieza en"
+    " y ≈ 571–584 y se ve el 51 %; sus filas de controles miden 215 px)",
     strict=False,
 )
 def test_portatil_la_figura_primero_en_espanol_y_sin_fallas_graves_de_accesibilidad(navegador, url_app):
@@ -122,11 +123,13 @@ def test_telefono_controles_para_el_pulgar_formulas_y_titulos_enteros(navegador,
     try:
         pg.goto(url_app)
         fallas = []
-        for k, p in enumerate(recorrer(pg)):
+        for p in recorrer(pg):
             fallas += [f"{p.id}: {f}" for f in pg.evaluate(TELEFONO, p.id)]
-            if k == 0:
-                pg.evaluate("window.scrollTo(0, 0)")
-                guardar_captura(pg, carpeta_capturas() / "telefono.png")
+        # La captura del README, sin el velo de la predicción (?predecir=0): se lee la figura.
+        pg.goto(url_app + "?tab=a-mano&predecir=0")
+        fuente_figura(pg, "a-mano")
+        pg.wait_for_timeout(500)
+        guardar_captura(pg, carpeta_capturas() / "telefono.png")
         assert not fallas, "\n".join(fallas)
     finally:
         contexto.close()
@@ -159,17 +162,16 @@ def test_modo_oscuro_pagina_y_figuras_oscuras_sin_fallas_de_contraste(navegador,
         assert luminancia(fondos["pagina"]) < 0.25, f"la página no es oscura: {fondos['pagina']}"
         claros = [p for p in fondos["papeles"] if luminancia(p) > 0.6]
         assert fondos["papeles"] and not claros, f"figuras con papel claro en la página oscura: {fondos['papeles']}"
-        guardar_captura(pg, carpeta_capturas() / "oscuro.png")
         assert not (graves := violaciones_graves(pg)), graves
+        pg.goto(url_app + "?tab=temperatura&predecir=0")  # la captura del README, sin el velo de la predicción
+        fuente_figura(pg, "temperatura")
+        pg.wait_for_timeout(500)
+        guardar_captura(pg, carpeta_capturas() / "oscuro.png")
     finally:
         contexto.close()
 
 
 @pytest.mark.timeout(900)  # recorre todas las pestañas
-@pytest.mark.xfail(
-    reason=ABIERTO_21 + " (inversión a 960 × 700: la figura queda chica y tapa su tabla)",
-    strict=False,
-)
 def test_presentacion_en_la_diapositiva_de_reveal_y_avisos_que_esperan(navegador, url_app):
     """960 × 700 (la diapositiva por omisión de reveal.js), ?presentacion=1: la figura principal de
     cada pestaña cabe en la pantalla, sin achicarse a menos de la mitad; el aviso de la URL dice
