@@ -199,6 +199,7 @@ def main() -> None:
     p.add_argument("--arbol", type=Path, default=RAIZ)
     p.add_argument("--solo", default=",".join(ATAQUES))
     p.add_argument("--sesiones", type=int, default=2000)
+    p.add_argument("--inundadores", type=int, default=32, help="sesiones inventadas de la inundación")
     args = p.parse_args()
     print(f"Árbol: {args.arbol}")
     for nombre in args.solo.split(","):
@@ -206,7 +207,12 @@ def main() -> None:
             print(f"\n### {nombre}\n\n| ataque | respuestas | RSS antes (MB) | RSS después | Δ | … |")
             print("|---|---|---|---|---|---|")
             ataque = ATAQUES[nombre]
-            lineas = ataque(s, n=args.sesiones) if nombre == "sesiones" else ataque(s)
+            if nombre == "sesiones":
+                lineas = ataque(s, n=args.sesiones)
+            elif nombre == "inundacion":
+                lineas = ataque(s, sesiones=args.inundadores)
+            else:
+                lineas = ataque(s)
             for linea in lineas:
                 print(linea, flush=True)
             trazas = sum("Traceback" in linea for linea in s.lineas_de_log())
