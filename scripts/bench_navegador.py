@@ -121,7 +121,7 @@ def _una_pestana(pagina, url: str, id_: str, vista, veces: int, joins: list) -> 
     pagina.wait_for_function("() => window.__primera !== undefined", timeout=60_000)
     primera = pagina.evaluate(TRAS_LOAD)
     primera = None if primera is None else primera / 1000
-    pagina.wait_for_timeout(800)  # lo que llega con `load` y lo que se llena al abrir
+    pagina.wait_for_timeout(400)  # lo que llega con `load` y lo que se llena al abrir
     nombre, c, ejemplo, inicial = _principal(vista)
     acciones = [_accion(pagina, id_, nombre, c, v) for v in (ejemplo, inicial)]
     antes = len(joins)
@@ -132,14 +132,14 @@ def _una_pestana(pagina, url: str, id_: str, vista, veces: int, joins: list) -> 
             fallidos += 1
         else:
             tiempos.append(t)
-    pagina.wait_for_timeout(800)  # un evento encadenado que salga tarde también cuenta
+    pagina.wait_for_timeout(500)  # un evento encadenado que salga tarde también cuenta
     return tiempos, (len(joins) - antes) / veces, fallidos, primera
 
 
 def _primera_tras_load(pagina, url: str) -> float | None:
     try:  # una página que no abre a tiempo queda en «—»: la tabla se escribe igual
-        pagina.goto(url, wait_until="load", timeout=120_000)
-        pagina.wait_for_function("() => window.__primera !== undefined", timeout=60_000)
+        pagina.goto(url, wait_until="load", timeout=60_000)
+        pagina.wait_for_function("() => window.__primera !== undefined", timeout=30_000)
     except Exception:
         return None
     t = pagina.evaluate(TRAS_LOAD)
@@ -156,15 +156,15 @@ def navegador(veces: int = 8) -> str:
     """Mediana, en Chromium, de mover el control principal de cada pestaña hasta ver la figura nueva."""
     from playwright.sync_api import sync_playwright
 
-    import app as suite
-    from demos import PESTANAS
-
+    inicio = time.perf_counter()
     p_app, p_eco = puerto_libre(), puerto_libre()
     servidor = Servidor(["app.py", "--port", str(p_app)], p_app)
     eco = Servidor(["-c", ECO, str(p_eco)], p_eco)
     filas, primeras = [], []
-    inicio = time.perf_counter()
     try:
+        import app as suite  # mientras arrancan los servidores
+        from demos import PESTANAS
+
         servidor.esperar()
         eco.esperar()
         with sync_playwright() as pw:
