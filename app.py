@@ -207,6 +207,10 @@ def opciones_lanzamiento() -> dict:
     return {
         **pagina.opciones(),  # tema, idioma, CSS y JS: demos/servir/pagina/
         "footer_links": [],  # sin pie: sus enlaces («Use via API · Built with Gradio») no se traducen
+        # Sin historial de llamadas: Gradio guardaba cada una, con su figura, en el localStorage del alumno y lo
+        # reescribía entero en cada movimiento (scripts/perfil_redibujo.py --sin-historial), y abría rutas para
+        # conectarlo a un bucket del Hub.
+        "run_history": False,
         "max_file_size": TAMANO_MAXIMO_SUBIDA,
     }
 

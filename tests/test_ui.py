@@ -90,3 +90,15 @@ def test_se_importa_sin_gradio(modulo):
     )
     r = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("ruta", ["", "demo/temperatura/"])
+def test_sin_historial_de_llamadas(url_app, ruta):
+    """El historial de Gradio (run_history) guardaba cada llamada, con su figura, en el localStorage del
+    alumno y la reescribía entera en cada movimiento (scripts/perfil_redibujo.py --sin-historial); además
+    abría /gradio_api/runs y rutas para conectar un bucket del Hub. Apagado en cada montaje."""
+    import httpx
+
+    assert httpx.get(f"{url_app}{ruta}config").json()["run_history"] is False
+    assert httpx.get(f"{url_app}{ruta}gradio_api/runs").status_code == 404
+    assert httpx.post(f"{url_app}{ruta}gradio_api/run-history/connect", json={}).status_code in (404, 405)
