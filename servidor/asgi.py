@@ -11,6 +11,17 @@ arman todas al arrancar. Así que `MontajesPerezosos` usa partes internas de Gra
 rutas de Starlette, el contexto de vida de la app de Gradio, sus eventos de arranque), y
 tests/test_servidor.py::test_un_montaje_perezoso_responde_corre_su_cola_y_borra_sus_archivos_al_apagar
 falla si una versión de Gradio las rompe.
+
+¿Y servir /demo/<id>/ desde la suite, con una sola cola (sin montajes, sin contadores entre colas)?
+Probado (scripts/espiga_una_cola.py, 2 núcleos con carga 7–11: valen las proporciones) y descartado:
+- La página de la suite abierta en `?tab=<id>` tarda 1.5–2.9× más que /demo/<id>/ en mostrar su primera
+  figura, con 1.7–2.3× más memoria de JavaScript (715 kB de configuración contra 72–159 kB): una
+  diapositiva pagaría las 14 pestañas.
+- Con `Blocks.route` (páginas del mismo Blocks, cada una con su configuración filtrada) las 14 sueltas
+  cuestan +21 MB de RSS en vez de los +173 MB de 14 montajes; pero se arman todas al arrancar (el
+  arranque casi se duplica, por encima del tope), su camino no admite «/» (serían /demo-<id>, no
+  /demo/<id>/) y sus `api_name` chocan con los de la suite: cambiarían las URL de las diapositivas y el API.
+Un montaje perezoso solo cuesta si alguien abre esa pestaña suelta.
 """
 
 from __future__ import annotations
