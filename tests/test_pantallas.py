@@ -38,17 +38,7 @@ def caja(pg, selector: str) -> dict:
     return pg.locator(selector).first.bounding_box()
 
 
-# Fallaron en el CI de un clon limpio (5220622) al final de la sesión 12, sin tiempo para arreglarlos: el
-# issue 21 sigue abierto por ellos. Se quitan las marcas cuando pasen.
-ABIERTO_21 = "issue 21 abierto: falló en el CI limpio de 5220622"
-
-
 @pytest.mark.timeout(900)  # recorre todas las pestañas
-@pytest.mark.xfail(
-    reason=ABIERTO_21 + " (en el Chromium de la máquina de desarrollo, inversión y parches: la figura empieza en"
-    " y ≈ 571–584 y se ve el 51 %; sus filas de controles miden 215 px)",
-    strict=False,
-)
 def test_portatil_la_figura_primero_en_espanol_y_sin_fallas_graves_de_accesibilidad(navegador, url_app):
     """1280 × 800, la suite como abre: la figura principal de cada pestaña empieza en el 70 % de
     arriba de la primera pantalla y se ve al menos el 60 %; lang="es"; nada en inglés; axe-core
@@ -356,10 +346,6 @@ def test_en_un_mazo_reveal_las_flechas_vuelven_al_mazo_tras_un_clic_en_la_pestan
         contexto.close()
 
 
-@pytest.mark.xfail(
-    reason=ABIERTO_21,
-    strict=False,
-)
 def test_en_un_mazo_reveal_el_iframe_oculto_dibuja_como_uno_visible(navegador, url_mazo):
     """Un iframe que carga con su diapositiva oculta (0 × 0) dibuja, al mostrarse, la misma figura
     que uno visible desde el principio: cada texto en el mismo lugar."""

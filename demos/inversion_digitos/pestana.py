@@ -44,7 +44,7 @@ OPCIONES_MODELO = [("con posición", CON), ("sin posición", SIN), ("el mío (en
 MAX_BLOQUES, MAX_CABEZAS = 3, 4
 PROMEDIO = "promedio"
 PRIMERA = "1"  # la figura de la lección dibuja la primera cabeza (`pesos[0, 0]`); el promedio, a un clic
-OPCIONES_CABEZA = [(f"cabeza {h}", str(h)) for h in range(1, MAX_CABEZAS + 1)]
+OPCIONES_CABEZA = [(str(h), str(h)) for h in range(1, MAX_CABEZAS + 1)]
 
 EXPLICACION = r"""
 Un transformer de juguete (1 bloque, 2 cabezas, {parametros} parámetros) aprendió a **invertir** 8 dígitos:
@@ -99,7 +99,7 @@ def forma(modelo: str = CON, propio=None) -> tuple[int, int]:
 
 def opciones_cabeza(cabezas: int) -> list[tuple[str, str]]:
     """Las opciones del control «Cabeza» para un modelo con `cabezas` cabezas: cada una y el promedio."""
-    return [*OPCIONES_CABEZA[:cabezas], ("promedio de las cabezas", PROMEDIO)]
+    return [*OPCIONES_CABEZA[:cabezas], ("promedio", PROMEDIO)]
 
 
 def _ajustar_controles(modelo, propio, bloque, cabeza):
@@ -118,7 +118,7 @@ def _ajustar_controles(modelo, propio, bloque, cabeza):
             maximum=max(bloques, 2),
             value=bloque,
             interactive=bloques > 1,
-            label=f"Bloque (este modelo tiene {cuantos(bloques, 'bloque')})",
+            label=f"Bloque (tiene {cuantos(bloques, 'bloque')})",
         ),
         gr.update(choices=opciones_cabeza(cabezas), value=cabeza if cabeza in validas else PRIMERA),
     )
@@ -297,18 +297,18 @@ def construir() -> Vista:
         .replace("{azar}", f"{1 / DIGITOS:.0%}")
     )
     with gr.Row():
-        with gr.Column(scale=2):
+        with gr.Column(scale=1):
             digitos = gr.Textbox(LECCION, label="8 dígitos (con o sin espacios; Enter para calcular)", max_lines=1)
-            with gr.Row():
-                azar = gr.Button("Dígitos al azar", size="sm")
-            ejemplos = gr.Examples(
-                [[LECCION], ["7 7 7 7 2 2 2 2"], ["1 2 3 4 4 3 2 1"], ["0 1 2 3 4 5 6 7"]],
-                inputs=[digitos],
-                example_labels=["la lección", "dígitos repetidos", "palíndromo", "todos distintos"],
-                label="Ejemplos",
-                api_visibility="private",
-            )
-        with gr.Column(scale=3):
+            with gr.Row():  # el botón al lado de los ejemplos, no encima: una fila menos
+                azar = gr.Button("Dígitos al azar", size="sm", scale=0, min_width=110)
+                ejemplos = gr.Examples(
+                    [[LECCION], ["7 7 7 7 2 2 2 2"], ["1 2 3 4 4 3 2 1"], ["0 1 2 3 4 5 6 7"]],
+                    inputs=[digitos],
+                    example_labels=["la lección", "dígitos repetidos", "palíndromo", "todos distintos"],
+                    label="Ejemplos",
+                    api_visibility="private",
+                )
+        with gr.Column(scale=1):
             modelo = Opcion(OPCIONES_MODELO, value=CON, label="Modelo")
             with gr.Row():
                 bloques, cabezas = forma(CON)
@@ -318,9 +318,12 @@ def construir() -> Vista:
                     value=1,
                     step=1,
                     interactive=bloques > 1,
-                    label=f"Bloque (este modelo tiene {cuantos(bloques, 'bloque')})",
+                    label=f"Bloque (tiene {cuantos(bloques, 'bloque')})",
+                    scale=5,
                 )
-                cabeza = Opcion(opciones_cabeza(cabezas), value=PRIMERA, label="Cabeza (la lección dibuja la 1)")
+                cabeza = Opcion(
+                    opciones_cabeza(cabezas), value=PRIMERA, label="Cabeza (la lección dibuja la 1)", scale=4
+                )
     propio = gr.State(None, time_to_live=3600, delete_callback=lambda m: m.clear() if isinstance(m, dict) else None)
     with gr.Row():
         with gr.Column():

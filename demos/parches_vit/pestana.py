@@ -127,11 +127,20 @@ APRENDER = ap.Aprender(
 )
 
 
+# Lo que se lee en cada opción de «Imagen» (el valor, el de la URL y el API, es el nombre entero de IMAGENES):
+# más corto, para que la lista quepa en una línea a 1280 px y la figura entre en la primera pantalla.
+ROTULOS_IMAGEN = ("recorte de la lección (96 × 160)", "china.jpg (107 × 160)", "flower.jpg (107 × 160)", IMAGEN_SUBIDA)
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
         with gr.Column(scale=3):
-            imagen_ = Opcion(list(IMAGENES), value=IMAGEN_LECCION, label="Imagen")
+            imagen_ = Opcion(
+                list(zip(ROTULOS_IMAGEN, IMAGENES, strict=True)),
+                value=IMAGEN_LECCION,
+                label="Imagen (alto × ancho en px)",
+            )
             with gr.Row():
                 P = Opcion(list(LADOS), value="16", label="Lado del parche P (píxeles)")
                 parche = Numero(11, precision=0, minimum=0, maximum=MAX_PARCHE, label="Parche elegido (número)")
