@@ -88,6 +88,21 @@ TELEFONO = """(id) => {
     const r = b.getBoundingClientRect();
     if (b.scrollWidth > b.clientWidth + 1 || r.right > ancho + 1) fallas.push(`el título «${b.innerText}» se corta`);
   }
+  // El título de un eje y va de lado: más largo que su panel, se sale por arriba (sobre el título del panel, o
+  // fuera de la figura). El largo del eje en píxeles: el que Plotly calculó (_fullLayout). Pendientes (issue 21):
+  // en memoria, atención cruzada y las curvas de inversión el título todavía es más largo que su panel.
+  const pendientes = ["memoria", "atencion-cruzada", "inversion-digitos"];
+  for (const gd of pendientes.includes(id) ? [] : tab.querySelectorAll(".js-plotly-plot")) {
+    if (!gd.checkVisibility() || !gd._fullLayout) continue;
+    const f = gd.getBoundingClientRect();
+    for (const t of gd.querySelectorAll("text[class^=y][class$=title]")) {
+      if (!t.textContent) continue;
+      const eje = gd._fullLayout["yaxis" + t.getAttribute("class").slice(1, -5)];
+      const r = t.getBoundingClientRect();
+      if ((eje && r.height > eje._length + 2) || r.top < f.top - 1 || r.left < f.left - 1)
+        fallas.push(`el título del eje «${t.textContent}» no cabe en su panel`);
+    }
+  }
   for (const c of tab.querySelectorAll("input[type=range], button")) {
     if (!c.checkVisibility() || c.matches(".reset-button")) continue;
     if (c.closest(".js-plotly-plot, .table-container, .gr-accordion")) continue;
@@ -103,8 +118,8 @@ TELEFONO = """(id) => {
 @pytest.mark.timeout(900)  # recorre todas las pestañas
 def test_telefono_controles_para_el_pulgar_formulas_y_titulos_enteros(navegador, url_app):
     """390 × 844 táctil: nada se desborda a lo ancho, cada fórmula cabe o se desplaza, ningún título
-    de pestaña se corta y cada deslizador y botón mide al menos 44 × 44 px (fuera de las tablas,
-    los acordeones y las figuras; el ↺ del deslizador queda como lo dibuja Gradio)."""
+    de pestaña ni de eje y de una figura se corta y cada deslizador y botón mide al menos 44 × 44 px (fuera
+    de las tablas, los acordeones y las figuras; el ↺ del deslizador queda como lo dibuja Gradio)."""
     contexto = navegador.new_context(
         viewport={"width": 390, "height": 844}, locale="en-US", has_touch=True, is_mobile=True, device_scale_factor=2
     )

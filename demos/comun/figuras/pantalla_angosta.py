@@ -26,6 +26,16 @@ def partir(texto: str, letra: int) -> str:
     return "\n".join(textwrap.fill(linea, columnas) if linea else "" for linea in texto.split("\n"))
 
 
+def partir_de_lado(texto: str, alto_px: float | None, letra: int) -> str:
+    """El título del eje y (va de lado) en líneas que caben en el alto de su panel, `alto_px` (estimado: se
+    deja un 15 % de holgura, el panel real es algo más bajo cuando las marcas ensanchan el margen). `letra`: la
+    del título del eje, que Plotly hace 1.2 veces la de la figura."""
+    if not texto or not alto_px:
+        return texto
+    columnas = max(8, int(0.85 * alto_px / (0.6 * letra)))
+    return "\n".join(textwrap.fill(linea, columnas) if linea else "" for linea in texto.split("\n"))
+
+
 def _con_titulo_partido(f, letra: int):
     """El panel con su título y el del eje x partidos (el del eje y va de lado: tiene el alto)."""
     cambios = {c: partir(getattr(f, c), letra) for c in ("titulo", "eje_x") if getattr(f, c, "")}

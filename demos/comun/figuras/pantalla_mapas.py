@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from demos.comun.figuras import C0, C1, MAX_NUMEROS, Imagen, Mapa, maqueta, numero
+from demos.comun.figuras import pantalla_angosta as angosta
 from demos.comun.figuras.pantalla_lienzo import (
     ANCHO_LETRA,
     ESCALAS,
@@ -77,9 +78,16 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
     visibles = np.where(f.tapada, np.nan, f.matriz)
     tam = 16 if max(filas, columnas) <= 6 else 13 if max(filas, columnas) <= MAX_NUMEROS else 10
     textos = f.textos() if f.con_numeros else []
-    if textos and lienzo.ancho_px:  # en un teléfono, los números que caben en su casilla, o ninguno
+    eje_y = f.eje_y
+    if lienzo.ancho_px:  # en un teléfono, el título del eje y en el alto del panel (va de lado)
         marcas_y = max(map(len, etiquetas_y)) * ANCHO_LETRA * LETRA + (25 if f.eje_y else 0)
         ocupado = max(0.0, marcas_y - MARGEN_IZQUIERDO) + (85 if lienzo.barra_a_la_derecha else 0)
+        for _ in range(2):  # cada línea más del título se lleva ancho: las casillas, y el panel, se achican
+            casilla = lienzo.casilla(dom_x, dom_y, columnas, filas, f.cuadrado, ocupado + 22 * eje_y.count("\n"))
+            alto = casilla * filas if f.cuadrado else lienzo.alto_px and lienzo.alto_px * (dom_y[1] - dom_y[0])
+            eje_y = angosta.partir_de_lado(f.eje_y, alto, round(1.2 * LETRA))
+        ocupado += 22 * eje_y.count("\n")
+    if textos and lienzo.ancho_px:  # en un teléfono, los números que caben en su casilla, o ninguno
         casilla = lienzo.casilla(dom_x, dom_y, columnas, filas, f.cuadrado, ocupado)
         tam = letra_que_cabe(tam, casilla, max(len(t) for fila in textos for t in fila))
     con_numeros = bool(textos) and tam >= LETRA_MINIMA
@@ -191,7 +199,7 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
     }
     lienzo.ejes[ky] = {
         "domain": dom_y,
-        "title": {"text": f.eje_y},
+        "title": {"text": eje_y},
         "autorange": "reversed",
         "showgrid": False,
         "zeroline": False,
