@@ -49,7 +49,9 @@ def test_todas_las_pestanas_a_la_vista_con_la_figura_y_en_espanol(navegador, url
     contexto = navegador.new_context(viewport={"width": 1280, "height": alto}, locale="en-US")
     pg = contexto.new_page()
     try:
-        pg.goto(url_app + ("?presentacion=1" if presentacion else ""))
+        # En clase, sin el velo de la predicción (?predecir=0): las capturas del README dejan leer la figura (la
+        # página con la predicción la recorre test_pantallas a 1280 × 800).
+        pg.goto(url_app + ("?presentacion=1" if presentacion else "?predecir=0"))
         primera = next(iter(GRUPOS.values()))[0]
         fuente_figura(pg, primera.id)
         fuera: list[str] = []
