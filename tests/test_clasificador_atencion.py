@@ -254,7 +254,8 @@ def test_en_el_navegador_quitar_una_palabra_y_cambiar_de_frase(pagina, url_app):
     """La URL fija la frase y sus palabras llegan al desplegable; quitar «no» da dos filas; un ejemplo vuelve a
     «ninguna» con las palabras de la frase nueva."""
     id_ = "clasificador-atencion"
-    pagina.goto(f"{url_app}demo/{id_}/?frase=La%20pel%C3%ADcula%20no%20fue%20aburrida.")
+    # ?predecir=0: sin el velo de la predicción, que esconde el texto de la salida hasta revelarla
+    pagina.goto(f"{url_app}demo/{id_}/?frase=La%20pel%C3%ADcula%20no%20fue%20aburrida.&predecir=0")
     antes = fuente_figura(pagina, id_)
     desplegable = pagina.locator(f"#{id_}-quitar input").first
     desplegable.click()
