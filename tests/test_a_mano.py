@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from demos.a_mano import K0, Q0, V0, _limitar_fila, atender, calcular, en_lote, leer_tabla
 from demos.comun.figuras import Paneles
-from demos.comun.figuras.pantalla import a_plotly
+from demos.comun.figuras.pantalla import figura_plotly
 from modelos import atencion
 from tests.ayuda import espera_error
 
@@ -54,7 +54,7 @@ def test_la_figura_muestra_los_tres_pasos_de_la_leccion_y_la_suma_de_cada_fila()
     # Escalas: los pesos de 0 a 1; puntajes y salida desde 0 (o su mínimo, si es negativo) hasta su máximo.
     assert (pesos.vmin, pesos.vmax) == (0.0, 1.0)
     assert puntajes.vmin == 0.0 and puntajes.vmax == pytest.approx(4 / 2**0.5)  # plata·plata = 4, / √2
-    assert a_plotly(figura)["data"][1]["customdata"][0][0] == ["Ana", "Ana", "0.576"]  # la pista dice la palabra
+    assert figura_plotly(figura)["data"][1]["customdata"][0][0] == ["Ana", "Ana", "0.576"]  # la pista dice la palabra
 
 
 def test_numeros_grandes_con_tres_cifras_y_sin_numeros_si_no_caben():

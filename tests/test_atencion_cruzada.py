@@ -17,7 +17,7 @@ from demos.atencion_cruzada.pestana import (
     vector_palabra,
     vectores,
 )
-from demos.comun.figuras.pantalla import a_json
+from demos.comun.figuras.pantalla import figura_plotly_json
 from modelos import atencion
 from tests.ayuda import espera_error, figura_api
 
@@ -74,7 +74,7 @@ def test_vista_inicial_etiqueta_filas_y_columnas():
         assert cabeza.titulo == f"Cabeza {k + 1}" and np.allclose(cabeza.matriz, pesos[k], atol=5e-4)
         assert cabeza.nombres_x == tuple(FUENTE.split()) and cabeza.nombres_y == tuple(OBJETIVO.split())
         assert cabeza.y == (tuple(OBJETIVO.split()) if k == 0 else ("",) * 6)  # filas rotuladas en la primera
-    assert len(a_json(promedio)) + len(a_json(cabezas)) < 20_000
+    assert len(figura_plotly_json(promedio)) + len(figura_plotly_json(cabezas)) < 20_000
     assert "Sin entrenar" in cabezas.titulo and "Sin entrenar" in promedio.titulo  # la figura misma lo avisa
     assert "**6 filas**" in texto and "**5 columnas**" in texto
     assert "no es un traductor entrenado" in texto.lower()
@@ -86,7 +86,7 @@ def test_frases_de_32_palabras_de_30_letras_caben():
     assert promedio.matriz.shape == (32, 3) and promedio.y == tuple(frase.split())
     assert sum(bool(r) for r in cabezas.paneles[0].y) == 16  # una palabra de cada dos en el eje; todas en la pista
     assert cabezas.paneles[0].nombres_y == tuple(frase.split())
-    assert len(a_json(promedio)) + len(a_json(cabezas)) < 70_000
+    assert len(figura_plotly_json(promedio)) + len(figura_plotly_json(cabezas)) < 70_000
 
 
 def test_una_palabra_con_html_no_da_un_enlace_en_la_figura():
@@ -96,7 +96,7 @@ def test_una_palabra_con_html_no_da_un_enlace_en_la_figura():
     """
     promedio, cabezas, _ = calcular('<a\ufeffhref="https://x.io"> <b>Ana</b>', FUENTE)
     for figura in (promedio, cabezas):
-        texto = a_json(figura)
+        texto = figura_plotly_json(figura)
         assert "<a" not in texto and "<b>" not in texto and "&lt;b&gt;Ana&lt;/b&gt;" in texto
 
 

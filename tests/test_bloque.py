@@ -8,7 +8,7 @@ from torch import nn
 
 from demos.bloque import calcular, copiar_pesos, desglose, diferencia_con_pytorch, formula, layernorm_de_la_leccion
 from demos.comun.figuras import numero
-from demos.comun.figuras.pantalla import a_json
+from demos.comun.figuras.pantalla import figura_plotly_json
 from modelos import BloqueTransformer
 from tests.ayuda import espera_error, figura_api
 
@@ -49,7 +49,7 @@ def test_las_figuras_suman_el_total_de_la_tabla_y_pesan_poco(d, cabezas, d_mlp):
     assert sum(barras.series[0].valores) == total
     assert diagrama.titulo.endswith(f"{numero(total, ',.0f')} parámetros")
     assert f"{cabezas} {'cabeza' if cabezas == 1 else 'cabezas'}" in " ".join(c.nota for c in diagrama.cajas)
-    assert len(a_json(diagrama)) + len(a_json(barras)) < 20_000
+    assert len(figura_plotly_json(diagrama)) + len(figura_plotly_json(barras)) < 20_000
 
 
 @pytest.mark.parametrize("d, cabezas, d_mlp", [(1, 1, 1), (64, 4, 256), (96, 3, 100), (512, 8, 2048), (1024, 64, 4096)])

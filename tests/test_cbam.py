@@ -24,7 +24,7 @@ from demos.cbam.foto import (
 from demos.cbam.pestana import calcular, mirar
 from demos.comun.digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
 from demos.comun.figuras import C0, GRIS, Aviso, Barras, Imagen, Mapa, Paneles
-from demos.comun.figuras.pantalla import a_plotly
+from demos.comun.figuras.pantalla import figura_plotly
 from modelos import AtencionEspacial
 from tests.ayuda import espera_error, figura_api
 
@@ -90,7 +90,7 @@ def test_la_figura_de_los_pasos_muestra_cada_paso_con_su_escala():
         "4. Sigmoide: m = σ(z)",
         "Foto × m",
     ]
-    barras = [t["colorbar"]["title"]["text"] for t in a_plotly(figura)["data"] if t.get("showscale")]
+    barras = [t["colorbar"]["title"]["text"] for t in figura_plotly(figura)["data"] if t.get("showscale")]
     assert barras == ["valor", "valor", "valor", "m"]  # escalas distintas: cada mapa con la suya
 
 
@@ -106,7 +106,7 @@ def test_los_98_pesos_del_kernel_con_su_numero_en_cada_casilla():
     assert figura.titulo == (
         "Los 2 × 7 × 7 parámetros de la convolución (en milésimas):\nnúcleo fijo: suavizado gaussiano (no aprendido)"
     )
-    assert len([t for t in a_plotly(figura)["data"] if t.get("showscale")]) == 1  # una escala común
+    assert len([t for t in figura_plotly(figura)["data"] if t.get("showscale")]) == 1  # una escala común
 
 
 def test_la_foto_dice_que_pesos_usa():

@@ -24,7 +24,7 @@ from demos.clasificador_atencion.pestana import (
     opciones_quitar,
 )
 from demos.comun.figuras import Imagen, Mapa
-from demos.comun.figuras.pantalla import a_json
+from demos.comun.figuras.pantalla import figura_plotly_json
 from modelos.hub import carpeta_incluida
 from modelos.prediccion import predecir
 from tests.ayuda import espera_error
@@ -191,7 +191,7 @@ def test_diez_mil_caracteres_se_recortan_con_aviso():
     assert figura.paneles[0].matriz.shape == (1, 64)
     assert isinstance(cabezas.paneles[0], Imagen)  # 64 × 64 por cabeza: imágenes; el promedio, un mapa
     assert isinstance(cabezas.paneles[-1], Mapa)
-    assert len(a_json(figura)) + len(a_json(cabezas)) < 120_000
+    assert len(figura_plotly_json(figura)) + len(figura_plotly_json(cabezas)) < 120_000
 
 
 def test_lo_que_escribe_el_visitante_no_llega_a_los_titulos_ni_como_markdown():
@@ -200,7 +200,7 @@ def test_lo_que_escribe_el_visitante_no_llega_a_los_titulos_ni_como_markdown():
     for fig in (figura, cabezas):
         titulos = [fig.titulo] + [p.titulo for p in fig.paneles]
         assert not any("x.example" in t or "img" in t for t in titulos)
-        assert "<img" not in a_json(fig)  # en las marcas y las pistas va escapado
+        assert "<img" not in figura_plotly_json(fig)  # en las marcas y las pistas va escapado
     assert "<" not in texto and "](" not in texto and "«&#60;»" in texto  # el signo «<» es una ficha: escapada
 
 
@@ -220,13 +220,17 @@ def test_cada_cabeza_del_bloque_es_la_del_modelo(bloque):
 
 def test_la_misma_frase_da_la_misma_respuesta():
     una, otra = calcular(EJEMPLOS[4][1], 2, 5), calcular(EJEMPLOS[4][1], 2, 5)
-    assert [a_json(una[1]), a_json(una[3]), una[2]] == [a_json(otra[1]), a_json(otra[3]), otra[2]]
+    assert [figura_plotly_json(una[1]), figura_plotly_json(una[3]), una[2]] == [
+        figura_plotly_json(otra[1]),
+        figura_plotly_json(otra[3]),
+        otra[2],
+    ]
 
 
 def test_respuestas_pequenas():
     for _, frase in EJEMPLOS:
         _, figura, _, cabezas = calcular(frase)
-        assert len(a_json(figura)) < 5_000 and len(a_json(cabezas)) < 60_000
+        assert len(figura_plotly_json(figura)) < 5_000 and len(figura_plotly_json(cabezas)) < 60_000
 
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):

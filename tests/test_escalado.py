@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from demos.comun.figuras import C0, C1, Curvas, Histograma, Paneles
-from demos.comun.figuras.pantalla import a_plotly
+from demos.comun.figuras.pantalla import figura_plotly
 from demos.escalado import CONSULTAS, DIMENSIONES_CURVA, calcular, curva, medir
 from tests.ayuda import espera_error
 
@@ -83,7 +83,7 @@ def test_histogramas_cuentan_todos_los_pares_con_el_eje_x_compartido(d):
     # Con d = 512 el ancho de los puntajes sin escala es ≈ √512 ≈ 23 veces el de los escalados.
     ancho = (sin.bordes[-1] - sin.bordes[0]) / (con.bordes[-1] - con.bordes[0])
     assert ancho == pytest.approx(math.sqrt(d), rel=0.01)
-    assert a_plotly(histos)["layout"]["xaxis2"]["matches"] == "x"
+    assert figura_plotly(histos)["layout"]["xaxis2"]["matches"] == "x"
 
 
 def test_curva_del_peso_maximo_marca_la_d_elegida():

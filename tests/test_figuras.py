@@ -36,7 +36,7 @@ from demos.comun.figuras import (
     pantalla,
     papel,
 )
-from demos.comun.figuras.pantalla import a_json, a_plotly
+from demos.comun.figuras.pantalla import figura_plotly, figura_plotly_json
 from demos.comun.figuras.papel import a_bytes, a_matplotlib
 
 TAPADA = np.triu(np.ones((4, 4), bool), 1)
@@ -96,7 +96,7 @@ def test_un_tipo_sin_dibujo_es_un_error_que_lo_nombra():
         titulo = ""
 
     with pytest.raises(TypeError, match="Nueva"):
-        a_plotly(Nueva())
+        figura_plotly(Nueva())
     with pytest.raises(TypeError, match="Nueva"):
         a_matplotlib(Nueva())
 
@@ -105,7 +105,7 @@ def test_las_reglas_de_maqueta_son_las_mismas_en_pantalla_y_en_papel():
     """Las marcas de un eje de 100 palabras: una de cada 3, las mismas en los dos dibujantes."""
     palabras = tuple(f"p{i}" for i in range(100))
     f = Mapa(np.zeros((2, 100)), x=palabras, y=("a", "b"), numeros=False)
-    eje = a_plotly(f)["layout"]["xaxis"]
+    eje = figura_plotly(f)["layout"]["xaxis"]
     posiciones, textos = maqueta.marcas(palabras)
     assert maqueta.paso(100) == 3 and eje["tickvals"] == posiciones == list(range(0, 100, 3))
     assert eje["ticktext"] == textos
@@ -116,9 +116,9 @@ def test_las_reglas_de_maqueta_son_las_mismas_en_pantalla_y_en_papel():
 
 @pytest.mark.parametrize("nombre", EJEMPLOS)
 def test_cada_tipo_da_una_figura_valida_de_plotly(nombre):
-    f = a_plotly(EJEMPLOS[nombre])
+    f = figura_plotly(EJEMPLOS[nombre])
     go.Figure(f)  # lanza si alguna propiedad no existe en el esquema de Plotly
-    assert json.loads(a_json(EJEMPLOS[nombre]))["data"] == json.loads(json.dumps(f["data"]))
+    assert json.loads(figura_plotly_json(EJEMPLOS[nombre]))["data"] == json.loads(json.dumps(f["data"]))
     assert f["config"]["locale"] == "es" and f["config"]["displaylogo"] is False  # la barra, en español
 
 
@@ -131,7 +131,7 @@ def test_cada_tipo_se_descarga_en_png_y_svg(nombre):
 def test_mapa_escribe_cada_peso_y_tapa_con_menos_infinito():
     f = EJEMPLOS["mapa"]
     assert f.textos()[1] == ["0.27", "0.73", "−∞", "−∞"]
-    pantalla = a_plotly(f)
+    pantalla = figura_plotly(f)
     calor = pantalla["data"][0]
     assert calor["z"][0][1] is None  # tapada: sin color ni número
     assert calor["customdata"][1][0] == ["gato", "el", "0.270"]  # la pista dice qué casilla es
@@ -141,14 +141,14 @@ def test_mapa_escribe_cada_peso_y_tapa_con_menos_infinito():
 
 def test_mapa_con_palabras_repetidas_no_junta_columnas():
     """«el» aparece dos veces: cada palabra conserva su columna (el eje es numérico, con rótulos)."""
-    eje = a_plotly(EJEMPLOS["mapa"])["layout"]["xaxis"]
+    eje = figura_plotly(EJEMPLOS["mapa"])["layout"]["xaxis"]
     assert eje["tickvals"] == [0, 1, 2, 3] and eje["ticktext"] == ["el", "gato", "el", "pez"]
 
 
 @pytest.mark.parametrize("nombre", ["mapa", "barras", "imagen", "paneles"])
 def test_la_descarga_y_la_pantalla_escriben_los_mismos_numeros(nombre):
     f = EJEMPLOS[nombre]
-    en_pantalla = textos_pantalla(a_plotly(f))
+    en_pantalla = textos_pantalla(figura_plotly(f))
     assert en_pantalla and en_pantalla == textos_descarga(a_matplotlib(f))
 
 
@@ -180,14 +180,14 @@ def test_un_cero_con_signo_se_escribe_sin_menos(valor, formato, texto):
 def test_una_foto_va_como_jpeg_y_pesa_poco():
     rng = np.random.default_rng(0)
     foto = (rng.random((224, 224, 3)) * 255).astype(np.uint8)
-    texto = a_json(Imagen(foto))
+    texto = figura_plotly_json(Imagen(foto))
     assert "data:image/jpeg;base64," in texto
     assert len(texto) < 100_000  # ruido puro: lo peor para JPEG; una foto real pesa mucho menos
 
 
 def test_una_matriz_con_nan_no_muestra_nan():
     f = Mapa(np.array([[np.nan, 0.5]]), vmin=None, vmax=None)
-    texto = a_json(f)
+    texto = figura_plotly_json(f)
     assert "NaN" not in texto and "nan" not in texto.lower().replace("nano", "")
     assert f.textos() == [["", "0.50"]]
 
@@ -204,19 +204,19 @@ def test_descripcion_mala_se_rechaza_al_construirla():
 def test_cada_panel_lleva_sus_ejes_al_pie_y_a_su_izquierda():
     """Sin `anchor`, el eje x del panel de abajo se dibujaba al pie del de arriba (sus marcas y su título)."""
     f = Paneles((EJEMPLOS["curvas"], EJEMPLOS["barras"], EJEMPLOS["histograma"]), columnas=2)
-    layout = a_plotly(f)["layout"]
+    layout = figura_plotly(f)["layout"]
     assert [layout[f"xaxis{k}"]["anchor"] for k in (2, 3)] == ["y2", "y3"]
     assert [layout[f"yaxis{k}"]["anchor"] for k in (2, 3)] == ["x2", "x3"]
-    go.Figure(a_plotly(f))
+    go.Figure(figura_plotly(f))
 
 
 def test_paneles_comparten_eje_si_se_pide():
     f = Paneles((EJEMPLOS["histograma"], EJEMPLOS["histograma"]), columnas=2, compartir_x=True)
-    assert a_plotly(f)["layout"]["xaxis2"]["matches"] == "x"
+    assert figura_plotly(f)["layout"]["xaxis2"]["matches"] == "x"
 
 
 def test_curvas_en_escala_log_con_marcas_legibles():
-    eje = a_plotly(EJEMPLOS["curvas"])["layout"]["xaxis"]
+    eje = figura_plotly(EJEMPLOS["curvas"])["layout"]["xaxis"]
     assert eje["type"] == "log" and eje["ticktext"] == ["2", "64", "512"]
 
 
@@ -228,7 +228,7 @@ def test_mapa_con_umbral_escribe_solo_los_pesos_grandes_y_nombra_las_casillas_en
         umbral=0.3,
     )
     assert f.textos()[1] == ["", "0.73", "", ""] and f.textos()[3] == ["", "", "", ""]
-    pantalla = a_plotly(f)
+    pantalla = figura_plotly(f)
     assert textos_pantalla(pantalla) == textos_descarga(a_matplotlib(f)) == {"1.00", "0.73", "0.70"}
     assert pantalla["data"][0]["customdata"][1][0] == ["1", "«el» (0)", "0.270"]  # filas sin nombres: su etiqueta
     assert pantalla["layout"]["xaxis"]["ticktext"][1] == "gato<br>1"  # Plotly cambiaría «\n» por un espacio
@@ -241,10 +241,12 @@ def test_titulo_en_dos_lineas_y_un_nombre_una_vez_en_la_leyenda():
     arriba = Curvas((Curva("pérdida", np.arange(5.0), np.arange(5.0)),), verticales=(en_los_dos,))
     abajo = Curvas((Curva("exactitud", np.arange(5.0), np.arange(5.0)),), verticales=(en_los_dos,))
     f = Paneles((arriba, abajo), columnas=1, titulo="Entrenamiento\npaso 3", compartir_x=True)
-    pantalla = a_plotly(f)
+    pantalla = figura_plotly(f)
     go.Figure(pantalla)
     assert pantalla["layout"]["title"]["text"] == "Entrenamiento<br>paso 3"
-    assert pantalla["layout"]["margin"]["t"] > a_plotly(replace(f, titulo="Entrenamiento"))["layout"]["margin"]["t"]
+    assert (
+        pantalla["layout"]["margin"]["t"] > figura_plotly(replace(f, titulo="Entrenamiento"))["layout"]["margin"]["t"]
+    )
     leyenda = [t["name"] for t in pantalla["data"] if t.get("showlegend", True)]
     assert sorted(leyenda) == ["exactitud", "instantánea 3", "pérdida"]
     assert [t.get("legendgroup") for t in pantalla["data"] if t["name"] == "instantánea 3"] == ["instantánea 3"] * 2
@@ -280,7 +282,7 @@ def test_capa_que_cubre_solo_los_parches_dice_el_numero_de_cada_uno():
         formato=".0f",
         pista="parche {v}",
     )
-    calor = a_plotly(f)["data"][1]
+    calor = figura_plotly(f)["data"][1]
     assert (calor["x0"], calor["dx"], calor["y0"], calor["dy"]) == (7.5, 16, 7.5, 16)  # centro del parche (0, 0)
     assert calor["hovertemplate"] == "parche %{z:.0f}<extra></extra>" and calor["opacity"] == 0
     eje = a_matplotlib(f).axes[0]
@@ -293,38 +295,42 @@ def test_capa_que_cubre_solo_los_parches_dice_el_numero_de_cada_uno():
 def test_las_palabras_de_un_visitante_no_son_html_en_plotly():
     """Plotly lee <a href>, <b>… en marcas y pistas: una palabra así se muestra tal cual, no como enlace."""
     enlace = '<a href="https://otro.example">aquí</a>'
-    mapa = a_plotly(Mapa(np.eye(2), x=(enlace, "b&c"), y=("<b>", "d")))
+    mapa = figura_plotly(Mapa(np.eye(2), x=(enlace, "b&c"), y=("<b>", "d")))
     assert mapa["layout"]["xaxis"]["ticktext"] == ['&lt;a href="https://otro.example"&gt;aquí&lt;/a&gt;', "b&amp;c"]
     assert mapa["data"][0]["customdata"][0][0][:2] == ["&lt;b&gt;", mapa["layout"]["xaxis"]["ticktext"][0]]
-    barras = a_plotly(Barras((enlace,), (Serie("s", np.array([1.0])),)))
+    barras = figura_plotly(Barras((enlace,), (Serie("s", np.array([1.0])),)))
     assert "<a" not in json.dumps(barras["data"][0]["customdata"]) + json.dumps(barras["layout"]["xaxis"])
 
 
 def test_un_mapa_sin_nombres_no_repite_la_casilla_en_cada_pista():
     """Filas y columnas 0, 1, 2…: la pista lee x, y y el valor de Plotly; la respuesta pesa la cuarta parte."""
     m = np.linspace(-1, 1, 50 * 32).reshape(32, 50)
-    sin_nombres = a_plotly(Mapa(m, numeros=False, pista="posición {x}, columna {y}: {v}"))["data"][0]
+    sin_nombres = figura_plotly(Mapa(m, numeros=False, pista="posición {x}, columna {y}: {v}"))["data"][0]
     assert "customdata" not in sin_nombres
     assert sin_nombres["hovertemplate"] == "posición %{x}, columna %{y}: %{z:.3f}<extra></extra>"
-    assert len(a_json(Mapa(m, numeros=False))) < 1.1 * len(json.dumps(sin_nombres["z"]))  # casi solo los valores
+    assert len(figura_plotly_json(Mapa(m, numeros=False))) < 1.1 * len(
+        json.dumps(sin_nombres["z"])
+    )  # casi solo los valores
 
 
 def test_titulos_de_paneles_centrados_y_leyenda_al_pie_bajo_el_eje_x():
     """Plotly alinea una anotación a la izquierda si x < 1/3: el título del panel izquierdo pisaba al derecho."""
     dos = Paneles(tuple(Histograma.de({k: np.arange(10.0)}, bins=5, titulo=k, eje_x="Puntaje") for k in "ab"))
-    f = a_plotly(dos)
+    f = figura_plotly(dos)
     titulos = {n["text"]: n for n in f["layout"]["annotations"]}
     assert titulos["a"]["xanchor"] == titulos["b"]["xanchor"] == "center"
     assert titulos["a"]["x"] < 0.5 < titulos["b"]["x"]
-    leyenda = a_plotly(EJEMPLOS["barras"])["layout"]["legend"]  # al pie: el título del eje x queda encima
+    leyenda = figura_plotly(EJEMPLOS["barras"])["layout"]["legend"]  # al pie: el título del eje x queda encima
     assert (leyenda["yref"], leyenda["y"], leyenda["yanchor"]) == ("container", 0, "bottom")
 
 
 def test_imagen_estirada_llena_el_panel_con_pixeles_no_cuadrados():
     """Una secuencia de 6 × 96 números: estirada no queda como una tira de 1/16 del alto del panel."""
     tira = np.zeros((6, 96, 3), np.uint8)
-    assert a_plotly(Imagen(tira))["layout"]["yaxis"]["scaleanchor"] == "x"
-    assert a_plotly(Imagen(tira, estirar=True))["layout"]["yaxis"]["scaleanchor"] is False  # plotly.js no la cuadra
+    assert figura_plotly(Imagen(tira))["layout"]["yaxis"]["scaleanchor"] == "x"
+    assert (
+        figura_plotly(Imagen(tira, estirar=True))["layout"]["yaxis"]["scaleanchor"] is False
+    )  # plotly.js no la cuadra
     assert a_matplotlib(Imagen(tira)).axes[0].get_aspect() == 1
     assert a_matplotlib(Imagen(tira, estirar=True)).axes[0].get_aspect() == "auto"
 
@@ -332,20 +338,20 @@ def test_imagen_estirada_llena_el_panel_con_pixeles_no_cuadrados():
 def test_un_mapa_grande_sin_nombres_lleva_marcas_redondas_en_las_dos_salidas():
     """50 posiciones sin etiquetas propias: 0, 10, 20… y no 25 números apiñados; con nombres, todos."""
     grande = Mapa(np.zeros((32, 50)), numeros=False)
-    ejes = a_plotly(grande)["layout"]
+    ejes = figura_plotly(grande)["layout"]
     assert "tickvals" not in ejes["xaxis"] and "tickvals" not in ejes["yaxis"]
     marcas = a_matplotlib(grande).axes[0].get_xticks()
     assert len(marcas) <= 8 and all(m % 10 == 0 for m in marcas)
     con_nombres = Mapa(np.zeros((20, 20)), x=tuple("abcdefghijklmnopqrst"), numeros=False)
-    assert a_plotly(con_nombres)["layout"]["xaxis"]["ticktext"][:3] == ["a", "b", "c"]
-    assert len(a_plotly(Mapa(np.zeros((4, 4))))["layout"]["xaxis"]["tickvals"]) == 4  # pequeño: cada casilla
+    assert figura_plotly(con_nombres)["layout"]["xaxis"]["ticktext"][:3] == ["a", "b", "c"]
+    assert len(figura_plotly(Mapa(np.zeros((4, 4))))["layout"]["xaxis"]["tickvals"]) == 4  # pequeño: cada casilla
 
 
 def test_diagrama_dice_cada_caja_al_pasar_el_raton_y_rotula_el_tramo_pedido():
     """Un atajo residual sale de lado y sube: su rótulo va junto al tramo que sube (tramo=1), en las dos salidas."""
     atajo = Flecha(4, 1, 3, 4, codos=((1, 1), (1, 4)), texto="residual", tramo=1)
     f = Diagrama((Caja(4, 1, "entrada", nota="L × 64"), Caja(4, 4, "+", redonda=True)), (atajo,))
-    pantalla = a_plotly(f)
+    pantalla = figura_plotly(f)
     (cajas,) = pantalla["data"]
     assert cajas["text"] == ["entrada: L × 64", "+"] and cajas["x"] == [4, 4]
     (rotulo,) = [n for n in pantalla["layout"]["annotations"] if n.get("text") == "residual"]
@@ -360,7 +366,7 @@ def test_la_pista_de_una_barra_puede_repetir_su_texto():
     """Un conteo: «Atención: 16 640 (33.3%)» al pasar el ratón, no «16640.000»."""
     serie = Serie("parámetros", np.array([16640.0]), numeros=("16 640 (33.3%)",))
     f = Barras(("Atención",), (serie,), pista="{c}: {t}")
-    barra = a_plotly(f)["data"][0]
+    barra = figura_plotly(f)["data"][0]
     assert barra["hovertemplate"] == "%{customdata[0]}: %{customdata[2]}<extra></extra>"
     assert barra["customdata"] == [["Atención", "16640.000", "16 640 (33.3%)"]]
 
@@ -370,7 +376,7 @@ def test_un_mapa_grande_con_nombres_los_dice_por_fila_y_columna_no_en_cada_casil
     («1») sigue siendo su propia columna."""
     palabras = ("el", "1", "el", *(f"palabra{i}" for i in range(29)))
     m = Mapa(np.full((32, 32), 0.5), x=palabras, y=palabras, tapada=np.triu(np.ones((32, 32), bool), 1))
-    f = a_plotly(m)
+    f = figura_plotly(m)
     calor, tapadas = f["data"][:2]
     assert "customdata" not in calor and calor["hovertemplate"] == "fila %{y}, columna %{x}: %{z:.3f}<extra></extra>"
     assert calor["x"][:4] == ["el", "1", "el\u200b", "palabra0"] and len(set(calor["x"])) == 32
@@ -379,16 +385,16 @@ def test_un_mapa_grande_con_nombres_los_dice_por_fila_y_columna_no_en_cada_casil
     assert eje["type"] == "category" and eje["tickvals"] == calor["x"] and eje["ticktext"][:3] == ["el", "1", "el"]
     assert "text" not in tapadas  # sin números, ni «−∞» ni 1024 textos vacíos
     go.Figure(f)
-    pequeno = a_plotly(Mapa(np.full((4, 4), 0.5), x=palabras[:4], y=palabras[:4]))
+    pequeno = figura_plotly(Mapa(np.full((4, 4), 0.5), x=palabras[:4], y=palabras[:4]))
     assert "customdata" in pequeno["data"][0] and "type" not in pequeno["layout"]["xaxis"]
-    assert len(a_json(m)) < 20_000
+    assert len(figura_plotly_json(m)) < 20_000
 
 
 def test_barras_horizontales_nombran_los_ejes_igual_en_pantalla_y_en_la_descarga():
     """eje_x nombra las categorías y eje_y los valores: en horizontal, los valores van en el eje x."""
     serie = Serie("p", np.array([16640.0, 256.0]))
     f = Barras(("Atención", "LayerNorm"), (serie,), eje_x="Parte", eje_y="Parámetros", horizontal=True)
-    pantalla = a_plotly(f)["layout"]
+    pantalla = figura_plotly(f)["layout"]
     assert (pantalla["xaxis"]["title"]["text"], pantalla["yaxis"]["title"]["text"]) == ("Parámetros", "Parte")
     assert pantalla["yaxis"]["automargin"]  # «LayerNorm» no se corta a la izquierda
     eje = a_matplotlib(f).axes[0]
@@ -398,17 +404,17 @@ def test_barras_horizontales_nombran_los_ejes_igual_en_pantalla_y_en_la_descarga
 def test_la_pista_de_una_curva_dice_lo_que_mide():
     """Por omisión «nombre, x =, y =»; con `pista`, en palabras de la pestaña."""
     curva = Curva("ingenua", np.array([64.0, 128.0]), np.array([0.1, 0.4]))
-    por_omision = a_plotly(Curvas((curva,)))["data"][0]["hovertemplate"]
+    por_omision = figura_plotly(Curvas((curva,)))["data"][0]["hovertemplate"]
     assert por_omision == "ingenua<br>x = %{x}<br>y = %{y:.3g}<extra></extra>"
     propia = Curvas((curva,), formato=".2f", pista="{n}, L = {x}: {y} ms")
-    assert a_plotly(propia)["data"][0]["hovertemplate"] == "ingenua, L = %{x}: %{y:.2f} ms<extra></extra>"
+    assert figura_plotly(propia)["data"][0]["hovertemplate"] == "ingenua, L = %{x}: %{y:.2f} ms<extra></extra>"
 
 
 def test_un_titulo_de_panel_de_dos_lineas_no_se_corta_arriba():
     """«Tiempo (mediana)\\npendiente: …» sobre el panel: el margen de arriba crece una línea."""
     curva = Curvas((Curva("a", np.array([1.0, 2.0]), np.array([1.0, 4.0])),), titulo="Tiempo")
-    una = a_plotly(Paneles((curva, curva)))["layout"]["margin"]["t"]
-    dos = a_plotly(Paneles((dataclasses.replace(curva, titulo="Tiempo\npendiente: a 2.0"), curva)))
+    una = figura_plotly(Paneles((curva, curva)))["layout"]["margin"]["t"]
+    dos = figura_plotly(Paneles((dataclasses.replace(curva, titulo="Tiempo\npendiente: a 2.0"), curva)))
     assert dos["layout"]["margin"]["t"] == una + 22
     assert "Tiempo<br>pendiente: a 2.0" in [n["text"] for n in dos["layout"]["annotations"]]
 
@@ -423,7 +429,7 @@ def test_imagen_chica_de_pocos_colores_va_en_png_con_paleta_y_los_mismos_pixeles
     rng = np.random.default_rng(0)
     t = rng.integers(0, 256, (32, 32, 1)) / 255
     rgb = np.round(255 + t * (np.array([31, 119, 180]) - 255)).astype(np.uint8)  # (32, 32, 3)
-    fuente = a_plotly(Imagen(rgb))["data"][0]["source"]
+    fuente = figura_plotly(Imagen(rgb))["data"][0]["source"]
     png = base64.b64decode(fuente.removeprefix("data:image/png;base64,"))
     imagen = PILImage.open(io.BytesIO(png))
     assert imagen.mode == "P" and (np.asarray(imagen.convert("RGB")) == rgb).all()
@@ -435,10 +441,10 @@ def test_imagen_chica_de_pocos_colores_va_en_png_con_paleta_y_los_mismos_pixeles
 def test_un_mapa_sin_ejes_se_ve_como_una_imagen():
     """Un valor por píxel de una foto (80 × 54): sin marcas ni números en los ejes, en pantalla y en la descarga."""
     f = Mapa(np.zeros((54, 80)), numeros=False, ejes=False)
-    layout = a_plotly(f)["layout"]
+    layout = figura_plotly(f)["layout"]
     assert layout["xaxis"]["visible"] is False and layout["yaxis"]["visible"] is False
     assert not a_matplotlib(f).axes[0].axison
-    assert a_plotly(Mapa(np.eye(2)))["layout"]["xaxis"].get("visible", True)
+    assert figura_plotly(Mapa(np.eye(2)))["layout"]["xaxis"].get("visible", True)
 
 
 def test_descarga_leyenda_de_tapadas_al_pie_una_vez_y_32_etiquetas_de_pie():
@@ -459,7 +465,7 @@ def test_paneles_con_la_misma_escala_llevan_una_barra_tambien_en_la_descarga():
     mapas = tuple(Mapa(np.full((3, 3), k / 5), vmax=1, titulo=f"Cabeza {k}") for k in range(5))
     f = Paneles(mapas, columnas=3)
     assert f.con_barra() == (False, False, False, False, True)
-    assert [t["showscale"] for t in a_plotly(f)["data"]] == [False, False, False, False, True]
+    assert [t["showscale"] for t in figura_plotly(f)["data"]] == [False, False, False, False, True]
     assert len(a_matplotlib(f).axes) == 6 + 1  # 2 × 3 paneles (uno vacío) y una barra
     distintos = Paneles((mapas[0], dataclasses.replace(mapas[1], colores="divergente", vmin=-1)))
     assert distintos.con_barra() == (True, True) and len(a_matplotlib(distintos).axes) == 2 + 2
@@ -469,13 +475,13 @@ def test_un_mapa_enorme_sin_nombres_va_promediado_en_bloques_y_la_descarga_compl
     """512 × 512 valores son 3 MB de JSON: en pantalla va el promedio de bloques k × k, y una nota lo dice."""
     m = np.sin(np.arange(512)[:, None] / 7.0) * np.cos(np.arange(512)[None, :] / 11.0)
     f = Mapa(m, vmin=-1, vmax=1, colores="divergente", numeros=False)
-    pantalla = a_plotly(f)
+    pantalla = figura_plotly(f)
     calor = pantalla["data"][0]
     k = calor["dx"]
     assert k > 1 and len(calor["z"]) * len(calor["z"][0]) <= 5000
     assert calor["z"][0][0] == pytest.approx(m[:k, :k].mean(), abs=1e-3)  # el promedio del primer bloque
     assert any("promedio de" in n["text"] for n in pantalla["layout"]["annotations"])
-    assert len(a_json(f)) < 40_000
+    assert len(figura_plotly_json(f)) < 40_000
     descargada = a_matplotlib(f)
     assert descargada.axes[0].get_images()[0].get_array().shape == (512, 512)
 
@@ -494,7 +500,7 @@ def _en_telefono(fig: dict) -> dict:
 
 def test_en_un_telefono_los_paneles_se_apilan_a_todo_el_ancho():
     seis = Paneles(tuple(Mapa(np.eye(4), titulo=f"Cabeza {k}") for k in range(6)), columnas=3, titulo="Seis")
-    normal, telefono = a_plotly(seis), _en_telefono(a_plotly(seis))
+    normal, telefono = figura_plotly(seis), _en_telefono(figura_plotly(seis))
     dominios = [telefono["layout"][f"xaxis{k if k > 1 else ''}"]["domain"] for k in range(1, 7)]
     assert dominios == [[0.0, 1.0]] * 6
     altos = [telefono["layout"][f"yaxis{k if k > 1 else ''}"]["domain"] for k in range(1, 7)]
@@ -506,10 +512,10 @@ def test_en_un_telefono_los_paneles_se_apilan_a_todo_el_ancho():
 def test_en_un_telefono_los_numeros_caben_en_su_casilla_o_no_van():
     """12 columnas de «−0.97»: en un teléfono no caben a 8 px, así que no van (quedan al pasar el dedo);
     5 columnas sí, en letra más chica; la figura de siempre no cambia."""
-    anchas = a_plotly(Mapa(-np.ones((12, 12)) * 0.97, vmin=-1))
+    anchas = figura_plotly(Mapa(-np.ones((12, 12)) * 0.97, vmin=-1))
     assert anchas["data"][0]["texttemplate"] == "%{text}"
     assert "texttemplate" not in _en_telefono(anchas)["data"][0]
-    cinco = _en_telefono(a_plotly(Mapa(-np.ones((5, 5)) * 0.97, vmin=-1, barra="Peso")))
+    cinco = _en_telefono(figura_plotly(Mapa(-np.ones((5, 5)) * 0.97, vmin=-1, barra="Peso")))
     assert cinco["data"][0]["texttemplate"] == "%{text}"
     tam = cinco["data"][0]["textfont"]["size"]
     casilla = (330 - 45 - 30 - 85) / 5  # el área de dibujo sin la barra de color, entre 5 columnas
@@ -518,7 +524,7 @@ def test_en_un_telefono_los_numeros_caben_en_su_casilla_o_no_van():
 
 def test_en_un_telefono_los_titulos_se_parten():
     largo = "Los pesos de cada cabeza (capa sin entrenar: distintos solo porque sus proyecciones al azar lo son)"
-    telefono = _en_telefono(a_plotly(Mapa(np.eye(3), titulo=largo)))
+    telefono = _en_telefono(figura_plotly(Mapa(np.eye(3), titulo=largo)))
     lineas = telefono["layout"]["title"]["text"].split("<br>")
     assert len(lineas) >= 3 and " ".join(lineas) == largo
     assert max(map(len, lineas)) * 0.55 * 17 <= 330

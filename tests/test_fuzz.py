@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from demos import PESTANAS
 from demos.comun.figuras import es_figura
-from demos.comun.figuras.pantalla import a_json
+from demos.comun.figuras.pantalla import figura_plotly_json
 
 ESPANOL = re.compile(r"[áéíóúñ¿¡]|\b(debe|entre|es|no|un|una|el|la|los|las|de|con|sin)\b", re.IGNORECASE)
 INGLES = re.compile(r"Traceback|\bmust\b|\bgreater than\b|\bValue\b|object has no attribute|unsupported operand")
@@ -68,7 +68,7 @@ def revisar_figura(fig) -> None:
 
 def revisar_descripcion(fig) -> None:
     """Lo que el navegador recibe: ni «nan» ni «inf» escritos, ni un NaN en el JSON (null es «sin casilla»)."""
-    texto = re.sub(r"data:image/\w+;base64,[A-Za-z0-9+/=]+", "", a_json(fig))  # el base64 puede decir «NaN»
+    texto = re.sub(r"data:image/\w+;base64,[A-Za-z0-9+/=]+", "", figura_plotly_json(fig))  # el base64 puede decir «NaN»
     assert "NaN" not in texto and "Infinity" not in texto, "el JSON de la figura lleva NaN o infinitos"
     for trazo in json.loads(texto)["data"]:
         for t in np.ravel(np.asarray(trazo.get("text", []), dtype=object)):

@@ -11,7 +11,7 @@ import torch
 
 import modelos
 from demos.comun.figuras import Mapa, Paneles, numero
-from demos.comun.figuras.pantalla import a_json, a_plotly
+from demos.comun.figuras.pantalla import figura_plotly, figura_plotly_json
 from demos.inversion_digitos import entrenar as E
 from demos.inversion_digitos.modelo import elegir_modelo, leer_digitos, mapa, modelo_propio, predecir
 from demos.inversion_digitos.pestana import _ajustar_controles, calcular, forma, opciones_cabeza
@@ -268,7 +268,7 @@ def test_el_mapa_describe_la_figura_5(kw, modelo, cabeza):
     textos = np.array(fig.textos())
     assert ((textos != "") == (fig.matriz >= 0.3)).all()
     assert all(t == numero(v) for t, v in zip(textos[textos != ""], fig.matriz[fig.matriz >= 0.3], strict=True))
-    pantalla = a_plotly(fig)
+    pantalla = figura_plotly(fig)
     go.Figure(pantalla)
     assert pantalla["data"][0]["customdata"][0][7] == [
         f"La posición 0 (escribe {prediccion[0]})",
@@ -276,7 +276,7 @@ def test_el_mapa_describe_la_figura_5(kw, modelo, cabeza):
         numero(fig.matriz[0, 7], ".3f"),
     ]
     assert pantalla["layout"]["xaxis"]["ticktext"][0] == "8<br>0"
-    assert len(a_json(fig)) < 60_000
+    assert len(figura_plotly_json(fig)) < 60_000
 
 
 def test_con_posicion_la_antidiagonal_lleva_su_numero():
@@ -309,7 +309,7 @@ def test_hay_al_menos_6_instantaneas_y_la_ultima_aprendio():
     assert mapa0.marcas == tuple((i, 7 - i) for i in range(8)) and mapa0.matriz.argmax(axis=1).tolist() == [
         7 - i for i in range(8)
     ]
-    assert len(a_json(mapa0)) < 60_000 and len(a_json(curva)) < 60_000
+    assert len(figura_plotly_json(mapa0)) < 60_000 and len(figura_plotly_json(curva)) < 60_000
 
 
 @pytest.mark.parametrize("k", [0, 2])
@@ -328,7 +328,7 @@ def test_la_curva_de_las_instantaneas_marca_la_elegida(k):
     assert np.allclose(abajo.curvas[1].y, [100 * h["secuencias"] for h in historia])
     for panel in (arriba, abajo):
         assert [(r.valor, r.texto) for r in panel.verticales] == [(pasos[k], f"instantánea {k} (paso {pasos[k]})")]
-    pantalla = a_plotly(curva)
+    pantalla = figura_plotly(curva)
     go.Figure(pantalla)
     assert pantalla["layout"]["xaxis2"]["matches"] == "x"
     en_leyenda = [t["name"] for t in pantalla["data"] if t.get("showlegend", True)]

@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from demos.comun.figuras.pantalla import a_json, a_plotly
+from demos.comun.figuras.pantalla import figura_plotly, figura_plotly_json
 from demos.mascara_causal.pestana import calcular, construir, consultas_y_claves, hacer_mascara, tuberia
 from demos.servir.conectar import aplicar_url
 from modelos import atencion, mascara_causal
@@ -149,11 +149,15 @@ def test_tuberia_puntajes_y_los_mismos_con_menos_infinito():
     # Una sola escala para los dos: la de los puntajes, de su mínimo a su máximo, y una sola barra.
     rango = (pasos["puntajes"].min(), pasos["puntajes"].max())
     assert (puntajes.vmin, puntajes.vmax) == (tapados.vmin, tapados.vmax) == rango
-    plotly = a_plotly(tuberia_)
+    plotly = figura_plotly(tuberia_)
     assert [t.get("showscale") for t in plotly["data"] if t["type"] == "heatmap"] == [False, True, False]
     assert "tapada antes del softmax (−∞)" in [t.get("name") for t in plotly["data"]]
     assert tapados.pista == "«{y}» mira a «{x}»: puntaje {v}" and tapados.nombres_y[1] == "sacó"
-    assert a_plotly(tuberia_)["data"][1]["customdata"][1][0] == ["sacó", "Ana", "0.874"]  # la pista dice la palabra
+    assert figura_plotly(tuberia_)["data"][1]["customdata"][1][0] == [
+        "sacó",
+        "Ana",
+        "0.874",
+    ]  # la pista dice la palabra
 
 
 def test_relleno_va_entre_corchetes_en_los_ejes_y_la_pista_lo_dice():
@@ -171,10 +175,10 @@ def test_32_palabras_sin_numeros_en_las_casillas():
         mapa, sumas = pesos.paneles
         assert not any(t for fila in mapa.textos() for t in fila)  # con más de 12 palabras, sin números
         assert mapa.barra == "Peso"  # y entonces con su escala de color
-        assert len(mapa.x) == 32 and len(a_plotly(pesos)["layout"]["xaxis"]["ticktext"]) == 32
+        assert len(mapa.x) == 32 and len(figura_plotly(pesos)["layout"]["xaxis"]["ticktext"]) == 32
         assert sumas.textos() == [["1.00"]] * 32  # las sumas sí se escriben
         # Una respuesta pequeña: cada palabra se nombra una vez por eje, no en cada una de las 1024 casillas.
-        assert len(a_json(tuberia_)) + len(a_json(pesos)) < 60_000
+        assert len(figura_plotly_json(tuberia_)) + len(figura_plotly_json(pesos)) < 60_000
 
 
 def test_k_no_importa_si_el_tipo_no_es_relleno():

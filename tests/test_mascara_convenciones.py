@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from demos.comun.figuras.pantalla import a_json
+from demos.comun.figuras.pantalla import figura_plotly_json
 from demos.mascara_causal.convenciones import MANERAS, calcular_convenciones, multihead_sin_pesos
 from modelos.convenciones import NOTA_MODELOS, argumento_flash
 from tests.ayuda_navegador import fuente_figura
@@ -38,7 +38,7 @@ def test_la_figura_muestra_la_mascara_sin_convertir_mirando_al_relleno_y_sin_nan
     assert (bien.matriz == convertida.matriz).all()
     assert bien.matriz[:, 3:].sum() == 0 and bien.matriz.sum(axis=1) == pytest.approx([1] * 5)
     assert mal.matriz[:, :3].sum() == 0 and mal.matriz[:, 3:].sum(axis=1) == pytest.approx([1] * 5)
-    assert "NaN" not in a_json(figura)
+    assert "NaN" not in figura_plotly_json(figura)
 
 
 def test_la_fila_toda_tapada_da_nan_con_menos_infinito_y_ceros_en_sdpa_y_modelos(seccion):

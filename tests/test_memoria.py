@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from demos.comun.figuras.pantalla import a_json
+from demos.comun.figuras.pantalla import figura_plotly_json
 from demos.memoria.medida import _figura_medida
 from demos.memoria.pestana import calcular, medir, tabla_memoria
 from tests.ayuda import espera_error, figura_api
@@ -31,7 +31,7 @@ def test_vista_inicial_es_la_tabla_de_la_leccion():
     assert por_cabeza.y == pytest.approx(por_cabeza.x**2 * 4 / 1e6)  # L² · 4 bytes, en MB
     assert [n.texto for n in figura.notas if n.marca] == [m.replace(",", "\u202f") for m in MB_LECCION]
     assert [(r.valor, r.texto) for r in figura.horizontales] == [(16_000, "GPU de 16 GB"), (80_000, "GPU de 80 GB")]
-    assert len(a_json(figura)) < 10_000
+    assert len(figura_plotly_json(figura)) < 10_000
 
 
 def test_sin_ventana_la_vista_es_la_de_antes():
@@ -168,7 +168,7 @@ def test_donde_no_se_mide_la_memoria_el_panel_lo_dice():
     tiempo, memoria = _figura_medida([64, 128], res, "float32", torch.device("mps")).paneles
     assert [c.nombre for c in tiempo.curvas] == ["ingenua", "SDPA"] and tiempo.curvas[0].y == pytest.approx([1, 4])
     assert memoria.curvas == () and memoria.mensaje == "En mps no se mide la memoria"
-    assert "En mps no se mide la memoria" in a_json(memoria)
+    assert "En mps no se mide la memoria" in figura_plotly_json(memoria)
 
 
 def test_longformer_512_es_centrada_256_a_cada_lado_y_ocupa_lo_mismo():

@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from demos.comun.figuras import Imagen, Mapa, Paneles
-from demos.comun.figuras.pantalla import a_json, a_plotly, alto_de
+from demos.comun.figuras.pantalla import alto_de, figura_plotly, figura_plotly_json
 from demos.multicabeza import calcular, comparar, copia_oficial, crear_capa
 from tests.ayuda import espera_error
 
@@ -54,9 +54,9 @@ def test_la_figura_no_cambia_con_el_ruido_de_float32_entre_hilos():
     vez: diferencia máxima 1.2e-07 o 0): la figura, de los pesos en float64 redondeados, es siempre la misma."""
     from concurrent.futures import ThreadPoolExecutor
 
-    base = a_json(calcular(cabezas=8)[0])
+    base = figura_plotly_json(calcular(cabezas=8)[0])
     with ThreadPoolExecutor(8) as hilos:
-        figuras = list(hilos.map(lambda _: a_json(calcular(cabezas=8)[0]), range(64)))
+        figuras = list(hilos.map(lambda _: figura_plotly_json(calcular(cabezas=8)[0]), range(64)))
     assert all(f == base for f in figuras)
 
 
@@ -104,7 +104,7 @@ def test_figura_un_mapa_por_cabeza_y_el_promedio_con_una_sola_escala():
     np.testing.assert_allclose(figura.paneles[4].matriz.sum(axis=1), 1.0, atol=1e-6)
     # La escala va de 0 al peso más alto de todas las cabezas, igual en los cinco, con una sola barra.
     assert {(p.vmin, p.vmax) for p in figura.paneles} == {(0.0, round(float(pesos.max()), 6))}
-    barras = [t.get("showscale") for t in a_plotly(figura)["data"]]
+    barras = [t.get("showscale") for t in figura_plotly(figura)["data"]]
     assert barras == [False, False, False, False, True]
     # Con 5 palabras, los números caben en el promedio; los de cada cabeza, al pasar el ratón.
     assert figura.paneles[4].textos()[0][4] == f"{pesos.mean(axis=0)[0, 4]:.2f}"
@@ -132,7 +132,7 @@ def test_16_cabezas_de_32_palabras_van_como_imagenes_y_la_respuesta_es_chica():
     rojo = cabezas[0].pixeles[..., 0].ravel().astype(int)  # de 255 (peso 0) a 31 (el más alto)
     assert (np.diff(rojo[np.argsort(pesos[0].ravel())]) <= 0).all()  # más peso, más azul
     assert promedio.vmax == round(float(pesos.max()), 6) and "imagen" in texto
-    assert len(a_json(figura)) < 60_000
+    assert len(figura_plotly_json(figura)) < 60_000
 
 
 def test_parametros_no_dependen_de_las_cabezas():

@@ -13,7 +13,7 @@ import torch
 import modelos
 from demos.comun.digitos import ORIGEN_DIBUJO, PISTA_DIBUJO
 from demos.comun.figuras import C0, C1, Aviso, Barras, Imagen, Paneles
-from demos.comun.figuras.pantalla import a_plotly
+from demos.comun.figuras.pantalla import figura_plotly
 from demos.parches_vit.parches import IMAGENES, formas, foto
 from demos.parches_vit.pestana import calcular
 from demos.parches_vit.vit_digito import digito, rollout
@@ -117,7 +117,7 @@ def test_el_parche_elegido_se_recuadra_en_naranja_en_pantalla(k):
     caja = (c * 16 - 0.5, f * 16 - 0.5, (c + 1) * 16 - 0.5, (f + 1) * 16 - 0.5)
     assert rejilla.recuadros == (caja,)
     assert [n.color for n in rejilla.rotulos] == [C1 if j == k else C0 for j in range(60)]
-    formas_ = a_plotly(rejilla)["layout"]["shapes"]
+    formas_ = figura_plotly(rejilla)["layout"]["shapes"]
     naranjas = [(s["x0"], s["y0"], s["x1"], s["y1"]) for s in formas_ if s["line"]["color"] == C1]
     assert naranjas == [caja]
     assert secuencia.recuadros == ((-0.5, k - 0.5, 767.5, k + 0.5),) and secuencia.rotulos[0].texto == f"parche {k}"
@@ -253,7 +253,7 @@ def test_las_figuras_del_vit_son_su_rollout_y_sus_pesos():
             cls = pesos[b][h, 0, 1:].reshape(4, 4).numpy()
             assert np.allclose(panel.capa, cls) and panel.titulo == f"bloque {b + 1} · cabeza {h}: {cls.sum():.0%}"
     assert len({panel.vmax for panel in cabezas.paneles}) == 1  # una sola escala: una sola barra de color
-    barras_de_color = [t for t in a_plotly(cabezas)["data"] if t.get("showscale")]
+    barras_de_color = [t for t in figura_plotly(cabezas)["data"] if t.get("showscale")]
     assert (
         len(barras_de_color) == 1 and barras_de_color[0]["colorbar"]["title"]["text"] == "Peso del [CLS] en el parche"
     )

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from demos.comun.figuras.pantalla import a_json
+from demos.comun.figuras.pantalla import figura_plotly_json
 from demos.posicion import calcular, exactitudes_inversion, experimento_inversion_frase, repetir_leccion, similitudes
 from modelos import AtencionMulticabeza, cargar, posicion_sinusoidal
 from modelos.datos import secuencias_digitos
@@ -46,7 +46,7 @@ def test_vista_inicial_muestra_los_valores_de_la_leccion():
 
 def test_las_figuras_de_la_vista_inicial_pesan_poco():
     mapa, sim, *_ = calcular()
-    assert len(a_json(mapa)) + len(a_json(sim)) < 60_000
+    assert len(figura_plotly_json(mapa)) + len(figura_plotly_json(sim)) < 60_000
 
 
 @pytest.mark.parametrize("largo, d_modelo", [(1, 2), (7, 3), (512, 511), (512, 512)])

@@ -9,7 +9,7 @@ from gradio.components.plot import PlotData
 from PIL import Image
 
 from demos.comun.controles import Deslizador, Numero, Opcion
-from demos.comun.vista import a_gradio
+from demos.comun.vista import salidas_para_gradio
 from demos.escalado import calcular
 from demos.servir.conectar import valor_desde_url
 from demos.servir.descarga import exportar_figuras
@@ -30,7 +30,7 @@ def test_descargas_dan_png_a_mas_de_200_ppp_y_svg():
 
 def test_las_figuras_van_al_navegador_como_plotly_sin_archivos():
     """Escalado describe sus figuras: van como JSON de Plotly (las dibuja el navegador), no como PNG."""
-    histogramas, curva = a_gradio(calcular())[:2]
+    histogramas, curva = salidas_para_gradio(calcular())[:2]
     assert isinstance(histogramas, PlotData) and isinstance(curva, PlotData)
     assert histogramas.type == curva.type == "plotly"
     assert json.loads(histogramas.plot)["layout"]["xaxis2"]["matches"] == "x"  # los dos histogramas, mismo eje x

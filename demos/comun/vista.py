@@ -23,7 +23,7 @@ import gradio as gr
 
 from demos.comun.aprender import Aprender
 from demos.comun.figuras import es_figura
-from demos.comun.figuras.pantalla import a_plot
+from demos.comun.figuras.pantalla import valor_de_plot
 from demos.comun.seguridad import rechazo
 
 log = logging.getLogger(__name__)
@@ -69,14 +69,14 @@ class Vista:
         return self.ejemplo or {nombre: f"{valido:g}"}, self.invalido or {nombre: f"{hi + 10**6:g}"}
 
 
-def a_gradio(resultado: Any) -> Any:
+def salidas_para_gradio(resultado: Any) -> Any:
     """Cada descripción de figura del resultado -> el JSON de Plotly que `gr.Plot` pasa al navegador.
 
     El resto (tablas, textos) pasa igual. Acepta un valor o una tupla.
     """
     if isinstance(resultado, tuple):
-        return tuple(a_plot(v) if es_figura(v) else v for v in resultado)
-    return a_plot(resultado) if es_figura(resultado) else resultado
+        return tuple(valor_de_plot(v) if es_figura(v) else v for v in resultado)
+    return valor_de_plot(resultado) if es_figura(resultado) else resultado
 
 
 def error_en_espanol(e: Exception, donde: str = "?") -> gr.Error:
@@ -116,7 +116,7 @@ def envolver(fn: Callable, exclusivo_de: str | None = None) -> Callable:
             with cerrojo:
                 try:
                     for valor in fn(*args, **kwargs):
-                        yield a_gradio(valor)
+                        yield salidas_para_gradio(valor)
                 except gr.Error:
                     raise
                 except Exception as e:
@@ -128,7 +128,7 @@ def envolver(fn: Callable, exclusivo_de: str | None = None) -> Callable:
     def envuelta(*args, **kwargs):
         with cerrojo:
             try:
-                return a_gradio(fn(*args, **kwargs))
+                return salidas_para_gradio(fn(*args, **kwargs))
             except gr.Error:
                 raise
             except Exception as e:

@@ -19,7 +19,7 @@ import modelos
 from demos.comun.controles import Deslizador, Opcion
 from demos.comun.figuras import Aviso, miles
 from demos.comun.validar import uno_de
-from demos.comun.vista import a_gradio, envolver, grafico
+from demos.comun.vista import envolver, grafico, salidas_para_gradio
 from demos.inversion_digitos.dibujos import LOTE, PERDIDA_VALIDACION, figura_atencion, figura_curva
 from demos.inversion_digitos.modelo import LECCION, MIO, cuantos, leer_digitos, mapa, predecir
 from modelos.entrenamiento.inversion import N_VALIDACION, entrenar_inversion, instantaneas
@@ -193,7 +193,7 @@ def construir_aprende(digitos: gr.Textbox, texto_principal: gr.Markdown):
         "por eso es más alta."
     )
     indice = Deslizador(0, n - 1, value=0, step=1, label=f"Instantánea (0 = sin entrenar, {n - 1} = final)")
-    inicial_mapa, inicial_curva, inicial_texto = a_gradio(ver_instantanea(digitos.value, 0))
+    inicial_mapa, inicial_curva, inicial_texto = salidas_para_gradio(ver_instantanea(digitos.value, 0))
     with gr.Row():
         mapa_ = grafico("Mapa de atención en esta instantánea", value=inicial_mapa, elem_id=INSTANTANEA)
         curva = grafico("Pérdida y exactitud durante el entrenamiento", value=inicial_curva)
@@ -242,7 +242,7 @@ def construir_entrena(modelo: gr.Radio, propio: gr.State):
         bloques = Deslizador(1, MAX_BLOQUES, value=1, step=1, label="Bloques")
     boton = gr.Button("Entrenar", variant="primary")
     with gr.Row():
-        curva = grafico("Pérdida y exactitud mientras entrena", scale=3, value=a_gradio(ANTES_DE_ENTRENAR))
+        curva = grafico("Pérdida y exactitud mientras entrena", scale=3, value=salidas_para_gradio(ANTES_DE_ENTRENAR))
         texto = gr.Markdown(scale=2)
 
     def entrenar_aqui(epocas=2, con_posicion=True, cabezas=2, bloques=1, progreso=gr.Progress()):  # noqa: B008 (así lo pide Gradio)

@@ -15,7 +15,7 @@ import gradio as gr
 
 from demos.comun.controles import Deslizador
 from demos.comun.figuras import C0, C1, C2, C3, Aviso, Curva, Curvas, Paneles, Referencia
-from demos.comun.vista import a_gradio, envolver, grafico
+from demos.comun.vista import envolver, grafico, salidas_para_gradio
 from modelos.entrenamiento.fallos import (
     CABEZAS,
     ENTROPIA_PAREJA,
@@ -288,7 +288,7 @@ def construir_fallos() -> None:
             pasos = Deslizador(PASOS_MIN, PASOS_MAX, value=PASOS, step=10, label="Pasos de entrenamiento", scale=3)
             boton = gr.Button("Entrenar con estos fallos", variant="primary", scale=1)
         with gr.Row():
-            figura = grafico("Pérdida y entropía por paso", scale=3, value=a_gradio(ANTES))
+            figura = grafico("Pérdida y entropía por paso", scale=3, value=salidas_para_gradio(ANTES))
             texto = gr.Markdown()
     _pesado(laboratorio_aqui, [*casillas, pasos], [figura, texto], boton)
     with gr.Column(elem_id="inversion-digitos-cabezas"):
@@ -299,6 +299,8 @@ def construir_fallos() -> None:
         )
         boton_cabezas = gr.Button("Comparar cabezas", variant="secondary")
         with gr.Row():
-            figura_c = grafico("Pérdida por paso según el número de cabezas", scale=3, value=a_gradio(ANTES_CABEZAS))
+            figura_c = grafico(
+                "Pérdida por paso según el número de cabezas", scale=3, value=salidas_para_gradio(ANTES_CABEZAS)
+            )
             texto_c = gr.Markdown()
     _pesado(cabezas_aqui, [pasos], [figura_c, texto_c], boton_cabezas)

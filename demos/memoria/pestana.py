@@ -15,7 +15,7 @@ from demos.comun.controles import Deslizador, Desplegable, Opcion
 from demos.comun.figuras import C0, C1, C2, C3, GRIS, Aviso, Curva, Curvas, Nota, Referencia, miles, numero
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Vista, a_gradio, envolver, explicacion, grafico
+from demos.comun.vista import Vista, envolver, explicacion, grafico, salidas_para_gradio
 from demos.memoria.medida import TIPOS, largos_permitidos, medir, tipo_de_dato
 from modelos import dispersa
 from modelos.hub import dispositivo_pesado
@@ -284,7 +284,7 @@ def construir() -> Vista:
     with gr.Row():
         largo_max = Desplegable(permitidos, value=min(2048, permitidos[-1]), label="Largo máximo (palabras)")
         boton = gr.Button("Medir en este dispositivo", variant="primary")
-    figura_medida = grafico("Tiempo y memoria medidos", value=a_gradio(ANTES_DE_MEDIR))
+    figura_medida = grafico("Tiempo y memoria medidos", value=salidas_para_gradio(ANTES_DE_MEDIR))
     with gr.Row(visible=False) as fila_medida:  # la tabla aparece con la primera medición
         tabla_medida = gr.Dataframe(
             headers=["Largo", "Ingenua (ms)", "SDPA (ms)", "Ingenua (MB)", "SDPA (MB)", "Implementación de SDPA"],

@@ -24,7 +24,7 @@ import gradio as gr
 from demos import PESTANAS, POR_ID, Pestana
 from demos.comun.aprender import Aprender, Prediccion, Pregunta
 from demos.comun.figuras import C0, GRIS, Barras, Serie
-from demos.comun.figuras.pantalla import a_plot
+from demos.comun.figuras.pantalla import valor_de_plot
 from demos.comun.vista import Vista
 
 # Corre al montarse la línea de la ruta de cada pestaña: el velo de la predicción, los puntos del progreso
@@ -153,7 +153,7 @@ def revelar(p: Prediccion, *valores) -> tuple[str, Any]:
     figura = _figura(p, suposicion)
     if figura is None:
         return texto, gr.Plot(visible=False)
-    return texto, gr.Plot(a_plot(figura), visible=True)
+    return texto, gr.Plot(valor_de_plot(figura), visible=True)
 
 
 def _entradas(p: Prediccion, prefijo: str, etiqueta: str) -> list:

@@ -14,7 +14,7 @@ from typing import Any
 import gradio as gr
 
 from demos.comun.figuras import numero
-from demos.comun.vista import Vista, a_gradio, envolver, error_en_espanol
+from demos.comun.vista import Vista, envolver, error_en_espanol, salidas_para_gradio
 from demos.servir.aprender import armar_aprender
 from demos.servir.pagina import avisar_url
 
@@ -86,7 +86,7 @@ def _guardada(clave: str, vista: Vista, valores: list) -> tuple:
         guardada = _cache_inicial.get(clave)
     if guardada is None:
         try:
-            guardada = a_gradio(vista.fn(*valores))
+            guardada = salidas_para_gradio(vista.fn(*valores))
         except Exception as e:
             raise error_en_espanol(e, clave) from None
         with _cerrojo_inicial:
@@ -105,7 +105,7 @@ def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores:
         avisar_url(aviso, parametros)  # en modo presentación, hasta que se cierra
     if valores_url != list(valores):
         try:
-            return valores_url, a_gradio(vista.fn(*valores_url))
+            return valores_url, salidas_para_gradio(vista.fn(*valores_url))
         except ValueError as e:
             avisar_url(f"Los ajustes de la URL se ignoraron: {e}", parametros)
     guardada = _guardada(clave, vista, list(valores))

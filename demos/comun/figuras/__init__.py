@@ -189,7 +189,6 @@ class Curva:
     y: np.ndarray
     color: str = C0
     estilo: str = "lineas+puntos"  # "lineas", "puntos", "punteada"
-    eje: int = 0  # en Paneles no hace falta; aquí por si un día hay eje y doble
 
     def __post_init__(self):
         x = _arreglo(self.x, f"Curva «{self.nombre}»", (1,))

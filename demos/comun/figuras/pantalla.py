@@ -62,18 +62,18 @@ def _dominios(p: Paneles, hueco_x: float, hueco_y: float) -> list[tuple[list[flo
     return dominios
 
 
-def a_plotly(figura) -> dict:
+def figura_plotly(figura) -> dict:
     """La descripción `figura` -> {"data", "layout", "config"} de Plotly.
 
     `layout.meta` dice que es una figura de la suite (`navegador.js` la adapta a la página: modo oscuro,
     proyector) y, en `angosto`, lo que cambia en un teléfono (`pantalla_angosta`).
     """
-    figura_plotly = _armar(figura)
+    ancha = _armar(figura)
     telefono = _armar(angosta.apilar(figura, LETRA, LETRA_TITULO), ancho_px=angosta.AREA)
     telefono["layout"]["margin"] |= angosta.MARGEN_X
-    cambios = angosta.diferencia(figura_plotly, telefono)
-    figura_plotly["layout"]["meta"] = {"figura": 1} | ({"angosto": cambios} if cambios else {})
-    return figura_plotly
+    cambios = angosta.diferencia(ancha, telefono)
+    ancha["layout"]["meta"] = {"figura": 1} | ({"angosto": cambios} if cambios else {})
+    return ancha
 
 
 def _armar(figura, ancho_px: float | None = None) -> dict:
@@ -177,15 +177,15 @@ def _sin_repetir_leyenda(datos: list[dict]) -> None:
             vistos.add(t["name"])
 
 
-def a_json(figura) -> str:
-    return json.dumps(a_plotly(figura), ensure_ascii=False, separators=(",", ":"))
+def figura_plotly_json(figura) -> str:
+    return json.dumps(figura_plotly(figura), ensure_ascii=False, separators=(",", ":"))
 
 
-def a_plot(figura):
+def valor_de_plot(figura):
     """La descripción -> el valor que `gr.Plot` manda al navegador tal cual (sin pasar por plotly.py)."""
     from gradio.components.plot import PlotData
 
-    return PlotData(type="plotly", plot=a_json(figura))
+    return PlotData(type="plotly", plot=figura_plotly_json(figura))
 
 
 @cache

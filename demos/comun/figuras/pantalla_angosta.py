@@ -1,6 +1,6 @@
 """La misma figura en un teléfono: paneles apilados, títulos partidos, números que caben o ninguno.
 
-El servidor no sabe el ancho de la pantalla. `pantalla.a_plotly` manda la figura de siempre y, en
+El servidor no sabe el ancho de la pantalla. `pantalla.figura_plotly` manda la figura de siempre y, en
 `layout.meta.angosto`, solo lo que cambia en un teléfono: las claves del layout y de cada trazo que
 difieren (`diferencia`). `navegador.js` lo aplica cuando la página mide menos de `ANCHO_MAXIMO` px.
 """
