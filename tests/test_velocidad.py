@@ -301,6 +301,22 @@ def test_load_no_vuelve_a_mandar_las_figuras_que_trae_la_pagina():
     assert not any(s == gr.skip() for s in con_url)
 
 
+def test_load_solo_manda_las_entradas_que_la_url_cambia():
+    """Volver a mandar el valor del lienzo de CBAM al abrir le hacía disparar `input` a veces (2 de 7
+    aperturas con un ajuste en la URL): la pestaña pasaba a «mi dibujo» con el lienzo vacío y abría con la
+    figura vacía. `load` deja quietas las entradas que la URL no cambia."""
+    import app
+    from demos.servir.conectar import vista_inicial
+
+    vista = app.vistas(app.construir_una("cbam"))["cbam"]
+    valores = [c.value for c in vista.entradas]
+    nombres = [next((n for n, c in vista.url.items() if c is e), None) for e in vista.entradas]
+    entradas, _ = vista_inicial("cbam", vista, {}, valores)
+    assert all(e == gr.skip() for e in entradas)
+    entradas, _ = vista_inicial("cbam", vista, {"opacidad": "0.2"}, valores)
+    assert [n for n, e in zip(nombres, entradas, strict=True) if e != gr.skip()] == ["opacidad"]
+
+
 # --- el proceso que sirve no importa en las peticiones lo que puede importar antes -------------------
 
 

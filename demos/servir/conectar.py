@@ -105,12 +105,18 @@ def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores:
         avisar_url(aviso, parametros)  # en modo presentación, hasta que se cierra
     if valores_url != list(valores):
         try:
-            return valores_url, salidas_para_gradio(vista.fn(*valores_url))
+            return _cambiadas(valores_url, valores), salidas_para_gradio(vista.fn(*valores_url))
         except ValueError as e:
             avisar_url(f"Los ajustes de la URL se ignoraron: {e}", parametros)
     guardada = _guardada(clave, vista, list(valores))
     ya = [getattr(c, EN_LA_PAGINA, None) == list(valores) for c in vista.salidas]
-    return list(valores), tuple(gr.skip() if y else v for y, v in zip(ya, guardada, strict=True))
+    return _cambiadas(valores, valores), tuple(gr.skip() if y else v for y, v in zip(ya, guardada, strict=True))
+
+
+def _cambiadas(nuevos: list, valores: list) -> list:
+    """Solo se mandan las entradas que la URL cambió: volver a mandar la de un lienzo (su mismo valor) le hacía
+    disparar `input` a veces, y CBAM pasaba a «mi dibujo» con el lienzo vacío: figura vacía al abrir."""
+    return [n if n != v else gr.skip() for n, v in zip(nuevos, valores, strict=True)]
 
 
 def figuras_en_la_pagina(clave: str, vista: Vista) -> None:
