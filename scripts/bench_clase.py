@@ -14,12 +14,17 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import random
 import re
+import shutil
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter, defaultdict
+from pathlib import Path
 
 from scripts.bench import VACIA, Servidor, ms, percentil, puerto_libre, tabla
 
@@ -104,23 +109,36 @@ def _errores(r: dict) -> str:
     return f"{r['errores']} ({motivos})" if r["errores"] else "0"
 
 
-def _sala(url: str, tareas: list[tuple[str, callable]], segundos: float) -> dict[str, dict]:
-    """Cada tarea (pestaña, hacer_datos) es un estudiante; devuelve tiempos, bytes y errores por pestaña."""
+def _sala(url: str, tareas: list[tuple[str, callable]], segundos: float, al_empezar=None) -> dict[str, dict]:
+    """Cada tarea (pestaña, hacer_datos) es un estudiante; devuelve tiempos, bytes y errores por pestaña.
+
+    Todos abren su página (el token) antes de que corra el reloj: pedir la configuración cuesta
+    ≈ 0.2 s de CPU del servidor por estudiante, una vez, y no es el costo de mover un control.
+    `al_empezar` se llama cuando empieza a correr (p. ej. para grabar el perfil).
+    """
     import httpx
 
     res: dict[str, dict] = defaultdict(
         lambda: {"t": [], "b": [], "errores": 0, "motivos": Counter(), "rechazos": 0, "estudiantes": 0}
     )
     cerrojo = threading.Lock()
-    fin = time.perf_counter() + segundos
+    fin: list[float] = []
+
+    def empezar() -> None:
+        fin.append(time.perf_counter() + segundos)
+        if al_empezar:
+            al_empezar()
+
+    todos_abrieron = threading.Barrier(len(tareas), action=empezar)
 
     def estudiante(k: int, api: str, hacer_datos) -> None:
         azar = random.Random(k)
         sesion = f"estudiante{k:02d}{azar.getrandbits(32):08x}"
         with httpx.Client(timeout=120) as http:
-            time.sleep(azar.uniform(0, 0.6))  # no todos a la vez al empezar
             token = _token_de_la_pagina(http, url)  # abrir la página
-            while time.perf_counter() < fin:
+            todos_abrieron.wait()
+            time.sleep(azar.uniform(0, 0.6))  # no todos a la vez al empezar
+            while time.perf_counter() < fin[0]:
                 t = time.perf_counter()
                 try:
                     b = _llamar(http, url, api, hacer_datos(azar), sesion, token)
@@ -166,6 +184,84 @@ def _calentar(url: str, tareas: list[tuple[str, callable]]) -> float:
     return time.perf_counter() - t
 
 
+def _grabar(pid: int, segundos: float) -> subprocess.Popen | None:
+    """Con BENCH_CLASE_PY_SPY=<archivo>, py-spy graba el servidor `segundos` (pilas plegadas, 50 Hz).
+
+    El archivo (formato «raw» de py-spy: una pila por línea con su cuenta de muestras) es lo que
+    `reparto_del_perfil` reparte por pestaña y por capa:
+    `python -c "from scripts.bench_clase import reparto_del_perfil as r; r('<archivo>')"`.
+    """
+    destino = os.environ.get("BENCH_CLASE_PY_SPY")
+    if not destino:
+        return None
+    espia = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    orden = [espia, "record", "--pid", str(pid), "--rate", "50", "--format", "raw", "--output", destino]
+    return subprocess.Popen([*orden, "--duration", str(round(segundos)), "--nonblocking"], stdout=subprocess.DEVNULL)
+
+
+_PESTANA = re.compile(r"\(demos/(?!comun/|servir/)([a-z_]+)[/.]")
+# (capa, prefijos del archivo del marco): la capa de una muestra es la del marco más interno que cae en una;
+# los de la biblioteca estándar, numpy o PIL cuentan para quien los llamó.
+_CAPAS = (
+    (
+        "variante de teléfono",
+        (
+            "demos/comun/figuras/pantalla.py:72)",
+            "demos/comun/figuras/pantalla.py:73)",
+            "demos/comun/figuras/pantalla.py:74)",
+        ),
+    ),
+    ("json", ("json/", "orjson")),
+    ("figura (ancha)", ("demos/comun/figuras/",)),
+    ("cálculo de la pestaña", ("torch/", "modelos/", "demos/")),
+    ("/config (abrir la página)", ("gradio/routes.py:1201)",)),
+    ("servidor/", ("servidor/",)),
+    ("Gradio/anyio", ("gradio/", "gradio_client/", "anyio/", "pydantic", "fastapi/")),
+    ("starlette/uvicorn", ("starlette/", "uvicorn/", "h11/", "httptools/", "asyncio/", "selectors")),
+)
+
+
+# Hilos que esperan (el de anyio sin trabajo, el bucle de eventos en epoll): py-spy con --nonblocking
+# a veces los cuenta como activos. No son CPU: la tabla los deja fuera.
+_ESPERAS = ("Condition.wait (threading.py:", "EpollSelector.select (selectors.py:", "_read_from_self (asyncio/")
+
+
+def _capa(marcos: list[str]) -> str:
+    for capa, prefijos in _CAPAS[:1] + _CAPAS[4:5]:  # las que se reconocen por la línea que llama
+        if any(m.endswith(prefijos) for m in marcos):
+            return capa
+    for m in reversed(marcos):
+        archivo = m[m.rfind("(") + 1 :]
+        for capa, prefijos in _CAPAS:
+            if archivo.startswith(prefijos):
+                return capa
+    return "otros"
+
+
+def reparto_del_perfil(archivo: str | Path) -> str:
+    """La tabla de un perfil de la clase (BENCH_CLASE_PY_SPY): % de las muestras por pestaña y por capa.
+
+    La pestaña de una muestra es la del marco `demos/<pestaña>` de su pila; lo que corre después de que
+    la pestaña devolvió (armar sus figuras en `demos/comun/vista.py`, Gradio, la respuesta) no lleva la
+    pestaña en la pila y va en la fila «(común)».
+    """
+    por: dict[str, Counter] = defaultdict(Counter)
+    for linea in Path(archivo).read_text(encoding="utf-8").splitlines():
+        pila, _, n = linea.rpartition(" ")
+        if pila.rsplit(";", 1)[-1].startswith(_ESPERAS):
+            continue
+        m = _PESTANA.search(pila)
+        por[m.group(1).replace("_", "-") if m else "(común)"][_capa(pila.split(";"))] += int(n)
+    total = sum(sum(c.values()) for c in por.values())
+    capas = [c for c, _ in sum(por.values(), Counter()).most_common()]
+    filas = [
+        [p, f"{100 * sum(c.values()) / total:.1f}", *(f"{100 * c[k] / total:.1f}" if c[k] else "" for k in capas)]
+        for p, c in sorted(por.items(), key=lambda pc: -sum(pc[1].values()))
+    ]
+    titulo = f"Perfil de la clase: % de {total:,} muestras de CPU (py-spy, 50 Hz; sin los hilos que esperan)"
+    return tabla(titulo, ["", "todo", *capas], filas)
+
+
 COLUMNAS = [
     "pestaña",
     "estudiantes",
@@ -208,7 +304,10 @@ def clase(estudiantes: int = 30, segundos: float = 40) -> str:
 
             tareas.append((p.api, hacer))
         calentar = _calentar(servidor.url, tareas)
-        res = _sala(servidor.url, tareas, segundos)
+        grabando = []
+        res = _sala(servidor.url, tareas, segundos, lambda: grabando.append(_grabar(servidor.proceso.pid, segundos)))
+        for g in filter(None, grabando):
+            g.wait(timeout=60)
         rss = servidor.rss_pico_mb()
         res_vacia = _sala(vacia.url, [("vacia", lambda azar: [azar.random()])] * estudiantes, segundos)
     finally:
