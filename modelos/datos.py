@@ -6,7 +6,11 @@ entrenamiento, las pruebas y las pestañas lo comparten.
 
 from __future__ import annotations
 
+import gzip
+import importlib.util
+import math
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -31,27 +35,76 @@ def normalizar_digitos(X: np.ndarray | Tensor) -> Tensor:
     return (X.reshape(-1, 1, LADO_DIGITO, LADO_DIGITO) / MAXIMO_DIGITO).clamp(0, 1)
 
 
+def archivo_de_sklearn(*partes: str) -> Path:
+    """Un archivo de datos que trae scikit-learn instalado, sin importarlo.
+
+    Importar `sklearn.datasets` le sumaba al servidor ≈ 85 MB de memoria residente solo para leer
+    un CSV y dos JPEG; `find_spec` de un paquete de primer nivel no lo ejecuta.
+    """
+    spec = importlib.util.find_spec("sklearn")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("Falta scikit-learn: trae los dígitos y las fotos de muestra.")
+    return Path(next(iter(spec.submodule_search_locations)), *partes)
+
+
+def _moda_aproximada(cuentas: np.ndarray, n: int, azar: np.random.RandomState) -> np.ndarray:
+    """Cuántos de cada clase toca sacar si se sacan `n`: los pisos y, por el resto más grande, uno más.
+
+    Los empates en el resto se rompen al azar, como `sklearn.utils.extmath._approximate_mode`.
+    """
+    continuo = cuentas / cuentas.sum() * n
+    piso = np.floor(continuo)
+    faltan = int(n - piso.sum())
+    resto = continuo - piso
+    for valor in np.sort(np.unique(resto))[::-1]:
+        if faltan <= 0:
+            break
+        (cuales,) = np.where(resto == valor)
+        ahora = min(len(cuales), faltan)
+        piso[azar.choice(cuales, size=ahora, replace=False)] += 1
+        faltan -= ahora
+    return piso.astype(int)
+
+
+def particion_estratificada(y: np.ndarray, prueba: float, semilla: int) -> tuple[np.ndarray, np.ndarray]:
+    """(índices de entrenamiento, índices de prueba): la partición de `StratifiedShuffleSplit`, sin sklearn.
+
+    La de `train_test_split(test_size=prueba, random_state=semilla, stratify=y)`, con los mismos
+    sorteos del mismo `RandomState` en el mismo orden (tests/test_modelos.py compara los índices).
+    """
+    n_prueba = math.ceil(prueba * len(y))
+    clases, cual, cuentas = np.unique(y, return_inverse=True, return_counts=True)
+    por_clase = np.split(np.argsort(cual, kind="stable"), np.cumsum(cuentas)[:-1])
+    azar = np.random.RandomState(semilla)
+    n_ent = _moda_aproximada(cuentas, len(y) - n_prueba, azar)
+    n_pru = _moda_aproximada(cuentas - n_ent, n_prueba, azar)
+    ent, pru = [], []
+    for i in range(len(clases)):
+        orden = por_clase[i].take(azar.permutation(cuentas[i]), mode="clip")
+        ent.extend(orden[: n_ent[i]])
+        pru.extend(orden[n_ent[i] : n_ent[i] + n_pru[i]])
+    return azar.permutation(ent), azar.permutation(pru)
+
+
 @lru_cache(maxsize=1)
 def _digitos_sklearn() -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    from sklearn.datasets import load_digits
-    from sklearn.model_selection import train_test_split
-
-    d = load_digits()
-    X_ent, X_prueba, y_ent, y_prueba = train_test_split(
-        d.data, d.target, test_size=0.25, random_state=0, stratify=d.target
-    )
+    with gzip.open(archivo_de_sklearn("datasets", "data", "digits.csv.gz"), mode="rt", encoding="utf-8") as f:
+        datos = np.loadtxt(f, delimiter=",")  # como `load_digits`: 64 píxeles y la etiqueta por fila
+    X, y = datos[:, :-1], datos[:, -1].astype(int)
+    ent, prueba = particion_estratificada(y, 0.25, 0)
     return (
-        normalizar_digitos(X_ent),
-        normalizar_digitos(X_prueba),
-        torch.as_tensor(y_ent, dtype=torch.long),
-        torch.as_tensor(y_prueba, dtype=torch.long),
+        normalizar_digitos(X[ent]),
+        normalizar_digitos(X[prueba]),
+        torch.as_tensor(y[ent], dtype=torch.long),
+        torch.as_tensor(y[prueba], dtype=torch.long),
     )
 
 
 def digitos_sklearn() -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """(X_ent (1347, 1, 8, 8), X_prueba (450, 1, 8, 8), y_ent, y_prueba), X de 0 a 1.
 
-    `train_test_split(test_size=0.25, random_state=0, stratify=y)` sobre `load_digits()`.
+    `load_digits()` partido como `train_test_split(test_size=0.25, random_state=0, stratify=y)`,
+    leídos y partidos aquí sin importar sklearn (`particion_estratificada`).
     Se calcula una vez por proceso; se devuelven copias para que nadie altere la caché.
     """
     return tuple(t.clone() for t in _digitos_sklearn())  # type: ignore[return-value]
@@ -82,9 +135,10 @@ def digito_desde_matriz(tinta: np.ndarray) -> Tensor:
 
 @lru_cache(maxsize=len(IMAGENES_MUESTRA))
 def _imagen_muestra(nombre: str) -> np.ndarray:
-    from sklearn.datasets import load_sample_image
+    from PIL import Image
 
-    foto = load_sample_image(nombre)
+    with Image.open(archivo_de_sklearn("datasets", "images", nombre)) as imagen:  # como `load_sample_image`
+        foto = np.array(imagen)
     foto.setflags(write=False)
     return foto
 

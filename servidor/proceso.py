@@ -93,19 +93,17 @@ def matplotlib_sin_pantalla() -> None:
         mpl.rcParams["backend"] = os.environ["MPLBACKEND"]
 
 
-# Lo que importaría la primera petición que lo use: matplotlib (Gradio, alrededor de cada función), sklearn
-# (los dígitos y las fotos de muestra) y lo que `torch._check` importa la primera vez (máscara causal).
-# Medido con py-spy en la clase (BENCHMARKS.md).
+# Lo que importaría la primera petición que lo use: matplotlib (Gradio, alrededor de cada función) y lo
+# que `torch._check` importa la primera vez (máscara causal). Medido con py-spy en la clase (BENCHMARKS.md).
+# sklearn ya no se importa: `modelos.datos` lee sus archivos de datos sin él (≈ 85 MB menos).
 MODULOS_PESADOS = (
     "matplotlib",
-    "sklearn.datasets",
-    "sklearn.model_selection",
     "torch.fx.experimental.symbolic_shapes",
 )
 
 
 def precargar_modulos() -> None:
-    """Importa `MODULOS_PESADOS` y lee una vez los datos de sklearn (las cachés de `modelos.datos`)."""
+    """Importa `MODULOS_PESADOS` y lee una vez los dígitos y las fotos de muestra (las cachés de `modelos.datos`)."""
     import importlib
 
     for nombre in MODULOS_PESADOS:

@@ -283,3 +283,50 @@ def test_importar_modelos_no_importa_la_interfaz():
     codigo = "import sys, modelos; print(sorted(m for m in ('gradio', 'matplotlib', 'PIL') if m in sys.modules))"
     salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, check=True).stdout
     assert salida.strip() == "[]"
+
+
+# --- los dígitos y las fotos de sklearn, sin importar sklearn ------------------------------------
+
+
+@pytest.mark.parametrize("semilla, prueba", [(0, 0.25), (1, 0.25), (7, 0.3)])
+def test_particion_estratificada_da_los_indices_de_stratified_shuffle_split(semilla, prueba):
+    """Los mismos índices, en el mismo orden, que `StratifiedShuffleSplit` (lo que usa `train_test_split`)."""
+    import numpy as np
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    from modelos.datos import particion_estratificada
+
+    y = load_digits().target
+    ent, pru = next(StratifiedShuffleSplit(1, test_size=prueba, random_state=semilla).split(np.zeros(len(y)), y))
+    mio_ent, mio_pru = particion_estratificada(y, prueba, semilla)
+    assert mio_ent.tolist() == ent.tolist() and mio_pru.tolist() == pru.tolist()
+
+
+def test_digitos_y_fotos_como_los_de_sklearn():
+    """`digitos_sklearn` es `train_test_split(test_size=0.25, random_state=0, stratify=y)` de `load_digits`."""
+    import numpy as np
+    from sklearn.datasets import load_digits, load_sample_image
+    from sklearn.model_selection import train_test_split
+
+    from modelos.datos import digitos_sklearn, imagen_muestra, normalizar_digitos
+
+    d = load_digits()
+    X_ent, X_pru, y_ent, y_pru = train_test_split(d.data, d.target, test_size=0.25, random_state=0, stratify=d.target)
+    mios = digitos_sklearn()
+    esperados = (normalizar_digitos(X_ent), normalizar_digitos(X_pru), torch.as_tensor(y_ent), torch.as_tensor(y_pru))
+    assert all(torch.equal(a, b) for a, b in zip(mios, esperados, strict=True))
+    for nombre in ("china.jpg", "flower.jpg"):
+        assert np.array_equal(imagen_muestra(nombre), load_sample_image(nombre))
+
+
+def test_los_digitos_no_importan_sklearn():
+    """Importar `sklearn.datasets` le sumaba ≈ 85 MB al servidor solo para leer un CSV y dos JPEG."""
+    codigo = (
+        "import sys\n"
+        "from modelos.datos import digitos_sklearn, imagen_muestra\n"
+        "digitos_sklearn(), imagen_muestra('china.jpg')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))"
+    )
+    salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, check=True).stdout
+    assert salida.strip() == "[]"
