@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 from functools import lru_cache
 
 import gradio as gr
@@ -24,6 +25,7 @@ DIMENSIONES_CURVA = tuple(2**k for k in range(13))  # 1, 2, 4, ..., 4096
 LOG2_D_MAX = 12  # el deslizador en escala logarítmica: log₂ 4096
 D_LECCION = (2, 64, 512)  # las d de la lección: donde no pasa nada, un tamaño de cabeza típico y uno grande
 D_INICIAL = 64  # abre donde se ve el problema: sin escala, un peso se lleva casi todo (0.87)
+CLAVES_INICIAL = 8  # las de la lección
 
 EXPLICACION = r"""
 Si las consultas y las claves tienen $d$ números al azar de varianza 1, el producto punto
@@ -102,11 +104,87 @@ def medir(d: int, claves: int = 8, semilla: int = 0) -> dict[str, float | np.nda
     }
 
 
-@lru_cache(maxsize=64)
 def curva(claves: int, semilla: int) -> tuple[np.ndarray, np.ndarray]:
-    """Peso máximo medio para cada d de DIMENSIONES_CURVA, sin y con escala."""
+    """Peso máximo medio para cada d de DIMENSIONES_CURVA, sin y con escala (copias: nadie altera la caché).
+
+    Con semilla 0 (la de la figura), la primera vez que se pide otro número de claves que el inicial,
+    un hilo calcula de una vez la curva de todos (`_tabla_semilla_0`, ≈ 1.7 s de CPU); hasta que
+    termina, cada número de claves se calcula solo. Los números son los mismos por los dos caminos.
+    """
+    tabla = _tabla_lista() if semilla == 0 else None
+    if tabla is None:
+        if semilla == 0 and claves != CLAVES_INICIAL:
+            _empezar_tabla()
+        sin, con = _curva(claves, semilla)
+    else:
+        sin, con = tabla[0][claves], tabla[1][claves]
+    return sin.copy(), con.copy()
+
+
+@lru_cache(maxsize=64)
+def _curva(claves: int, semilla: int) -> tuple[np.ndarray, np.ndarray]:
     filas = [medir(d, claves, semilla) for d in DIMENSIONES_CURVA]
     return np.array([f["max_sin"] for f in filas]), np.array([f["max_con"] for f in filas])
+
+
+def _maximos(punto: torch.Tensor, d: int) -> tuple[float, float]:
+    """El peso máximo medio de los puntajes (CONSULTAS, claves), sin y con ÷ √d (como en `medir`)."""
+    sin = torch.softmax(punto, dim=-1).max(dim=-1).values.mean().item()
+    return sin, torch.softmax(punto / math.sqrt(d), dim=-1).max(dim=-1).values.mean().item()
+
+
+def _tabla_semilla_0() -> tuple[np.ndarray, np.ndarray]:
+    """`curva(claves, 0)` para todos los números de claves: (sin, con), (CLAVES_MAX + 1, len(DIMENSIONES_CURVA)).
+
+    Las consultas de una d se sortean una vez para todas las claves: fuera de las d de la lección, las
+    claves de `_sorteo(d, c, 0)` son las primeras c filas de las de CLAVES_MAX (el generador de torch las
+    llena de a 16 números cuando c·d es múltiplo de 16; si no, se sortean aparte, como en `_sorteo`).
+    """
+    todas = range(2, CLAVES_MAX + 1)
+    sin = np.full((CLAVES_MAX + 1, len(DIMENSIONES_CURVA)), np.nan)
+    con = sin.copy()
+    with un_hilo():
+        for j, d in enumerate(DIMENSIONES_CURVA):
+            if d in D_LECCION:  # sus consultas dependen de las claves (lo que la lección sorteó antes)
+                puntos = {c: _producto(*_sorteo(d, c, 0)) for c in todas}
+            else:
+                g = torch.Generator().manual_seed(0)
+                q = torch.randn(CONSULTAS, d, generator=g)
+                tras_q = g.get_state()
+                todos = q @ torch.randn(CLAVES_MAX, d, generator=g).T  # (CONSULTAS, CLAVES_MAX)
+                puntos = {}
+                for c in todas:
+                    if c * d % 16:
+                        g.set_state(tras_q)
+                        puntos[c] = _producto(q, torch.randn(c, d, generator=g))
+                    else:
+                        puntos[c] = todos[:, :c]
+            for c, punto in puntos.items():
+                sin[c, j], con[c, j] = _maximos(punto, d)
+    return sin, con
+
+
+def _producto(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    return q @ k.T  # (CONSULTAS, claves)
+
+
+_tabla: list = []  # [la tabla de `_tabla_semilla_0`] cuando está lista; solo se escribe una vez
+_cerrojo_tabla = threading.Lock()
+_hilo_tabla: list[threading.Thread] = []
+
+
+def _tabla_lista() -> tuple[np.ndarray, np.ndarray] | None:
+    return _tabla[0] if _tabla else None
+
+
+def _empezar_tabla() -> None:
+    """Lanza (una vez por proceso) el hilo que calcula la tabla de todas las claves."""
+    with _cerrojo_tabla:
+        if _hilo_tabla:
+            return
+        hilo = threading.Thread(target=lambda: _tabla.append(_tabla_semilla_0()), name="escalado-curvas", daemon=True)
+        _hilo_tabla.append(hilo)
+    hilo.start()
 
 
 @lru_cache(maxsize=8)
@@ -224,7 +302,7 @@ def _filas_leccion(claves: int, semilla: int) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(_fila(dl, medir(dl, claves, semilla), False)) for dl in D_LECCION)
 
 
-def calcular(d: float = D_INICIAL, claves: float = 8, semilla: float = 0):
+def calcular(d: float = D_INICIAL, claves: float = CLAVES_INICIAL, semilla: float = 0):
     """La vista: (histogramas, curva, tabla de la lección y de la d elegida, texto)."""
     d, claves, semilla = _validar(d, claves, semilla)
     m = medir(d, claves, semilla)
@@ -371,7 +449,7 @@ def construir() -> Vista:
         )
     with gr.Row():
         rapidos = [gr.Button(f"d = {v}", size="sm", min_width=80) for v in D_LECCION]
-        claves = Deslizador(2, CLAVES_MAX, value=8, step=1, scale=3, label="Número de claves")
+        claves = Deslizador(2, CLAVES_MAX, value=CLAVES_INICIAL, step=1, scale=3, label="Número de claves")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, label="Semilla")
     # d es la entrada de `calcular` y de la URL; el deslizador de log₂ d y los botones solo la escriben.
     log_d.input(None, log_d, d, js=JS_D_DESDE_LOG, api_visibility="private", show_progress="hidden")

@@ -1,10 +1,12 @@
 """La pestaña «¿Por qué √d?» reproduce la tabla de la lección."""
 
 import math
+import threading
 
 import numpy as np
 import pytest
 
+from demos import escalado
 from demos.comun.figuras import C0, C1, Curvas, Histograma, Paneles
 from demos.comun.figuras.pantalla import figura_plotly
 from demos.escalado import CONSULTAS, DIMENSIONES_CURVA, calcular, curva, medir
@@ -191,3 +193,30 @@ def test_la_seccion_del_gradiente_tiene_su_id_estable():
     with gr.Blocks() as demo:
         escalado.construir()
     assert "escalado-gradiente" in {b.elem_id for b in demo.blocks.values()}
+
+
+def _esperar_la_tabla():
+    for hilo in threading.enumerate():
+        if hilo.name == "escalado-curvas":
+            hilo.join()
+
+
+def test_la_curva_de_otras_claves_sale_de_la_tabla_sin_sortear(monkeypatch):
+    """La curva (semilla 0) depende solo del número de claves: tras la primera con otro número que el
+    inicial, las demás salen de la tabla de todas, sin volver a sortear 1 000 consultas por cada d."""
+    curva(11, 0)
+    _esperar_la_tabla()
+    sorteos = []
+    original = escalado._sorteo
+    monkeypatch.setattr(escalado, "_sorteo", lambda *a: sorteos.append(a) or original(*a))
+    curva(13, 0), curva(40, 0)
+    assert sorteos == []
+
+
+@pytest.mark.parametrize("claves", [2, 3, 5, 8, 17, 64])
+def test_la_tabla_de_curvas_da_los_mismos_numeros_que_una_por_una(claves):
+    """Exacta: las claves de CLAVES_MAX recortadas y las consultas compartidas dan los mismos bits."""
+    curva(9, 0)
+    _esperar_la_tabla()
+    sin, con = escalado._curva.__wrapped__(claves, 0)  # sin caché: medir para cada d
+    assert curva(claves, 0)[0].tolist() == sin.tolist() and curva(claves, 0)[1].tolist() == con.tolist()
