@@ -14,6 +14,9 @@ delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
 - `gr.ImageEditor.blob_storage`: el dict donde `accept_blobs` deja los trozos de un dibujo.
 - La cola (`gradio.queueing.Queue`: sus filas por `concurrency_id` y `Event.concurrency_id`):
   `mover_a_carril` pasa una llamada lenta a la fila de su carril (servidor/reparto.py).
+- Los trozos del frontend instalado (`gradio/templates/frontend/assets/`): `modulos_del_plot` lee
+  qué archivos importa la página para montar un `gr.Plot` con Plotly (el de Plotly.js pesa 4.6 MB y
+  Gradio lo pide recién al montar la primera figura), y `precarga_del_plot` los pide en la cabecera.
 
 tests/test_seguridad_interno.py falla si una versión de Gradio cambia algo de esto.
 """
@@ -24,9 +27,12 @@ import collections
 import datetime
 import logging
 import os
+import re
 import weakref
 from collections.abc import Iterator
 from copy import copy
+from functools import cache
+from pathlib import Path
 
 import gradio as gr
 from gradio.queueing import EventQueue
@@ -204,3 +210,43 @@ def mover_a_carril(cola, evento_id: str, carril: str, limite: int = 1) -> bool:
 def editores(blocks: gr.Blocks) -> dict[int, gr.ImageEditor]:
     """Los lienzos (`gr.ImageEditor` y sus hijas) de la página, por id de bloque."""
     return {k: b for k, b in blocks.blocks.items() if isinstance(b, gr.ImageEditor)}
+
+
+# --- el frontend ---------------------------------------------------------------------------------
+
+TROZOS = Path(gr.__file__).parent / "templates" / "frontend" / "assets"
+
+# En el mapa de componentes del frontend (core-*.js): `plot:{base:()=>v(()=>import(`./Plot-….js`),…),
+# component:()=>v(()=>import(`./Index-….js`),…)`; en Plot-….js, `plotly:()=>d(()=>import(`./PlotlyPlot-….js`),…)`.
+_IMPORTA = r"\(\)=>\w+\(\(\)=>import\(`\./([\w.-]+\.js)`\)"
+_PLOT = re.compile(r"\bplot:\{base:" + _IMPORTA + r"[^}]*?component:" + _IMPORTA)
+_PLOTLY = re.compile(r"\bplotly:" + _IMPORTA)
+
+
+@cache
+def modulos_del_plot(trozos: Path = TROZOS) -> tuple[str, ...]:
+    """Los archivos de `trozos` que la página importa para dibujar un `gr.Plot` de Plotly, el más pesado primero.
+
+    (Plotly.js, la figura, el componente), leídos del frontend instalado; () si no se encuentran (con
+    otra versión de Gradio): la página anda igual, solo que pide Plotly.js al montar la figura.
+    """
+    for mapa in sorted(trozos.glob("core-*.js")):
+        hallado = _PLOT.search(mapa.read_text(encoding="utf-8", errors="replace"))
+        if hallado is None:
+            continue
+        base, componente = hallado.groups()
+        plotly = _PLOTLY.search((trozos / base).read_text(encoding="utf-8", errors="replace"))
+        nombres = (plotly.group(1),) if plotly else ()
+        nombres += (base, componente)
+        if all((trozos / n).is_file() for n in nombres):
+            return nombres
+    log.warning("No se encontraron los trozos del gr.Plot en %s: la página no los precarga", trozos)
+    return ()
+
+
+def precarga_del_plot() -> str:
+    """Para el `<head>`: un `modulepreload` por archivo de `modulos_del_plot`, relativos a la página como los de Gradio.
+
+    `crossorigin` como los `modulepreload` que pone Vite (el frontend) al importar: el mismo pedido, una vez.
+    """
+    return "".join(f'<link rel="modulepreload" crossorigin href="./assets/{n}">' for n in modulos_del_plot())

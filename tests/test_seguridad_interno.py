@@ -65,3 +65,18 @@ def test_el_lienzo_guarda_sus_trozos_en_blob_storage():
     assert isinstance(editor.blob_storage, dict)
     assert getattr(editor.accept_blobs, "_is_server_fn", False)
     assert "accept_blobs" in editor.get_config().get("server_fns", [])
+
+
+def test_los_trozos_del_plot_son_plotly_la_figura_y_el_componente():
+    """Lo que `modulos_del_plot` lee del frontend: el único trozo con Plotly.js, el que lo importa y su componente."""
+    plotly, base, componente = gradio_interno.modulos_del_plot()
+    trozos = gradio_interno.TROZOS
+    con_plotly = [p.name for p in trozos.glob("*.js") if "newPlot" in p.read_text(encoding="utf-8", errors="replace")]
+    assert con_plotly == [plotly] and (trozos / plotly).stat().st_size > 1_000_000
+    assert f"import(`./{plotly}`)" in (trozos / base).read_text(encoding="utf-8")
+    assert f'from"./{base}"' in (trozos / componente).read_text(encoding="utf-8")
+
+
+def test_sin_el_mapa_de_componentes_no_se_precarga_nada(tmp_path):
+    (tmp_path / "core-x.js").write_text("export{}", encoding="utf-8")
+    assert gradio_interno.modulos_del_plot(tmp_path) == ()

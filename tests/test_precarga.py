@@ -1,0 +1,63 @@
+"""La página pide Plotly.js en su cabecera, no al montar la primera figura (#22).
+
+Gradio importa el trozo de Plotly.js de su frontend (4.6 MB) recién cuando monta el primer `gr.Plot`;
+la cabecera de cada página (la suite y cada /demo/<id>/) lo pide antes con un `modulepreload`, junto
+con los otros dos trozos del Plot, leídos del frontend instalado (servidor/gradio_interno.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+
+import pytest
+
+from servidor import gradio_interno, paginas
+from tests.ayuda_navegador import fuente_figura
+
+PAGINAS = ["", "demo/temperatura/"]  # la suite y una pestaña suelta
+PRECARGA = re.compile(r'<link rel="modulepreload"[^>]*href="([^"]+)"')
+PESADO = 1_000_000  # bytes: un trozo de JS así, pedido tarde, es el que retrasa la primera figura
+
+
+def _configuracion(url: str) -> dict:
+    """La configuración que la página servida trae escrita (`window.gradio_config = …;`)."""
+    with urllib.request.urlopen(url, timeout=60) as r:
+        html = r.read().decode()
+    return json.loads(re.search(r"window\.gradio_config = (.*?);</script>", html, re.S).group(1))
+
+
+@pytest.mark.parametrize("camino", PAGINAS)
+def test_la_pagina_precarga_los_trozos_del_plot_y_existen(url_app, camino):
+    """En la cabecera de la página, los trozos que importa el Plot; cada uno responde 200 como JS."""
+    cabeza = _configuracion(url_app + camino)["head"]
+    pedidos = PRECARGA.findall(cabeza)
+    assert pedidos == [f"./assets/{n}" for n in gradio_interno.modulos_del_plot()]
+    assert any(n.startswith("PlotlyPlot-") for n in gradio_interno.modulos_del_plot())
+    assert paginas.CABECERA in cabeza, "el guion del token de la página sigue en la cabecera"
+    for href in pedidos:
+        with urllib.request.urlopen(url_app + camino + href.removeprefix("./"), timeout=60) as r:
+            assert r.status == 200 and "javascript" in r.headers["content-type"], href
+
+
+@pytest.mark.parametrize("camino,id_", [("", None), ("demo/temperatura/", "temperatura")])
+def test_chromium_pide_plotly_antes_que_el_plot_y_una_sola_vez(url_app, pagina, camino, id_):
+    """Lo que el navegador pide de verdad: Plotly.js antes que el trozo del Plot que lo importa (sin la
+    precarga, después: lo pide al montarse), cada trozo una sola vez, y ningún otro JS pesado."""
+    from demos import PESTANAS
+
+    pedidos: list[str] = []
+    pagina.on("request", lambda r: r.resource_type == "script" and pedidos.append(r.url))
+    pagina.goto(url_app + camino, wait_until="load")
+    fuente_figura(pagina, id_ or PESTANAS[0].id)
+    trozos = [url_app + camino + f"assets/{n}" for n in gradio_interno.modulos_del_plot()]
+    assert [pedidos.count(u) for u in trozos] == [1] * len(trozos), pedidos
+    plotly, base, _ = trozos
+    assert pedidos.index(plotly) < pedidos.index(base), pedidos
+    pesados = pagina.evaluate(
+        """(minimo) => performance.getEntriesByType("resource")
+          .filter((e) => e.name.endsWith(".js") && e.decodedBodySize > minimo).map((e) => e.name)""",
+        PESADO,
+    )
+    assert pesados == [plotly], pesados
