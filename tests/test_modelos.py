@@ -330,3 +330,24 @@ def test_los_digitos_no_importan_sklearn():
     )
     salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, check=True).stdout
     assert salida.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "L, w, g, bloque, r, semilla",
+    [
+        (2048, 4, 1, 64, 1, 0),  # la pestaña al abrir
+        (2048, 64, 4, 64, 4, 2**31 - 1),
+        (2048, 0, 0, 64, 0, 3),
+        (2048, 63, 3, 64, 2, 123),
+        (2048, 5, 4, 64, 0, 9),
+        (37, 11, 2, 2, 4, 5),  # L no es múltiplo del bloque
+        (64, 64, 4, 2, 3, 8),  # la ventana cubre la fila entera
+        (4, 1, 4, 2, 1, 1),  # todas globales
+    ],
+)
+def test_casillas_bigbird_cuenta_las_de_la_mascara(L, w, g, bloque, r, semilla):
+    """La cuenta sin armar la matriz (la del texto de «Variantes», con L = 2 048) es la de la máscara entera."""
+    from modelos import dispersa
+
+    esperado = int((~dispersa.bigbird(L, w, g, bloque, r, semilla)).sum())
+    assert dispersa.casillas_bigbird(L, w, g, bloque, r, semilla) == esperado
