@@ -268,6 +268,7 @@ def main() -> None:
     print(cabecera)
     partes = []
     for s in secciones:
+        inicio = time.perf_counter()
         if s == "arranque":
             partes.append(arranque(args.repeticiones))
         elif s == "clase":
@@ -286,6 +287,7 @@ def main() -> None:
             partes.append(carga(args.clientes, args.segundos))
         elif s == "entrenamiento":
             partes.append(entrenamiento())
+        print(f"\n(La sección {s} tardó {time.perf_counter() - inicio:.0f} s.)", file=sys.stderr, flush=True)
     if args.markdown:
         # La lectura (prosa escrita a mano al final del archivo) se conserva: hay que revisarla si
         # las cifras cambian, pero no se pierde al volver a medir.

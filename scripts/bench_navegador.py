@@ -7,15 +7,20 @@ ejemplo de su `Vista`, el mismo que mueven las pruebas) de ida y vuelta entre el
 y el inicial, y mide desde justo antes del evento `input` hasta el primer cuadro pintado después de
 que la primera figura cambió. Junto a una página eco de Gradio (un Number conectado a un Textbox)
 en la misma corrida. Cuenta además las peticiones `queue/join` por movimiento (la prueba exacta
-está en tests/test_velocidad.py) y cuánto tarda la primera figura después del evento `load`, en
-cada /demo/<id>/ y en la suite.
+está en tests/test_velocidad.py) y cuánto tarda la primera figura después del evento `load` en
+cada /demo/<id>/ (la de la suite la mide la sección «apertura», con la caché vacía).
+
+Imprime cuánto se llevó cada fase (arrancar, abrir cada pestaña, esperar la calma, mover) y la
+duración total: la sección tiene que caber en `make bench` (#22: menos de 5 minutos).
 """
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import sys
 import time
+from collections import defaultdict
 
 from scripts.bench import Servidor, ms, puerto_libre, tabla
 
@@ -29,6 +34,59 @@ demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]))
 """
 
 ESPERA_S = 15  # un movimiento que no se ve en este tiempo cuenta como fallido
+# Sin eventos corriendo ni queue/join nuevos durante esto: lo que manda la página ya salió. Al abrir es más
+# largo: Parches ViT manda su segundo evento ≈ 1 s después de que el de `load` terminó (máquina cargada).
+CALMA_AL_ABRIR_MS, CALMA_TRAS_MOVER_MS = 1000, 500
+
+
+class Fases:
+    """Cuánto se lleva cada fase de la sección, sumada sobre las pestañas: dónde se va el tiempo."""
+
+    def __init__(self):
+        self.inicio = time.perf_counter()
+        self.segundos: dict[str, float] = defaultdict(float)
+
+    @contextlib.contextmanager
+    def __call__(self, nombre: str):
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.segundos[nombre] += time.perf_counter() - t
+
+    def total(self) -> float:
+        return time.perf_counter() - self.inicio
+
+    def filas(self) -> list[list]:
+        total = self.total()
+        filas = [[n, f"{s:.1f} s", f"{s / total:.0%}"] for n, s in self.segundos.items()]
+        return [*filas, ["**total**", f"{total:.1f} s", ""]]
+
+
+class Joins:
+    """Las peticiones `queue/join` de la página: cuántas salieron y cuántas siguen sin respuesta."""
+
+    def __init__(self, pagina):
+        self.enviadas = self.abiertas = 0
+        pagina.on("request", lambda r: "queue/join" in r.url and self._cambia(1, 1))
+        pagina.on("requestfinished", lambda r: "queue/join" in r.url and self._cambia(0, -1))
+        pagina.on("requestfailed", lambda r: "queue/join" in r.url and self._cambia(0, -1))
+
+    def _cambia(self, enviadas: int, abiertas: int) -> None:
+        self.enviadas += enviadas
+        self.abiertas += abiertas
+
+    def calma(self, pagina, quieta_ms: int, limite_s: float = 15) -> None:
+        """Espera (como mucho `limite_s`) a que no corra ningún evento (ni join abierto ni salida `.pending`
+        de Gradio: un evento encadenado sale al terminar el anterior) y pasen `quieta_ms` sin joins nuevos."""
+        fin = time.perf_counter() + limite_s
+        while time.perf_counter() < fin:
+            antes = self.enviadas
+            pagina.wait_for_timeout(quieta_ms)
+            quieta = pagina.evaluate("() => !document.querySelector('.pending')")
+            if self.enviadas == antes and self.abiertas <= 0 and quieta:
+                return
+
 
 # Desde el primer script de cada página: cuándo (ms desde que empezó la navegación) aparece la primera
 # figura dibujada de la pestaña que se abrió (/demo/<id>/, ?tab=<id> o la primera de la suite).
@@ -109,41 +167,29 @@ def _principal(vista) -> tuple[str, object, str, str]:
     return nombre, c, valor, inicial
 
 
-def _una_pestana(pagina, url: str, id_: str, vista, veces: int, joins: list) -> tuple[list[float], float, int, float]:
+def _una_pestana(pagina, url: str, id_: str, vista, veces: int, joins: Joins, fases: Fases):
     """(tiempos de cada movimiento, queue/join por movimiento, movimientos fallidos, 1.ª figura tras `load`)."""
-    pagina.goto(f"{url}demo/{id_}/", wait_until="load")
-    sel_figura = f"#{id_}-figura1"
-    pagina.wait_for_function(
-        "(sel) => { const g = document.querySelector(sel + ' .js-plotly-plot'); return g && g.data; }",
-        arg=sel_figura,
-        timeout=60_000,
-    )
-    pagina.wait_for_function("() => window.__primera !== undefined", timeout=60_000)
+    with fases("abrir cada /demo/<id>/ (hasta su 1.ª figura)"):
+        pagina.goto(f"{url}demo/{id_}/", wait_until="load", timeout=60_000)
+        pagina.wait_for_function("() => window.__primera !== undefined", timeout=60_000)
     primera = pagina.evaluate(TRAS_LOAD)
     primera = None if primera is None else primera / 1000
-    pagina.wait_for_timeout(400)  # lo que llega con `load` y lo que se llena al abrir
+    with fases("esperar la calma (lo que manda `load`, eventos encadenados)"):
+        joins.calma(pagina, CALMA_AL_ABRIR_MS)  # lo que llega con `load` y lo que se llena al abrir
     nombre, c, ejemplo, inicial = _principal(vista)
     acciones = [_accion(pagina, id_, nombre, c, v) for v in (ejemplo, inicial)]
-    antes = len(joins)
+    antes = joins.enviadas
     tiempos, fallidos = [], 0
-    for k in range(veces):
-        t = _mover(pagina, sel_figura, acciones[k % 2])
-        if t is None:
-            fallidos += 1
-        else:
-            tiempos.append(t)
-    pagina.wait_for_timeout(500)  # un evento encadenado que salga tarde también cuenta
-    return tiempos, (len(joins) - antes) / veces, fallidos, primera
-
-
-def _primera_tras_load(pagina, url: str) -> float | None:
-    try:  # una página que no abre a tiempo queda en «—»: la tabla se escribe igual
-        pagina.goto(url, wait_until="load", timeout=60_000)
-        pagina.wait_for_function("() => window.__primera !== undefined", timeout=30_000)
-    except Exception:
-        return None
-    t = pagina.evaluate(TRAS_LOAD)
-    return None if t is None else t / 1000
+    with fases(f"mover ({veces} por pestaña)"):
+        for k in range(veces):
+            t = _mover(pagina, f"#{id_}-figura1", acciones[k % 2])
+            if t is None:
+                fallidos += 1
+            else:
+                tiempos.append(t)
+    with fases("esperar la calma (lo que manda `load`, eventos encadenados)"):
+        joins.calma(pagina, CALMA_TRAS_MOVER_MS)  # un evento encadenado que salga tarde también cuenta
+    return tiempos, (joins.enviadas - antes) / veces, fallidos, primera
 
 
 def _tras_load(t: float | None) -> str:
@@ -156,45 +202,54 @@ def navegador(veces: int = 8) -> str:
     """Mediana, en Chromium, de mover el control principal de cada pestaña hasta ver la figura nueva."""
     from playwright.sync_api import sync_playwright
 
-    inicio = time.perf_counter()
+    fases = Fases()
     p_app, p_eco = puerto_libre(), puerto_libre()
-    servidor = Servidor(["app.py", "--port", str(p_app)], p_app)
+    servidor = Servidor(["app.py", "--port", str(p_app)], p_app)  # los dos arrancan a la vez
     eco = Servidor(["-c", ECO, str(p_eco)], p_eco)
-    filas, primeras = [], []
+    filas = []
     try:
-        import app as suite  # mientras arrancan los servidores
-        from demos import PESTANAS
+        with fases("arrancar la app y el eco (y armar las vistas aquí)"):
+            import app as suite  # mientras arrancan los servidores
+            from demos import PESTANAS
 
-        servidor.esperar()
-        eco.esperar()
+            vistas = suite.vistas(suite.demo)
+            servidor.esperar()
+            eco.esperar()
         with sync_playwright() as pw:
-            nav = pw.chromium.launch(
-                executable_path="/usr/bin/chromium",
-                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-            )
-            pagina = nav.new_page(viewport={"width": 1280, "height": 900})
-            pagina.add_init_script(PRIMERA % PESTANAS[0].id)
-            joins: list[str] = []
-            pagina.on("request", lambda r: "queue/join" in r.url and joins.append(r.url))
+            with fases("lanzar Chromium"):
+                nav = pw.chromium.launch(
+                    executable_path="/usr/bin/chromium",
+                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+                )
+                pagina = nav.new_page(viewport={"width": 1280, "height": 900})
+                pagina.add_init_script(PRIMERA % PESTANAS[0].id)
+                joins = Joins(pagina)
 
-            pagina.goto(eco.url)
-            pagina.locator("#eco-entrada input").wait_for()
-            caja_eco = pagina.locator("#eco-entrada input").first
-            eco_t = [_mover(pagina, "#eco-salida", lambda k=k: caja_eco.fill(str(k + 1))) for k in range(veces)]
+            with fases("el eco (abrir y mover)"):
+                pagina.goto(eco.url)
+                caja_eco = pagina.locator("#eco-entrada input").first
+                caja_eco.wait_for()
+                eco_t = [_mover(pagina, "#eco-salida", lambda k=k: caja_eco.fill(str(k + 1))) for k in range(veces)]
             eco_t = [t for t in eco_t if t is not None]
             m_eco = statistics.median(eco_t)
             filas.append(["(eco: Number → Textbox)", ms(m_eco), "1.00×", "1", "", ""])
 
             for p in PESTANAS:
-                vista = suite.vistas(suite.demo)[p.id]
+                vista = vistas[p.id]
                 nombre = _principal(vista)[0]
                 try:
-                    tiempos, por_mov, fallidos, primera = _una_pestana(pagina, servidor.url, p.id, vista, veces, joins)
+                    tiempos, por_mov, fallidos, primera = _una_pestana(
+                        pagina, servidor.url, p.id, vista, veces, joins, fases
+                    )
                 except Exception as e:  # la pestaña no abrió: se anota y se sigue
                     filas.append([f"{p.id} ({nombre})", "—", "—", "—", "—", f"no abrió: {type(e).__name__}"])
                     continue
                 m = statistics.median(tiempos) if tiempos else float("nan")
-                print(f"  {p.id}: {ms(m)}, {por_mov:g} joins por movimiento", file=sys.stderr, flush=True)
+                print(
+                    f"  {p.id}: {ms(m)}, {por_mov:g} joins por movimiento ({fases.total():.0f} s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 filas.append(
                     [
                         f"{p.id} ({nombre})",
@@ -205,18 +260,18 @@ def navegador(veces: int = 8) -> str:
                         f"{fallidos} sin cambio" if fallidos else "",
                     ]
                 )
-            for nombre, camino in (("suite, 1.ª pestaña", ""), ("suite, ?tab=temperatura", "?tab=temperatura")):
-                t = _primera_tras_load(pagina, servidor.url + camino)
-                primeras.append([nombre, _tras_load(t)])
             nav.close()
     finally:
-        servidor.cerrar()
-        eco.cerrar()
-    duracion = time.perf_counter() - inicio
+        with fases("cerrar los servidores"):
+            servidor.cerrar()
+            eco.cerrar()
+    duracion = fases.total()
     texto = tabla(
         f"Navegador: del movimiento a los píxeles en Chromium, /demo/<id>/ (mediana de {veces} movimientos; "
         f"la sección tardó {duracion:.0f} s)",
         ["pestaña (control)", "mediana", "/ eco", "queue/join por mov.", "1.ª figura tras `load`", ""],
         filas,
     )
-    return texto + tabla("La primera figura en la suite, tras `load`", ["página", "tras `load`"], primeras)
+    texto += tabla("Tiempo de la sección navegador, por fase", ["fase", "segundos", "del total"], fases.filas())
+    print(f"La sección navegador tardó {duracion:.0f} s.", file=sys.stderr, flush=True)
+    return texto
