@@ -2,10 +2,14 @@
 
 Lanza la app y una página eco de Gradio (un Number conectado a un Textbox) en el mismo proceso y mide en
 Chromium, para cada movimiento: del evento del control hasta el segundo cuadro después de que la figura
-(todas las de la pestaña) tiene sus datos nuevos. Con `--perfil` graba además un perfil de CPU (CDP) de
-los movimientos y da las funciones de JS que más tiempo propio se llevan.
+(todas las de la pestaña) tiene sus datos nuevos, y sus fases (la espera del servidor hasta el mensaje
+process_completed, Gradio hasta Plotly.react, adaptar, lo síncrono de Plotly, los cuadros hasta los píxeles).
+Con `--perfil` graba además una traza (devtools.timeline) y un perfil de CPU de los movimientos y reparte el
+hilo principal: JS de Plotly, de Gradio y de la suite, estilo, maquetación (y quién la pidió), pintura, GC.
+`--antes REF` mide cada movimiento también con navegador.js y disposicion.js del commit REF, en la misma
+corrida; `--sin-progreso`, con show_progress="hidden" en los eventos.
 
-    .venv/bin/python scripts/perfil_redibujo.py [--veces 8] [--perfil] [--ancho 1280]
+    .venv/bin/python scripts/perfil_redibujo.py [--veces 8] [--perfil] [--antes HEAD] [--sin-progreso]
 
 La tabla de la suite con todas las pestañas es de `scripts/bench.py`; esto es la lupa del dibujante.
 """
@@ -13,6 +17,7 @@ La tabla de la suite con todas las pestañas es de `scripts/bench.py`; esto es l
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import socket
 import statistics
@@ -39,21 +44,51 @@ MOVIMIENTOS = [
 ]
 
 # Promesa que se cumple en el segundo cuadro tras el cambio de datos de todas las figuras de `raiz`
-# (o del texto del eco), con el tiempo desde `t0`.
+# (o del texto del eco), con el tiempo desde `t0`. Los datos cambian cuando Plotly.react pone otro `data` en
+# el <div> (comparar por identidad: serializar las figuras en cada cuadro le cargaba la medida a la página).
 ESPERA = """([raiz, eco]) => ({p: new Promise((listo) => {
   const firma = () => eco
-    ? document.querySelector(raiz + " textarea, " + raiz + " input").value
-    : [...document.querySelectorAll(raiz + " .js-plotly-plot")]
-        .map((g) => JSON.stringify((g.data || []).map((t) => [t.z, t.y, t.x, t.text]))).join("|");
+    ? [document.querySelector(raiz + " textarea, " + raiz + " input").value]
+    : [...document.querySelectorAll(raiz + " .js-plotly-plot")].map((g) => g.data);
   const antes = firma();
   const mirar = () => {
-    if (firma() !== antes) {
+    const ahora = firma();
+    if (ahora.length !== antes.length || ahora.some((v, i) => v !== antes[i])) {
       const datos = performance.now() - window.__t0;
-      requestAnimationFrame(() => requestAnimationFrame(() => listo([datos, performance.now() - window.__t0])));
+      requestAnimationFrame(() => requestAnimationFrame(() => {
+        performance.mark("pixeles");
+        listo([datos, performance.now() - window.__t0]);
+      }));
     } else requestAnimationFrame(mirar);
   };
   window.__mirar = mirar;
 })})"""
+
+# En cada página, antes que Gradio: una marca «respuesta» cuando llega el mensaje SSE process_completed (el
+# cliente de Gradio lo lee con JSON.parse) para separar la espera del servidor del trabajo del navegador.
+MARCAR_RESPUESTA = """(() => {
+  const leer = JSON.parse;
+  JSON.parse = function (texto) {
+    if (typeof texto === "string" && texto.length < 4e6 && texto.includes('"process_completed"')) {
+      performance.mark("respuesta");
+    }
+    return leer.apply(this, arguments);
+  };
+})();"""
+
+# Por movimiento, de las marcas y medidas de la página (ms): la espera del servidor (hasta process_completed),
+# lo que Gradio tarda en pasar la respuesta a Plotly (JSON, Svelte), adaptar (navegador.js), lo síncrono de
+# Plotly.react y lo que queda hasta los píxeles (cuadros: lo que Plotly deja en rAF, estilo, maquetación, pintura).
+FASES = """() => {
+  const t0 = window.__t0, e = (n) => performance.getEntriesByName(n).filter((x) => x.startTime >= t0);
+  const r = e("respuesta")[0], px = e("pixeles")[0], ad = e("adaptar"), fi = e("figura");
+  const suma = (l) => l.reduce((s, x) => s + x.duration, 0);
+  const fin = fi.length ? Math.max(...fi.map((x) => x.startTime + x.duration)) : null;
+  const f = {servidor: r ? r.startTime - t0 : null, gradio: r && fi.length ? fi[0].startTime - r.startTime : null,
+    adaptar: suma(ad), plotly: suma(fi) - suma(ad), cuadros: px && fin !== null ? px.startTime - fin : null};
+  performance.clearMarks(); performance.clearMeasures();
+  return f;
+}"""
 
 
 def _puerto() -> int:
@@ -83,7 +118,7 @@ def _eco():
 
 
 def _mover(pg, selector: str, valor: str, modo: str) -> None:
-    pg.evaluate("() => { window.__t0 = performance.now(); }")
+    pg.evaluate("() => { window.__t0 = performance.now(); performance.mark('mover'); }")
     if modo == "tecla":
         pg.press(selector, valor)
     else:
@@ -96,15 +131,9 @@ def _tarea_ms(cdp) -> float:
     return metricas["TaskDuration"] * 1000
 
 
-def _medidas(pg) -> float:
-    """Lo que llevó Plotly dibujar las figuras del movimiento (las medidas «figura» de navegador.js), en ms."""
-    return pg.evaluate(
-        "() => { const m = performance.getEntriesByName('figura'); performance.clearMeasures('figura');"
-        " return m.reduce((s, e) => s + e.duration, 0); }"
-    )
-
-
-def medir(pg, url: str, selector: str, valores: list[str], modo: str, raiz: str, veces: int, eco=False):
+def medir(pg, url: str, selector: str, valores: list[str], modo: str, raiz: str, veces: int, eco=False, lupa=None):
+    """Por movimiento: (datos nuevos, píxeles, CPU de la página, {fase: ms}). `lupa` (una `Lupa`) graba los
+    movimientos medidos (no la carga ni el que calienta)."""
     cdp = pg.context.new_cdp_session(pg)
     cdp.send("Performance.enable")
     pg.goto(url)
@@ -114,16 +143,148 @@ def medir(pg, url: str, selector: str, valores: list[str], modo: str, raiz: str,
     pg.wait_for_timeout(1500)
     tiempos = []
     for k in range(veces + 1):
+        if k == 1 and lupa:
+            lupa.empezar(pg)
         promesa = pg.evaluate_handle(ESPERA, [raiz if not eco else "#eco-t", eco])
         pg.evaluate("() => window.__mirar && requestAnimationFrame(window.__mirar)")
         cpu = _tarea_ms(cdp)
         _mover(pg, selector, valores[k % 2], modo)
         datos, pixeles = promesa.evaluate("(o) => o.p")
         cpu = _tarea_ms(cdp) - cpu
+        fases = pg.evaluate(FASES)
         if k:  # el primero calienta
-            tiempos.append((datos, pixeles, cpu, _medidas(pg)))
+            tiempos.append((datos, pixeles, cpu, fases))
         pg.wait_for_timeout(400)
+    if lupa:
+        lupa.terminar(pg)
     return tiempos
+
+
+# El hilo principal de la página en la traza, por lo que hace (tiempo propio de cada evento). El JS se reparte
+# después entre Plotly, Gradio y la suite con el perfil de CPU (las muestras caen en el mismo reloj).
+CLASES = {
+    "estilo": ("UpdateLayoutTree", "RecalculateStyles"),
+    "maquetación": ("Layout",),
+    "pintura y capas": ("Paint", "PrePaint", "Layerize", "UpdateLayer", "UpdateLayerTree", "Commit", "PaintImage"),
+    "JS": (
+        "FunctionCall",
+        "EvaluateScript",
+        "V8.Execute",
+        "v8.run",
+        "v8.callFunction",
+        "TimerFire",
+        "RunMicrotasks",
+        "FireAnimationFrame",
+        "EventDispatch",
+        "v8.compile",
+        "V8.Compile",
+        "FireIdleCallback",
+        "ResizeObserver",
+    ),
+    "GC": ("MinorGC", "MajorGC", "V8.GC", "BlinkGC", "ThreadState::", "V8.Scavenge"),
+}
+CATEGORIAS = "devtools.timeline,disabled-by-default-devtools.timeline,disabled-by-default-devtools.timeline.stack,"
+CATEGORIAS += "blink.user_timing,v8,disabled-by-default-v8.gc"
+
+
+def _clase(nombre: str) -> str:
+    return next((c for c, prefijos in CLASES.items() if nombre.startswith(prefijos)), "otro")
+
+
+def _guion(url: str) -> str:
+    if "PlotlyPlot" in url:
+        return "JS: Plotly"
+    # Sin archivo: navegador.js y disposicion.js (Gradio los evalúa) y también lo que la medida corre en la página.
+    return "JS: Gradio (cliente, Svelte)" if url.startswith("http") else "JS sin archivo: la suite y la medida"
+
+
+class Lupa:
+    """Graba una traza (devtools.timeline) y un perfil de CPU de los movimientos medidos de una página y
+    reparte el tiempo del hilo principal entre cada «mover» y su «pixeles»."""
+
+    def __init__(self, navegador):
+        self.navegador, self.cdp = navegador, None
+
+    def empezar(self, pg) -> None:
+        self.cdp = pg.context.new_cdp_session(pg)
+        self.cdp.send("Profiler.enable")
+        self.cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+        self.cdp.send("Profiler.start")
+        self.navegador.start_tracing(page=pg, categories=CATEGORIAS.split(","))
+
+    def terminar(self, pg) -> None:
+        crudo = json.loads(self.navegador.stop_tracing())
+        self.eventos = crudo["traceEvents"] if isinstance(crudo, dict) else crudo
+        self.perfil = self.cdp.send("Profiler.stop")["profile"]
+        self.cdp.detach()
+
+    def reparto(self) -> tuple[dict[str, Counter], Counter, dict[str, Counter]]:
+        """ms por movimiento del hilo principal: {fase: {clase: ms}} (fase «espera» hasta process_completed,
+        «dibujo» de ahí a los píxeles), quién pidió estilo y maquetación, y qué funciones de JS pesaron."""
+        nombres = ("mover", "respuesta", "pixeles")
+        marcas = [e for e in self.eventos if e.get("name") in nombres and "user_timing" in e.get("cat", "")]
+        pid = next(e["pid"] for e in marcas if e["name"] == "mover")
+        hilo = next(
+            e["tid"]
+            for e in self.eventos
+            if e.get("pid") == pid and e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
+        )
+        ts = {n: sorted(e["ts"] for e in marcas if e["name"] == n and e["pid"] == pid) for n in nombres}
+        ventanas = [(a, *(next(b for b in ts[n] if b > a) for n in nombres[1:])) for a in ts["mover"]]
+
+        def fase(t: float) -> str | None:
+            return next(("espera" if t < r else "dibujo" for a, r, b in ventanas if a <= t <= b), None)
+
+        propios = {"espera": Counter(), "dibujo": Counter()}
+        forzado: Counter = Counter()
+        pila: list[list] = []  # [fin, tiempo de los hijos, evento]
+        completos = [e for e in self.eventos if e.get("pid") == pid and e.get("tid") == hilo and e.get("ph") == "X"]
+        for e in [*sorted(completos, key=lambda e: (e["ts"], -e.get("dur", 0))), {"ts": float("inf"), "dur": 0}]:
+            while pila and pila[-1][0] <= e["ts"]:
+                _, hijos, ev = pila.pop()
+                if pila:
+                    pila[-1][1] += ev.get("dur", 0)
+                if f := fase(ev["ts"]):
+                    clase, propio = _clase(ev["name"]), (ev.get("dur", 0) - hijos) / 1000
+                    propios[f]["JS" if ev["name"] == "RunTask" else clase] += propio  # RunTask propio: microtareas
+                    if clase in ("estilo", "maquetación"):
+                        pila_js = (ev.get("args", {}).get("beginData") or {}).get("stackTrace") or []
+                        quien = next(
+                            (f"{x['functionName'] or '(anónima)'} ({_guion(x['url'])[4:]})" for x in pila_js), ""
+                        )
+                        forzado[f"{clase} ← {quien or 'el cuadro (sin JS que lo pida)'}"] += propio
+            if e["ts"] != float("inf"):
+                pila.append([e["ts"] + e.get("dur", 0), 0, e])
+        # El JS, repartido por guion según las muestras del perfil de CPU (su tiempo) que caen en cada fase.
+        nodos = {x["id"]: x for x in self.perfil["nodes"]}
+        padres = {h: x["id"] for x in self.perfil["nodes"] for h in x.get("children", [])}
+        guiones = {"espera": Counter(), "dibujo": Counter()}
+        funciones = {"espera": Counter(), "dibujo": Counter()}
+        t = self.perfil["startTime"]
+        for muestra, dt in zip(self.perfil.get("samples", []), self.perfil.get("timeDeltas", []), strict=False):
+            t += dt
+            x = nodos[muestra]["callFrame"]
+            if not (f := fase(t)) or x["functionName"] in ("(idle)", "(program)", "(garbage collector)", "(root)"):
+                continue
+            arriba = muestra  # una función nativa (setAttribute, toDataURL) cuenta para el guion que la llamó
+            while nodos[arriba]["callFrame"]["lineNumber"] < 0 and arriba in padres:
+                arriba = padres[arriba]
+            guion = _guion(nodos[arriba]["callFrame"]["url"])
+            guiones[f][guion] += dt
+            funciones[f][f"{x['functionName'] or '(anónima)'} ({guion[4:]}, {x['url'].rsplit('/', 1)[-1][:20]})"] += dt
+        n = len(ventanas)
+        escala = {}
+        for f, c in propios.items():
+            js, total = c.pop("JS", 0), sum(guiones[f].values()) or 1
+            for g, us in guiones[f].items():
+                c[g] = js * us / total
+            escala[f] = js / total
+        funciones_ms = {f: Counter({k: v * escala[f] / n for k, v in c.items()}) for f, c in funciones.items()}
+        return (
+            {f: Counter({k: v / n for k, v in c.items()}) for f, c in propios.items()},
+            Counter({k: v / n for k, v in forzado.items()}),
+            funciones_ms,
+        )
 
 
 def _funciones(perfil: dict, n: int = 15) -> list[tuple[str, float]]:
@@ -140,7 +301,11 @@ def _funciones(perfil: dict, n: int = 15) -> list[tuple[str, float]]:
 def main() -> None:
     argumentos = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     argumentos.add_argument("--veces", type=int, default=8)
-    argumentos.add_argument("--perfil", action="store_true")
+    argumentos.add_argument(
+        "--perfil",
+        action="store_true",
+        help="traza y perfil de CPU: dónde va el tiempo del hilo principal en cada movimiento",
+    )
     argumentos.add_argument("--ancho", type=int, default=1280)
     argumentos.add_argument("--solo", default="", help="solo esta pestaña")
     argumentos.add_argument(
@@ -149,7 +314,14 @@ def main() -> None:
         help="cada movimiento también contra una app con run_history=False (sin guardar cada llamada en localStorage)",
     )
     argumentos.add_argument(
-        "--antes", action="store_true", help="cada movimiento también con el dibujo de antes (en el <div> de Gradio)"
+        "--sin-progreso",
+        action="store_true",
+        help='cada movimiento también contra una app con show_progress="hidden" en todos los eventos',
+    )
+    argumentos.add_argument(
+        "--antes",
+        metavar="REF",
+        help="cada movimiento también con navegador.js y disposicion.js del commit REF (p. ej. HEAD), la misma corrida",
     )
     a = argumentos.parse_args()
 
@@ -175,51 +347,103 @@ def main() -> None:
             return b
 
         _servir(crear_app(app.demo, sin_historial, POR_ID, app.opciones_lanzamiento()), puerto_sin)
+    puerto_oculto = _puerto()
+    if a.sin_progreso:  # el aviso de carga de Gradio (show_progress) de cada evento, fuera
+
+        def sin_progreso(id_):
+            b = app.construir_una(id_)
+            for fn in b.fns.values():
+                fn.show_progress = "hidden"
+            return b
+
+        _servir(crear_app(app.demo, sin_progreso, POR_ID, app.opciones_lanzamiento()), puerto_oculto)
 
     filas = []
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
         pg = b.new_context(viewport={"width": a.ancho, "height": 800}, locale="es-ES").new_page()
+        pg.add_init_script(MARCAR_RESPUESTA)
         eco = medir(pg, f"http://127.0.0.1:{puerto_eco}/", "#eco-n input", ["1", "2"], "numero", "", a.veces, True)
-        mediana_eco = statistics.median(x[1] for x in eco)
         filas.append(("eco (Number → Textbox)", eco))
-        cdp = pg.context.new_cdp_session(pg) if a.perfil else None
-        # El antes, en la misma corrida: navegador.js dibuja cada valor en el <div> nuevo de Gradio.
-        antes = None
+        # El antes, en la misma corrida: la misma app con la página (navegador.js, disposicion.js) de `--antes REF`.
+        puerto_antes = _puerto()
         if a.antes:
-            antes = b.new_context(viewport={"width": a.ancho, "height": 800}, locale="es-ES").new_page()
-            antes.add_init_script("window.__figurasSinDivPropio = true;")
+            _servir(crear_app(app.demo, app.construir_una, POR_ID, _opciones_de(a.antes)), puerto_antes)
+        lupas = []
         for id_, selector, valores, modo in MOVIMIENTOS:
             if a.solo and id_ != a.solo:
                 continue
-            if cdp:
-                cdp.send("Profiler.enable")
-                cdp.send("Profiler.setSamplingInterval", {"interval": 200})
-                cdp.send("Profiler.start")
             url = f"http://127.0.0.1:{puerto}/demo/{id_}/"
-            if antes:
-                t = medir(antes, url, selector, valores, modo, "body", a.veces)
-                filas.append((f"{id_} ({selector.split()[0]}, {modo}), antes", t))
-            if a.sin_historial:
-                t = medir(pg, url.replace(str(puerto), str(puerto_sin)), selector, valores, modo, "body", a.veces)
-                filas.append((f"{id_} ({selector.split()[0]}, {modo}), sin historial", t))
-            t = medir(pg, url, selector, valores, modo, "body", a.veces)
-            filas.append((f"{id_} ({selector.split()[0]}, {modo})", t))
-            if cdp:
-                perfil = cdp.send("Profiler.stop")["profile"]
-                print(f"\n{id_}: funciones con más tiempo propio (ms, {a.veces + 1} movimientos y la carga)")
-                for nombre, ms in _funciones(perfil):
-                    print(f"  {ms:8.1f}  {nombre}")
+            nombre = f"{id_} ({selector.split()[0]}, {' ↔ '.join(valores)})"
+            casos = [("", puerto)] + ([(f", antes ({a.antes})", puerto_antes)] if a.antes else [])
+            casos += [(", sin historial", puerto_sin)] if a.sin_historial else []
+            casos += [(', show_progress="hidden"', puerto_oculto)] if a.sin_progreso else []
+            for sufijo, puerto_caso in casos:
+                lupa = Lupa(b) if a.perfil else None
+                t = medir(
+                    pg, url.replace(str(puerto), str(puerto_caso)), selector, valores, modo, "body", a.veces, lupa=lupa
+                )
+                filas.append((nombre + sufijo, t))
+                if lupa:
+                    lupas.append((nombre + sufijo, lupa.reparto()))
         b.close()
-    cpu_eco = statistics.median(x[2] for x in eco)
+    _imprimir(filas, lupas)
+
+
+def _opciones_de(ref: str) -> dict:
+    """Las opciones de la página con navegador.js y disposicion.js como estaban en el commit `ref`."""
+    import subprocess
+
+    import app
+    from demos.comun.figuras.pantalla import con_constantes, navegador_js
+
+    opciones = app.opciones_lanzamiento()
+
+    def viejo(ruta: str) -> str:
+        git = ["git", "show", f"{ref}:{ruta}"]
+        return subprocess.run(git, cwd=RAIZ, check=True, capture_output=True, text=True).stdout
+
+    disposicion = "demos/servir/pagina/disposicion.js"
+    for ahora, antes in (
+        (navegador_js(), con_constantes(viejo("demos/comun/figuras/navegador.js"))),
+        ((RAIZ / disposicion).read_text(encoding="utf-8").strip(), viejo(disposicion).strip()),
+    ):
+        assert ahora in opciones["js"]
+        opciones["js"] = opciones["js"].replace(ahora, antes)
+    return opciones
+
+
+def _imprimir(filas, lupas) -> None:
+    eco = filas[0][1]
+    mediana_eco, cpu_eco = (statistics.median(x[i] for x in eco) for i in (1, 2))
+    fases = ("servidor", "gradio", "adaptar", "plotly", "cuadros")
     print(
-        f"\n| movimiento | datos nuevos | píxeles | × eco ({mediana_eco:.0f} ms) | CPU de la página | × eco | Plotly |"
+        f"\n| movimiento | píxeles | × eco ({mediana_eco:.0f} ms) | CPU de la página | × eco | "
+        + " | ".join(fases)
+        + " |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|" + "---|" * len(fases))
     for nombre, t in filas:
-        d, px, c, f = (statistics.median(x[i] for x in t) for i in range(4))
-        veces_eco = f"{px / mediana_eco:.1f}× | {c:.0f} ms | {c / cpu_eco:.1f}×"
-        print(f"| {nombre} | {d:.0f} ms | {px:.0f} ms | {veces_eco} | {f:.0f} ms |")
+        px, c = (statistics.median(x[i] for x in t) for i in (1, 2))
+        medianas = [[x[3][f] for x in t if x[3][f] is not None] for f in fases]
+        cifras = " | ".join(f"{statistics.median(m):.0f} ms" if m else "–" for m in medianas)
+        print(f"| {nombre} | {px:.0f} ms | {px / mediana_eco:.1f}× | {c:.0f} ms | {c / cpu_eco:.1f}× | {cifras} |")
+    print("\n(servidor: hasta el mensaje process_completed; gradio: de ahí al primer Plotly.react; cuadros: del último")
+    print(" Plotly.react a los píxeles, dos cuadros)")
+    for nombre, (fases_ms, forzado, funciones) in lupas:
+        print(f"\n{nombre}: el hilo principal entre el movimiento y los píxeles (ms por movimiento; traza y perfil)")
+        print("| en qué | mientras espera al servidor | de la respuesta a los píxeles |\n|---|---|---|")
+        clases = sorted(set(fases_ms["espera"]) | set(fases_ms["dibujo"]), key=lambda c: -fases_ms["dibujo"][c])
+        for c in clases:
+            print(f"| {c} | {fases_ms['espera'][c]:.0f} ms | {fases_ms['dibujo'][c]:.0f} ms |")
+        print("| **total** | " + " | ".join(f"{sum(fases_ms[f].values()):.0f} ms" for f in ("espera", "dibujo")) + " |")
+        print("  estilo y maquetación, quién las pidió:")
+        for quien, ms in forzado.most_common(6):
+            print(f"  {ms:7.1f}  {quien}")
+        for fase, texto in (("espera", "mientras espera"), ("dibujo", "tras la respuesta")):
+            print(f"  funciones de JS con más tiempo propio, {texto} (las nativas con su nombre):")
+            for f, ms in funciones[fase].most_common(6):
+                print(f"  {ms:7.1f}  {f}")
 
 
 if __name__ == "__main__":

@@ -192,6 +192,11 @@ def valor_de_plot(figura):
 def navegador_js() -> str:
     """`navegador.js` con sus constantes de aquí (las tintas del modo oscuro, el ancho de teléfono): una función
     `() => {…}` que la página corre una vez al cargar (la incluye `demos.servir.pagina`)."""
-    texto = (Path(__file__).with_name("navegador.js")).read_text(encoding="utf-8")
+    return con_constantes((Path(__file__).with_name("navegador.js")).read_text(encoding="utf-8"))
+
+
+def con_constantes(texto: str) -> str:
+    """El texto de un navegador.js -> su función, con las constantes de aquí (scripts/perfil_redibujo.py
+    lo usa también con el navegador.js de otro commit)."""
     cuerpo = texto[texto.index("() => {") :]
     return cuerpo.replace("__TINTAS__", json.dumps(TINTAS)).replace("__ANCHO_MAXIMO__", str(angosta.ANCHO_MAXIMO))
