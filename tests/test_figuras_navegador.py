@@ -193,3 +193,25 @@ def _pagina_en_otro_origen(html: str):
         yield f"http://localhost:{servidor.server_address[1]}/diapositiva.html"
     finally:
         servidor.shutdown()
+
+
+# Cuántas veces Plotly dibuja cada figura: cada `plotly_afterplot` de los <div> de las figuras de la página.
+CONTAR_DIBUJOS = """() => { window.__dibujos = {};
+  for (const g of document.querySelectorAll('.figura-propia')) {
+    const id = g.parentElement.id;
+    g.on('plotly_afterplot', () => { window.__dibujos[id] = (window.__dibujos[id] || 0) + 1; });
+  } }"""
+
+
+def test_cada_valor_nuevo_de_una_figura_se_dibuja_una_vez(navegador, url_app):
+    """Gradio monta el gráfico dos veces por valor (la segunda con el mismo JSON, cientos de ms después):
+    Plotly rehacía cada figura dos veces por movimiento. Máscara causal: otra semilla cambia sus dos figuras."""
+    pg = _abrir(navegador, url_app + "demo/mascara-causal/", "mascara-causal", viewport={"width": 1280, "height": 800})
+    pg.evaluate(CONTAR_DIBUJOS)
+    for semilla in ("2", "3"):
+        pg.fill("#mascara-causal-semilla input", semilla)
+        pg.wait_for_function("() => Object.keys(window.__dibujos).length === 2", timeout=ESPERA_MS)
+        pg.wait_for_timeout(2500)  # la segunda vez llegaba a los 300–800 ms
+        dibujos = pg.evaluate("() => { const d = window.__dibujos; window.__dibujos = {}; return d; }")
+        assert dibujos == {"mascara-causal-figura1": 1, "mascara-causal-figura2": 1}, f"semilla {semilla}: {dibujos}"
+    pg.context.close()

@@ -94,13 +94,16 @@
     return [data, layout];
   };
 
-  // Cada dibujo deja una medida «figura» en la línea de tiempo de la página (la lee scripts/perfil_redibujo.py).
+  // Cada dibujo deja en la línea de tiempo de la página las medidas «adaptar» y «figura» (adaptar y lo síncrono
+  // de Plotly.react: las lee scripts/perfil_redibujo.py).
   const dibujar = (g) => {
     g.__pendiente = false;
     g.__dibujada_en = [g.clientWidth, g.clientHeight];
     const t0 = performance.now();
     const [data, layout] = adaptar(g);
+    const t1 = performance.now();
     const listo = original.call(window.Plotly, g, data, layout, g.__figura.config);
+    performance.measure("adaptar", {start: t0, end: t1});
     performance.measure("figura", {start: t0, end: performance.now()}); // lo síncrono: casi todo el dibujo
     if (g.__alto) requestAnimationFrame(() => requestAnimationFrame(() => reubicada(g)));
     return listo;
@@ -137,11 +140,10 @@
   // El <div> propio de un bloque gr.Plot, al final del bloque (fuera de los nodos que Svelte quita y pone):
   // el mismo para cada valor, así Plotly.react compara con la figura anterior y cambia solo lo que cambió
   // (los datos, las anotaciones) en vez de armar ejes, capas y barra desde cero. El <div> que Gradio crea
-  // para cada valor queda vacío y oculto. `window.__figurasSinDivPropio` (lo pone scripts/perfil_redibujo.py
-  // para medir el antes en la misma corrida) vuelve a dibujar en el de Gradio.
+  // para cada valor queda vacío y oculto.
   const divPropio = (gd) => {
     const bloque = gd.parentElement;
-    if (!bloque || window.__figurasSinDivPropio) return gd;
+    if (!bloque) return gd;
     let g = bloque.__figuraPropia;
     if (!g || g.parentElement !== bloque) {
       g = document.createElement("div");
@@ -162,6 +164,11 @@
       figuras.add(g);
       observador.observe(g);
     }
+    // Gradio monta el gráfico dos veces por valor (la segunda, cientos de ms después, con el mismo JSON): la
+    // misma figura ya dibujada con la misma clave no se vuelve a dibujar (Plotly la rehacía entera).
+    const texto = JSON.stringify([data, layout, config]);
+    if (texto === g.__texto && g.__clave === clave() && !g.__pendiente) return Promise.resolve(g);
+    g.__texto = texto;
     g.__figura = {data, layout, config};
     g.__reubicaciones = 0;
     if (g.clientWidth === 0) { // oculta: se dibuja al hacerse visible
@@ -178,10 +185,12 @@
     Plotly.react = react;
     const redimensionar = Plotly.Plots && Plotly.Plots.resize;
     if (redimensionar) {
-      // Gradio la llama tras cada valor sobre su <div>; una figura a 0 × 0 no se redimensiona (se dañaría).
+      // Gradio la llama tras cada valor sobre su <div>, que aquí queda vacío: sin figura no hay nada que medir
+      // (preguntar su ancho forzaba el estilo y la maquetación de la página entera en medio del dibujo). Una
+      // figura a 0 × 0 no se redimensiona (se dañaría).
       Plotly.Plots.resize = function (gd) {
         const g = typeof gd === "string" ? document.getElementById(gd) : gd;
-        if (g && (g.clientWidth === 0 || !g._fullLayout)) return Promise.resolve(g);
+        if (g && (!g._fullLayout || g.clientWidth === 0)) return Promise.resolve(g);
         return redimensionar.apply(this, arguments);
       };
     }

@@ -55,11 +55,25 @@
     const letras = [...f.querySelectorAll("svg text")].map((t) => parseFloat(getComputedStyle(t).fontSize)).filter((x) => x > 0);
     return letras.length ? Math.min(1, Math.max(0.5, minima / Math.min(...letras))) : 0.5;
   };
+  // De qué depende el orden: los padres de la figura, cuántos hijos y cuántos controles tiene cada uno. Si no
+  // cambió, no se ordena otra vez (ordenar lee el estilo calculado: forzaba el de toda la página tras cada
+  // cambio del DOM, también los de Gradio en cada valor).
+  const cadena = (f) => {
+    const c = [];
+    for (let e = f; e.parentElement && !e.parentElement.matches(".tabitem, .gradio-container"); e = e.parentElement) {
+      c.push(e.parentElement, e.parentElement.childElementCount, e.parentElement.querySelectorAll(controles).length);
+    }
+    return c;
+  };
+  const igual = (a, b) => a && a.length === b.length && a.every((x, i) => x === b[i]);
   const ajustar = () => {
     for (const ex of document.querySelectorAll(".block.explicacion")) boton(ex);
     for (const f of document.querySelectorAll('[id$="-figura1"]')) {
+      const c = cadena(f);
+      if (!presentacion && igual(f.__cadena, c)) continue;
       if (!f.offsetParent) continue;
       ordenar(f);
+      f.__cadena = c;
       if (!presentacion) continue;
       f.style.zoom = "";
       const caja = f.getBoundingClientRect();
@@ -74,7 +88,12 @@
     pendiente = true;
     requestAnimationFrame(() => { pendiente = false; ajustar(); });
   };
-  new MutationObserver(pedir).observe(document.body, {childList: true, subtree: true});
+  // Lo que Plotly rehace dentro de una figura en cada valor no mueve nada de la página (salvo en el proyector,
+  // donde el alto de la figura decide su zoom).
+  const deFigura = (r) => r.target.closest && r.target.closest(".js-plotly-plot, .figura-propia");
+  new MutationObserver((registros) => {
+    if (presentacion || !registros.every(deFigura)) pedir();
+  }).observe(document.body, {childList: true, subtree: true});
   window.addEventListener("resize", pedir);
   document.addEventListener("click", () => setTimeout(pedir, 50));
 }
