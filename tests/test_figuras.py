@@ -36,6 +36,7 @@ from demos.comun.figuras import (
     pantalla,
     papel,
 )
+from demos.comun.figuras import pantalla_angosta as angosta
 from demos.comun.figuras.pantalla import figura_plotly, figura_plotly_json
 from demos.comun.figuras.papel import a_bytes, a_matplotlib
 
@@ -529,6 +530,52 @@ def test_en_un_telefono_los_titulos_se_parten():
     assert len(lineas) >= 3 and " ".join(lineas) == largo
     assert max(map(len, lineas)) * 0.55 * 17 <= 330
     assert telefono["layout"]["margin"]["t"] >= 70 + 22 * (len(lineas) - 1)
+
+
+def _panel_en_px(layout: dict, eje: str) -> float:
+    a, b = layout[eje].get("domain", [0, 1])
+    return (layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]) * (b - a)
+
+
+def test_en_un_telefono_el_titulo_del_eje_y_de_una_curva_cabe_en_el_alto_de_su_panel():
+    """Memoria: «Memoria de los pesos (MB, escala log)» mide 346 px en Chromium (0.52 × 18 px por letra) y, con un
+    título de cuatro líneas y cuatro series en la leyenda, el panel medía 164 px. En un teléfono el panel crece a
+    `ALTO_PANEL` y el título se parte en líneas que caben; la figura de siempre no cambia."""
+    eje_y = "Memoria de los pesos (MB, escala log)"
+    x = np.array([10.0, 100, 1000, 10_000, 100_000, 1_000_000])
+    series = tuple(Curva(f"serie {k}", x, x**k) for k in range(1, 5))
+    titulo = "Pesos de atención en float32: pendiente 2 en log-log\ncon ventana w = 512: pendiente 1 desde L = 513"
+    f = Curvas(series, titulo=titulo, eje_x="Largo de la frase L (palabras, escala log)", eje_y=eje_y, log_x=True)
+    normal, telefono = figura_plotly(f), _en_telefono(figura_plotly(f))
+    assert normal["layout"]["yaxis"]["title"]["text"] == eje_y
+    lineas = telefono["layout"]["yaxis"]["title"]["text"].split("<br>")
+    alto = _panel_en_px(telefono["layout"], "yaxis")
+    assert len(lineas) >= 2 and " ".join(lineas) == eje_y
+    assert alto >= angosta.ALTO_PANEL and max(map(len, lineas)) * 0.52 * 18 <= alto
+    go.Figure(telefono)
+
+
+def test_en_un_telefono_los_paneles_de_curvas_apilados_crecen_con_sus_titulos_y_huecos():
+    """Dos curvas apiladas en filas de 200 px (las de inversión: medían 96 px cada una): cada panel crece a
+    `ALTO_PANEL`, el hueco entre ellos conserva sus píxeles y el título de cada panel sigue justo encima del suyo."""
+    x = np.arange(10.0)
+    dos = Paneles(
+        (
+            Curvas((Curva("a", x, x), Curva("b", x, -x)), titulo="Pérdida", eje_y="Pérdida en validación"),
+            Curvas((Curva("c", x, x), Curva("d", x, 2 * x)), titulo="Exactitud", eje_y="Exactitud (%)"),
+        ),
+        columnas=2,
+        titulo="Pérdida y exactitud durante el entrenamiento",
+        alto_fila=200,
+    )
+    telefono = _en_telefono(figura_plotly(dos))["layout"]
+    assert min(_panel_en_px(telefono, e) for e in ("yaxis", "yaxis2")) >= angosta.ALTO_PANEL - 1
+    notas = {n["text"]: n["y"] for n in telefono["annotations"]}
+    assert notas["Pérdida"] == telefono["yaxis"]["domain"][1] and notas["Exactitud"] == telefono["yaxis2"]["domain"][1]
+    hueco = (telefono["yaxis"]["domain"][0] - telefono["yaxis2"]["domain"][1]) * (
+        telefono["height"] - telefono["margin"]["t"] - telefono["margin"]["b"]
+    )
+    assert hueco <= 135 + 1  # el de pantalla.py entre dos paneles apilados (crecido con el área, medía 0.3 de ella)
 
 
 @pytest.mark.parametrize("columnas", [1, 3])

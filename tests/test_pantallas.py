@@ -89,10 +89,8 @@ TELEFONO = """(id) => {
     if (b.scrollWidth > b.clientWidth + 1 || r.right > ancho + 1) fallas.push(`el título «${b.innerText}» se corta`);
   }
   // El título de un eje y va de lado: más largo que su panel, se sale por arriba (sobre el título del panel, o
-  // fuera de la figura). El largo del eje en píxeles: el que Plotly calculó (_fullLayout). Pendientes (issue 21):
-  // en memoria, atención cruzada y las curvas de inversión el título todavía es más largo que su panel.
-  const pendientes = ["memoria", "atencion-cruzada", "inversion-digitos"];
-  for (const gd of pendientes.includes(id) ? [] : tab.querySelectorAll(".js-plotly-plot")) {
+  // fuera de la figura). El largo del eje en píxeles: el que Plotly calculó (_fullLayout).
+  for (const gd of tab.querySelectorAll(".js-plotly-plot")) {
     if (!gd.checkVisibility() || !gd._fullLayout) continue;
     const f = gd.getBoundingClientRect();
     for (const t of gd.querySelectorAll("text[class^=y][class$=title]")) {

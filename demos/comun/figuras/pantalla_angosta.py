@@ -8,6 +8,7 @@ difieren (`diferencia`). `navegador.js` lo aplica cuando la página mide menos d
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import textwrap
 
 from demos.comun.figuras import Paneles
@@ -18,37 +19,58 @@ ANCHO_FIGURA = 330  # el ancho de la figura en un teléfono de 390 px (sin los b
 MARGEN_X = {"l": MARGEN_IZQUIERDO, "r": 30}
 AREA = ANCHO_FIGURA - MARGEN_X["l"] - MARGEN_X["r"]  # el ancho del área de dibujo
 ALTO_FILA = 330  # un panel por fila, no más alto que en la rejilla
+# Un panel de curvas, barras o histograma no mide menos de alto: el título de su eje y, de lado, cabe en dos o tres
+# líneas («Memoria de los pesos (MB, escala log)» mide 346 px en Chromium; el panel medía 164).
+ALTO_PANEL = 190
+# El ancho para un texto centrado en el área de dibujo (el título de un panel o de un eje x): las marcas y el título
+# del eje y la corren a la derecha («Largo de la frase L (palabras,» se salía por la derecha).
+ANCHO_CENTRADO = 230
 
 
-def partir(texto: str, letra: int) -> str:
-    """Un título en líneas que caben en el ancho de la figura (las que ya trae se respetan)."""
-    columnas = max(12, int(ANCHO_FIGURA / (0.55 * letra)))
+def partir(texto: str, letra: int, ancho: float = ANCHO_FIGURA) -> str:
+    """Un título en líneas que caben en `ancho` píxeles (el de la figura; las líneas que ya trae se respetan)."""
+    columnas = max(12, int(ancho / (0.55 * letra)))
     return "\n".join(textwrap.fill(linea, columnas) if linea else "" for linea in texto.split("\n"))
+
+
+def columnas_de_lado(alto_px: float, letra: int) -> int:
+    """Cuántas letras de un título de eje y (va de lado) caben en `alto_px`: una letra mide 0.6 de su tamaño (en
+    Chromium, 0.52 en promedio) y se deja un 15 % de holgura."""
+    return max(8, int(0.85 * alto_px / (0.6 * letra)))
 
 
 def partir_de_lado(texto: str, alto_px: float | None, letra: int) -> str:
-    """El título del eje y (va de lado) en líneas que caben en el alto de su panel, `alto_px` (estimado: se
-    deja un 15 % de holgura, el panel real es algo más bajo cuando las marcas ensanchan el margen). `letra`: la
-    del título del eje, que Plotly hace 1.2 veces la de la figura."""
+    """El título del eje y (va de lado) en líneas que caben en el alto de su panel, `alto_px` (estimado). `letra`:
+    la del título del eje, que Plotly hace 1.2 veces la de la figura."""
     if not texto or not alto_px:
         return texto
-    columnas = max(8, int(0.85 * alto_px / (0.6 * letra)))
-    return "\n".join(textwrap.fill(linea, columnas) if linea else "" for linea in texto.split("\n"))
+    columnas = columnas_de_lado(alto_px, letra)
+    return "\n".join(_fill(linea, columnas) for linea in texto.split("\n"))
 
 
-def _con_titulo_partido(f, letra: int):
-    """El panel con su título y el del eje x partidos (el del eje y va de lado: tiene el alto)."""
-    cambios = {c: partir(getattr(f, c), letra) for c in ("titulo", "eje_x") if getattr(f, c, "")}
+def _fill(linea: str, columnas: int) -> str:
+    """Una línea de un título de eje y partida en `columnas` sin cortar palabras («coseno(context / o, h_t)»): una
+    más larga queda entera (la estimación deja holgura)."""
+    return textwrap.fill(linea, columnas, break_long_words=False) if linea else ""
+
+
+def _con_titulo_partido(f, letra: int, letra_eje: int, ancho_titulo: float = ANCHO_FIGURA):
+    """El panel con su título (en `ancho_titulo`) y el del eje x (en `ANCHO_CENTRADO`, letra de eje) partidos; el
+    del eje y va de lado: se parte al alto de su panel (`terminar`)."""
+    cambios = {"titulo": partir(f.titulo, letra, ancho_titulo)} if getattr(f, "titulo", "") else {}
+    if getattr(f, "eje_x", ""):
+        cambios["eje_x"] = partir(f.eje_x, letra_eje, ANCHO_CENTRADO)
     return dataclasses.replace(f, **cambios) if cambios else f
 
 
 def apilar(figura, letra: int, letra_titulo: int):
     """La figura de teléfono: los paneles uno por fila y los títulos partidos."""
+    letra_eje = round(1.2 * letra)  # la del título de un eje, que Plotly hace 1.2 veces la de la figura
     if not isinstance(figura, Paneles):
-        return _con_titulo_partido(figura, letra_titulo)
+        return _con_titulo_partido(figura, letra_titulo, letra_eje)
     return dataclasses.replace(
         figura,
-        paneles=tuple(_con_titulo_partido(p, letra) for p in figura.paneles),
+        paneles=tuple(_con_titulo_partido(p, letra, letra_eje, ANCHO_CENTRADO) for p in figura.paneles),
         columnas=1,
         anchos=None,
         titulo=partir(figura.titulo, letra_titulo),
@@ -62,10 +84,115 @@ def _distintas(a: dict, b: dict) -> dict:
     return cambios | {k: None for k in a if k not in b}
 
 
+def _tramo(eje: dict) -> tuple[float, float]:
+    return tuple(eje.get("domain") or (0.0, 1.0))
+
+
+def _estirar(layout: dict, datos: list[dict], altos: dict[tuple[float, float], float]) -> None:
+    """Los paneles (tramos de `domain` en y, en fracciones del área) a los altos en píxeles de `altos`; los huecos
+    entre ellos quedan con los mismos píxeles. Todo lo que va en fracciones del área se mueve con ellos: los
+    dominios, los títulos de panel y otras notas, las barras de color."""
+    m = layout["margin"]
+    area = layout["height"] - m["t"] - m["b"]
+    tramos = sorted(altos)
+    if any(a[1] > b[0] + 1e-9 for a, b in itertools.pairwise(tramos)):
+        return  # paneles encimados (no es una columna de paneles): se dejan como vienen
+    crece = round(sum(altos[t] - (t[1] - t[0]) * area for t in tramos))
+    if crece <= 0:
+        return
+    nueva = area + crece
+    viejos, nuevos = [0.0], [0.0]  # los bordes de los tramos en píxeles desde abajo, antes y después
+    for a, b in tramos:
+        nuevos.append(nuevos[-1] + a * area - viejos[-1])  # el hueco de abajo, con los mismos píxeles
+        viejos.append(a * area)
+        nuevos.append(nuevos[-1] + altos[(a, b)])
+        viejos.append(b * area)
+    nuevos.append(nuevos[-1] + area - viejos[-1])
+    viejos.append(area)
+
+    def mover(y: float) -> float:
+        px = y * area
+        k = next((k for k in range(1, len(viejos)) if px <= viejos[k] + 1e-9), len(viejos) - 1)
+        v0, v1, n0, n1 = viejos[k - 1], viejos[k], nuevos[k - 1], nuevos[k]
+        return round((n0 + (px - v0) * ((n1 - n0) / (v1 - v0) if v1 > v0 else 1)) / nueva, 4)
+
+    for k, eje in list(layout.items()):
+        if k.startswith("yaxis") and isinstance(eje, dict) and "domain" in eje:
+            layout[k] = eje | {"domain": [mover(v) for v in eje["domain"]]}
+    layout["annotations"] = [n | {"y": mover(n["y"])} if n.get("yref") == "paper" else n for n in layout["annotations"]]
+    for t in datos:
+        if "colorbar" in t and "y" in t["colorbar"]:
+            c = t["colorbar"]
+            abajo, arriba = mover(c["y"] - c["len"] / 2), mover(c["y"] + c["len"] / 2)
+            t["colorbar"] = c | {"y": round((abajo + arriba) / 2, 4), "len": round(arriba - abajo, 4)}
+    layout["height"] += crece
+
+
+def _titulo(figura: dict, eje: str) -> str:
+    return (figura["layout"].get(eje, {}).get("title") or {}).get("text") or ""
+
+
+def _lineas(texto: str) -> list[str]:
+    return texto.split("<br>")
+
+
+def _empuje_abajo(layout: dict) -> float:
+    """Cuánto crece el margen de abajo (`automargin`) por el eje x del panel de más abajo, medido en Chromium: 13–17
+    px con su título en una línea, 22 más por cada línea de más y hasta 12 más si sus marcas van inclinadas. Todos
+    los paneles se achican en la misma proporción."""
+    ejes = []
+    for k, e in layout.items():
+        if k.startswith("xaxis") and isinstance(e, dict) and e.get("automargin") and e.get("visible", True):
+            y = layout.get("yaxis" + e.get("anchor", "y")[1:], {})
+            ejes.append((_tramo(y)[0], e))
+    if not ejes:
+        return 0.0
+    e = min(ejes, key=lambda par: par[0])[1]
+    lineas = len(_lineas((e.get("title") or {}).get("text") or ""))
+    return 15 + 22 * (lineas - 1) + (12 if e.get("tickangle") else 0)
+
+
+def terminar(normal: dict, telefono: dict) -> None:
+    """La figura de teléfono (se cambia aquí), ya con su alto y sus márgenes, que hasta aquí no se sabían:
+
+    - el título de la figura desde arriba (Plotly centra la primera línea en el margen y baja las demás: desde
+      cuatro líneas pisaba el panel);
+    - cada panel de curvas, barras o histograma de al menos `ALTO_PANEL` de alto, quitado lo que se lleva el eje x
+      de abajo (`_empuje_abajo`), y el título de su eje y en líneas que caben en ese alto (se parte el de la figura
+      de siempre, `normal`: sus saltos de línea propios se respetan);
+    - un mapa, del alto que pide el título de su eje y tal como lo partió `pantalla_mapas`: los números de sus
+      casillas se midieron con ese título, y una línea más le quitaría ancho (a él y a los de su columna: el margen
+      es uno). Uno de casillas cuadradas queda como viene: su alto lo da el ancho de sus casillas."""
+    layout = telefono["layout"]
+    if "<br>" in layout.get("title", {}).get("text", ""):  # con «top», Plotly sube 12 px un título de varias líneas
+        layout["title"] = layout["title"] | {"y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 24}}
+    letra = round(1.2 * layout["font"]["size"])
+    ejes = [k for k, e in layout.items() if k.startswith("yaxis") and isinstance(e, dict)]
+    libres = [k for k in ejes if not layout[k].get("scaleanchor") and layout[k].get("visible", True)]
+    mapas = {"yaxis" + t.get("yaxis", "y")[1:] for t in telefono["data"] if t.get("type") == "heatmap"}
+    empuje = _empuje_abajo(layout)
+    area = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    altos = {_tramo(layout[k]): (_tramo(layout[k])[1] - _tramo(layout[k])[0]) * area for k in ejes}
+    for k in libres:
+        pide = max(map(len, _lineas(_titulo(telefono, k)))) * 0.6 * letra / 0.85 + 1 if k in mapas else 0
+        a, b = _tramo(layout[k])  # el empuje del eje x se lleva de cada panel su parte (la de su tramo)
+        altos[(a, b)] = max(altos[(a, b)], max(ALTO_PANEL, pide) + empuje * (b - a))
+    _estirar(layout, telefono["data"], altos)
+    area = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"] - empuje
+    for k in set(libres) - mapas:
+        a, b = _tramo(layout[k])
+        columnas = columnas_de_lado(area * (b - a), letra)
+        if _titulo(telefono, k) and max(map(len, _lineas(_titulo(telefono, k)))) > columnas:
+            partido = "<br>".join(_fill(t, columnas).replace("\n", "<br>") for t in _lineas(_titulo(normal, k)))
+            layout[k] = layout[k] | {"title": layout[k]["title"] | {"text": partido}}
+
+
 def diferencia(normal: dict, angosta: dict) -> dict:
-    """Lo que cambia de la figura de siempre a la de teléfono: {"layout": {…}, "datos": {índice: {…}}}."""
+    """Lo que cambia de la figura de siempre a la de teléfono: {"layout": {…}, "datos": {índice: {…}}}. Antes,
+    la de teléfono se termina (`terminar`): hasta aquí no se saben su alto ni sus márgenes."""
     if len(normal["data"]) != len(angosta["data"]):
         raise ValueError("La figura de teléfono debe tener los mismos trazos")
+    terminar(normal, angosta)
     layout = _distintas(normal["layout"], angosta["layout"])
     layout.pop("meta", None)
     pares = enumerate(zip(normal["data"], angosta["data"], strict=True))

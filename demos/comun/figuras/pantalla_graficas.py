@@ -8,6 +8,7 @@ import numpy as np
 
 from demos.comun.figuras import C0, C1, Aviso, Barras, Curvas, Diagrama, Histograma, numero
 from demos.comun.figuras.pantalla_lienzo import (
+    LETRA,
     LETRA_MINIMA,
     OCULTO,
     REJILLA,
@@ -24,6 +25,12 @@ from demos.comun.figuras.pantalla_lienzo import (
     texto_plano,
     ticks,
 )
+
+
+def _con_margen(lienzo: Lienzo) -> dict:
+    """En un teléfono, el margen de cada eje crece hasta que caben sus marcas y su título: con el margen fijo de
+    45 px, «Exactitud (%)» pisaba el «100» de sus marcas y el título del eje x, las marcas inclinadas."""
+    return {"automargin": True} if lienzo.ancho_px else {}
 
 
 def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = False) -> None:
@@ -72,8 +79,8 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
     eje_x, eje_y = (eje_val, eje_cat) if f.horizontal else (eje_cat, eje_val)
     if f.horizontal:
         eje_y["autorange"] = "reversed"
-    lienzo.ejes[kx] = eje_x | {"domain": dom_x}
-    lienzo.ejes[ky] = eje_y | {"domain": dom_y}
+    lienzo.ejes[kx] = eje_x | {"domain": dom_x} | _con_margen(lienzo)
+    lienzo.ejes[ky] = eje_y | {"domain": dom_y} | _con_margen(lienzo)
 
 
 _MODOS = {"lineas+puntos": "lines+markers", "lineas": "lines", "puntos": "markers", "punteada": "lines"}
@@ -125,14 +132,26 @@ def curvas(f: Curvas, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
     lienzo.leyenda |= len(f.curvas) + len(f.horizontales) + len(f.verticales) > 1
     eje_x = {"domain": dom_x, "title": {"text": f.eje_x}, "type": "log" if f.log_x else "linear", "gridcolor": REJILLA}
     if f.marcas_x is not None:
-        textos = [numero(v, ",.0f") for v in f.marcas_x]
-        eje_x |= {"tickmode": "array", "tickvals": list(f.marcas_x), "ticktext": textos}
+        valores = _marcas_que_caben(list(f.marcas_x), lienzo, dom_x)
+        eje_x |= {"tickmode": "array", "tickvals": valores, "ticktext": [numero(v, ",.0f") for v in valores]}
     eje_y = {"domain": dom_y, "title": {"text": f.eje_y}, "type": "log" if f.log_y else "linear", "gridcolor": REJILLA}
     if f.rango_y:
         eje_y["range"] = [float(np.log10(v)) for v in f.rango_y] if f.log_y else list(f.rango_y)
-    lienzo.ejes[kx], lienzo.ejes[ky] = eje_x, eje_y
+    lienzo.ejes[kx], lienzo.ejes[ky] = eje_x | _con_margen(lienzo), eje_y | _con_margen(lienzo)
     if not f.curvas and f.mensaje:
         _mensaje(f.mensaje, lienzo, dom_x, dom_y)
+
+
+def _marcas_que_caben(valores: list, lienzo: Lienzo, dom_x) -> list:
+    """En un teléfono, una de cada k marcas del eje x, las que caben derechas: «1 000 000» y cinco más se
+    inclinaban hasta ponerse verticales y se llevaban la mitad del alto del panel."""
+    if not lienzo.ancho_px:
+        return valores
+    ancho = 0.6 * lienzo.ancho_px * (dom_x[1] - dom_x[0])  # el resto, las marcas del eje y y su título
+    k = 1
+    while k < len(valores) and sum(len(numero(v, ",.0f")) for v in valores[::k]) * 0.6 * LETRA > ancho:
+        k += 1
+    return valores[::k]
 
 
 def histograma(f: Histograma, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = False) -> None:
@@ -155,8 +174,8 @@ def histograma(f: Histograma, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: b
             }
         )
     lienzo.leyenda |= len(f.series) > 1
-    lienzo.ejes[kx] = {"domain": dom_x, "title": {"text": f.eje_x}, "gridcolor": REJILLA}
-    lienzo.ejes[ky] = {"domain": dom_y, "title": {"text": f.eje_y}, "gridcolor": REJILLA}
+    lienzo.ejes[kx] = {"domain": dom_x, "title": {"text": f.eje_x}, "gridcolor": REJILLA} | _con_margen(lienzo)
+    lienzo.ejes[ky] = {"domain": dom_y, "title": {"text": f.eje_y}, "gridcolor": REJILLA} | _con_margen(lienzo)
 
 
 def diagrama(f: Diagrama, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = False) -> None:
