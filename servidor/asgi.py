@@ -36,7 +36,7 @@ import gradio as gr
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
 
-from servidor import disco, paginas, registro
+from servidor import disco, gradio_interno, paginas, registro
 from servidor.cola import configurar_cola
 from servidor.entradas import montados, montar_protegido
 from servidor.protecciones import Protecciones
@@ -63,6 +63,8 @@ def crear_app(
     disco.arrancar_barrendero(lambda: [b.upload_file_set for b in montados()])
     opciones = {**(opciones or {}), "show_error": False}
     opciones["head"] = paginas.GUION + (opciones.get("head") or "")  # el token de la página (servidor/paginas.py)
+    # Plotly.js y el Plot, pedidos antes de montar la primera figura (también van en el HTML: servidor/laterales.py).
+    opciones["head"] += gradio_interno.precarga_del_plot()
     app = FastAPI(title=raiz.title, docs_url=None, redoc_url=None)
     if construir_una is None:
         return Protecciones(montar_protegido(app, configurar_cola(raiz), path="/", **opciones), host_propio)

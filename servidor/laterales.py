@@ -12,7 +12,10 @@
   escribía un archivo de ≈ 300 kB que nada borraba).
 - `…/gradio_api/upload`: con la carpeta de subidas por encima de `disco.MAX_SUBIDAS`, 429.
 - La página (el HTML de la raíz del montaje) y `…/config`: la marca `paginas.MARCA` que el guion
-  del `<head>` trae se cambia por un token nuevo (servidor/paginas.py: sesiones reales).
+  del `<head>` trae se cambia por un token nuevo (servidor/paginas.py: sesiones reales). En el HTML,
+  antes de `</head>`, los `modulepreload` de Plotly.js y del Plot (`gradio_interno.precarga_del_plot`):
+  el `head` de la configuración Gradio lo agrega recién después de `load`; así se pide mientras el
+  navegador lee la página.
 
 Toda negativa: un JSON {"detail": motivo en español} y una línea en el log, sin traza.
 """
@@ -31,7 +34,7 @@ from starlette.datastructures import Headers, UploadFile
 from starlette.requests import Request
 
 from servidor import disco, paginas
-from servidor.gradio_interno import app_de_gradio, editores, instalar_sesiones, poner_delante
+from servidor.gradio_interno import app_de_gradio, editores, instalar_sesiones, poner_delante, precarga_del_plot
 from servidor.reparto import direccion
 
 log = logging.getLogger("atencion.laterales")
@@ -89,7 +92,8 @@ MAX_PAGINA = 8 * 2**20  # una respuesta más grande no es la página ni su confi
 
 
 def _con_token(scope, send):
-    """`send` que, en una página HTML o un JSON de `/config`, cambia `paginas.MARCA` por un token nuevo."""
+    """`send` que, en una página HTML o un JSON de `/config`, cambia `paginas.MARCA` por un token nuevo
+    (y en el HTML pone la precarga del Plot en su `<head>`)."""
     marca, guardado = paginas.MARCA.encode(), {}
 
     async def enviar(mensaje):
@@ -97,6 +101,7 @@ def _con_token(scope, send):
             tipo = Headers(raw=mensaje.get("headers", [])).get("content-type", "")
             if tipo.startswith("text/html") or scope.get("path", "").rstrip("/").endswith("/config"):
                 guardado["inicio"], guardado["partes"] = mensaje, []
+                guardado["html"] = tipo.startswith("text/html")
                 return
             return await send(mensaje)
         if mensaje["type"] != "http.response.body" or "inicio" not in guardado:
@@ -108,6 +113,8 @@ def _con_token(scope, send):
         if marca in cuerpo:
             token = paginas.emitir(direccion(Request(scope)))
             cuerpo = cuerpo.replace(marca, token.encode())
+        if guardado.pop("html") and b"</head>" in cuerpo:
+            cuerpo = cuerpo.replace(b"</head>", precarga_del_plot().encode() + b"</head>", 1)
         inicio = guardado.pop("inicio")
         cabeceras = [(k, v) for k, v in inicio.get("headers", []) if k.lower() != b"content-length"]
         if not mensaje.get("more_body"):

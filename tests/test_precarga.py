@@ -41,6 +41,18 @@ def test_la_pagina_precarga_los_trozos_del_plot_y_existen(url_app, camino):
             assert r.status == 200 and "javascript" in r.headers["content-type"], href
 
 
+@pytest.mark.parametrize("camino", PAGINAS)
+def test_el_html_servido_precarga_el_plot_en_su_cabeza(url_app, camino):
+    """En el HTML mismo, no solo en el `head` de la configuración (que Gradio pone recién después de
+    `load`): el navegador pide Plotly.js mientras lee la página. (Las del `head` de la configuración, escritas
+    en el JSON de la página, llevan las comillas escapadas: no cuentan aquí.)"""
+    with urllib.request.urlopen(url_app + camino, timeout=60) as r:
+        html = r.read().decode()
+    cabeza = html[: html.index("</head>")]
+    pedidos = PRECARGA.findall(cabeza)
+    assert pedidos == [f"./assets/{n}" for n in gradio_interno.modulos_del_plot()]
+
+
 @pytest.mark.parametrize("camino,id_", [("", None), ("demo/temperatura/", "temperatura")])
 def test_chromium_pide_plotly_antes_que_el_plot_y_una_sola_vez(url_app, pagina, camino, id_):
     """Lo que el navegador pide de verdad: Plotly.js antes que el trozo del Plot que lo importa (sin la
