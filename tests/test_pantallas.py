@@ -258,6 +258,7 @@ def test_en_presentacion_a_1280_x_720_achicar_la_figura_no_la_deja_con_letra_de_
     try:
         pg.goto(url_app + "demo/a-mano/?presentacion=1")
         fuente_figura(pg, "a-mano")
+        pg.locator(".leer-mas").first.wait_for()  # disposicion.js lo pone después: la figura puede venir en la página
         medida = pg.evaluate(LETRA_TRAS_LEER_MAS, "#a-mano-figura1")
         assert medida["letra"] >= 14 - 0.01, medida
     finally:
