@@ -1,4 +1,4 @@
-"""Datos de la lección: secuencias de dígitos, los dígitos de sklearn y las fotos de muestra.
+"""Datos de la lección: secuencias de dígitos y los dígitos de sklearn (las fotos de muestra: demos/comun/fotos.py).
 
 El preprocesado de los dígitos (escala y tamaño) vive solo aquí: el
 entrenamiento, las pruebas y las pestañas lo comparten.
@@ -19,7 +19,6 @@ from torch import Tensor
 LARGO, DIGITOS = 8, 10
 LADO_DIGITO = 8  # los dígitos de sklearn son de 8 × 8
 MAXIMO_DIGITO = 16.0  # y sus píxeles van de 0 a 16
-IMAGENES_MUESTRA = ("china.jpg", "flower.jpg")
 
 
 def secuencias_digitos(n: int, semilla: int = 0, largo: int = LARGO) -> tuple[Tensor, Tensor]:
@@ -131,26 +130,3 @@ def digito_desde_matriz(tinta: np.ndarray) -> Tensor:
     cuadro[(lado - h) // 2 : (lado - h) // 2 + h, (lado - w) // 2 : (lado - w) // 2 + w] = m
     lienzo = torch.nn.functional.interpolate(cuadro[None, None], size=(32, 32), mode="area")  # (1, 1, 32, 32)
     return torch.nn.functional.avg_pool2d(lienzo, 4).clamp(0, 1)  # (1, 1, 8, 8)
-
-
-@lru_cache(maxsize=len(IMAGENES_MUESTRA))
-def _imagen_muestra(nombre: str) -> np.ndarray:
-    from PIL import Image
-
-    with Image.open(archivo_de_sklearn("datasets", "images", nombre)) as imagen:  # como `load_sample_image`
-        foto = np.array(imagen)
-    foto.setflags(write=False)
-    return foto
-
-
-def imagen_muestra(nombre: str) -> np.ndarray:
-    """Foto de muestra de sklearn (`china.jpg` o `flower.jpg`): (427, 640, 3) uint8, solo lectura."""
-    if nombre not in IMAGENES_MUESTRA:
-        raise ValueError(f"Imagen desconocida «{nombre}»; las de muestra son {', '.join(IMAGENES_MUESTRA)}.")
-    return _imagen_muestra(nombre)
-
-
-def recorte_leccion() -> Tensor:
-    """El recorte de la lección: china.jpg[::4, ::4][:96, :160] como (3, 96, 160) de 0 a 1."""
-    foto = imagen_muestra("china.jpg")[::4, ::4][:96, :160]
-    return torch.tensor(foto).permute(2, 0, 1) / 255  # (3, 96, 160)

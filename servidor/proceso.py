@@ -103,12 +103,14 @@ MODULOS_PESADOS = (
 
 
 def precargar_modulos() -> None:
-    """Importa `MODULOS_PESADOS` y lee una vez los dígitos y las fotos de muestra (las cachés de `modelos.datos`)."""
+    """Importa `MODULOS_PESADOS` y lee una vez los dígitos y las fotos de muestra (las cachés de `modelos.datos`
+    y de `demos.comun.fotos`)."""
     import importlib
 
     for nombre in MODULOS_PESADOS:
         importlib.import_module(nombre)
-    from modelos.datos import IMAGENES_MUESTRA, digitos_sklearn, imagen_muestra
+    from demos.comun.fotos import IMAGENES_MUESTRA, imagen_muestra
+    from modelos.datos import digitos_sklearn
 
     digitos_sklearn()
     for nombre in IMAGENES_MUESTRA:

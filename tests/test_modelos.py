@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from demos.comun.fotos import recorte_leccion
 from modelos import (
     CBAM,
     AtencionCanal,
@@ -23,7 +24,7 @@ from modelos import (
     parches,
     posicion_sinusoidal,
 )
-from modelos.datos import digito_desde_matriz, digitos_sklearn, recorte_leccion, secuencias_digitos
+from modelos.datos import digito_desde_matriz, digitos_sklearn, secuencias_digitos
 
 # Las tres palabras de la lección: Ana, sacó, plata
 Q = torch.tensor([[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
@@ -309,7 +310,8 @@ def test_digitos_y_fotos_como_los_de_sklearn():
     from sklearn.datasets import load_digits, load_sample_image
     from sklearn.model_selection import train_test_split
 
-    from modelos.datos import digitos_sklearn, imagen_muestra, normalizar_digitos
+    from demos.comun.fotos import imagen_muestra
+    from modelos.datos import digitos_sklearn, normalizar_digitos
 
     d = load_digits()
     X_ent, X_pru, y_ent, y_pru = train_test_split(d.data, d.target, test_size=0.25, random_state=0, stratify=d.target)
@@ -324,7 +326,8 @@ def test_los_digitos_no_importan_sklearn():
     """Importar `sklearn.datasets` le sumaba ≈ 85 MB al servidor solo para leer un CSV y dos JPEG."""
     codigo = (
         "import sys\n"
-        "from modelos.datos import digitos_sklearn, imagen_muestra\n"
+        "from demos.comun.fotos import imagen_muestra\n"
+        "from modelos.datos import digitos_sklearn\n"
         "digitos_sklearn(), imagen_muestra('china.jpg')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))"
     )

@@ -21,10 +21,11 @@ import torch
 import modelos
 from demos.comun.controles import Opcion
 from demos.comun.figuras import Imagen, Mapa, Paneles, numero
+from demos.comun.fotos import imagen_muestra
 from demos.comun.imagenes import Subida, abrir_imagen
 from demos.comun.vista import envolver, grafico, llenar_al_abrir
 from modelos import AtencionEspacial
-from modelos.datos import digitos_sklearn, imagen_muestra
+from modelos.datos import digitos_sklearn
 
 API = "cbam_foto"
 FOTO_SUBIDA = "mi imagen (subida)"

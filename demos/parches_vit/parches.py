@@ -14,9 +14,9 @@ import torch
 from torch import nn
 
 from demos.comun.figuras import C0, C1, Imagen, Nota, Paneles
+from demos.comun.fotos import imagen_muestra, recorte_leccion
 from demos.comun.imagenes import abrir_imagen
 from modelos import BloqueTransformer, parches
-from modelos.datos import imagen_muestra, recorte_leccion
 
 IMAGEN_LECCION = "recorte de la lección (china.jpg, 96 × 160 px)"
 IMAGEN_SUBIDA = "mi imagen (subida)"
