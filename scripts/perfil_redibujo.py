@@ -410,6 +410,7 @@ def _opciones_de(ref: str) -> dict:
     ):
         assert ahora in opciones["js"]
         opciones["js"] = opciones["js"].replace(ahora, antes)
+    opciones["cabeza_html"] = ""  # el navegador.js de ahora va también en el <head> del HTML: el de antes, solo en js
     return opciones
 
 

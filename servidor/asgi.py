@@ -57,14 +57,18 @@ def crear_app(
     Gradio, activa), con su cola configurada (`servidor.cola`), sin trazas de error para el
     visitante (`show_error=False`), y todo va detrás de `Protecciones` (cuerpos acotados,
     nosniff, Host); `host_propio` es el nombre que reemplaza a un `Host` ajeno. `opciones` son
-    las de `gr.mount_gradio_app` (estilo, JS, límite de subida).
+    las de `gr.mount_gradio_app` (estilo, JS, límite de subida), más `cabeza_html`: lo que va al final
+    del `<head>` del HTML servido, antes de que corra el JS de Gradio (servidor/laterales.py).
     """
     registro.instalar()
     disco.arrancar_barrendero(lambda: [b.upload_file_set for b in montados()])
     opciones = {**(opciones or {}), "show_error": False}
     opciones["head"] = paginas.GUION + (opciones.get("head") or "")  # el token de la página (servidor/paginas.py)
-    # Plotly.js y el Plot, pedidos antes de montar la primera figura (también van en el HTML: servidor/laterales.py).
-    opciones["head"] += gradio_interno.precarga_del_plot()
+    # Plotly.js y el Plot, pedidos antes de montar la primera figura: en el HTML (mientras el navegador lo lee) y,
+    # para quien solo pide /config, en el `head` que Gradio agrega después de `load`.
+    precarga = gradio_interno.precarga_del_plot()
+    opciones["head"] += precarga
+    opciones["cabeza_html"] = opciones.get("cabeza_html", "") + precarga
     app = FastAPI(title=raiz.title, docs_url=None, redoc_url=None)
     if construir_una is None:
         return Protecciones(montar_protegido(app, configurar_cola(raiz), path="/", **opciones), host_propio)

@@ -30,12 +30,12 @@ from demos.comun.seguridad import exigir_subida, rechazo
 from servidor import disco, laterales
 
 
-def montar_protegido(app, blocks: gr.Blocks, path: str, **opciones):
+def montar_protegido(app, blocks: gr.Blocks, path: str, cabeza_html: str = "", **opciones):
     """`gr.mount_gradio_app` + lo que `launch()` marca, las comprobaciones de `revisar` y las rutas
-    laterales cerradas o acotadas (`servidor.laterales`)."""
+    laterales cerradas o acotadas (`servidor.laterales`); `cabeza_html` va al final del `<head>` del HTML."""
     gr.mount_gradio_app(app, blocks, path=path, **opciones)
     activar_comprobaciones(blocks)
-    laterales.cerrar(app, blocks)
+    laterales.cerrar(app, blocks, cabeza_html)
     return app
 
 

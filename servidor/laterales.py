@@ -13,9 +13,9 @@
 - `…/gradio_api/upload`: con la carpeta de subidas por encima de `disco.MAX_SUBIDAS`, 429.
 - La página (el HTML de la raíz del montaje) y `…/config`: la marca `paginas.MARCA` que el guion
   del `<head>` trae se cambia por un token nuevo (servidor/paginas.py: sesiones reales). En el HTML,
-  antes de `</head>`, los `modulepreload` de Plotly.js y del Plot (`gradio_interno.precarga_del_plot`):
-  el `head` de la configuración Gradio lo agrega recién después de `load`; así se pide mientras el
-  navegador lee la página.
+  antes de `</head>`, la `cabeza_html` del montaje (servidor/asgi.py: la precarga de Plotly.js y el guion
+  de las figuras): el `head` de la configuración Gradio lo agrega recién después de `load`, tarde para
+  pedir Plotly.js mientras el navegador lee la página y para envolverlo antes de la primera figura.
 
 Toda negativa: un JSON {"detail": motivo en español} y una línea en el log, sin traza.
 """
@@ -34,7 +34,7 @@ from starlette.datastructures import Headers, UploadFile
 from starlette.requests import Request
 
 from servidor import disco, paginas
-from servidor.gradio_interno import app_de_gradio, editores, instalar_sesiones, poner_delante, precarga_del_plot
+from servidor.gradio_interno import app_de_gradio, editores, instalar_sesiones, poner_delante
 from servidor.reparto import direccion
 
 log = logging.getLogger("atencion.laterales")
@@ -50,14 +50,14 @@ TIPOS = {"background", "layer", "composite"}
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-def cerrar(app, blocks: gr.Blocks) -> None:
+def cerrar(app, blocks: gr.Blocks, cabeza_html: str = "") -> None:
     """Las sesiones baratas y las guardias de las rutas laterales en el montaje de `blocks` en `app`."""
     app_gradio = app_de_gradio(app, blocks)
     instalar_sesiones(app_gradio, CAPACIDAD_SESIONES, VIDA_SESION_S)
     for editor in editores(blocks).values():
         if not isinstance(editor.blob_storage, Trozos):
             editor.blob_storage = Trozos()
-    poner_delante(app_gradio, Laterales, blocks=blocks)
+    poner_delante(app_gradio, Laterales, blocks=blocks, cabeza_html=cabeza_html.encode())
 
 
 _POR_NOMBRE = re.compile(r".*/gradio_api/call/(?:v2/)?([^/]+)/?")
@@ -66,8 +66,8 @@ _POR_NOMBRE = re.compile(r".*/gradio_api/call/(?:v2/)?([^/]+)/?")
 class Laterales:
     """El middleware de cada montaje de Gradio: cada ruta lateral pasa por su guardia."""
 
-    def __init__(self, app, blocks: gr.Blocks):
-        self.app, self.blocks = app, blocks
+    def __init__(self, app, blocks: gr.Blocks, cabeza_html: bytes = b""):
+        self.app, self.blocks, self.cabeza_html = app, blocks, cabeza_html
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -84,16 +84,16 @@ class Laterales:
         if por_nombre and por_nombre.group(1) not in _publicos(self.blocks):
             return await negar(send, 404, "No hay un evento público con ese nombre en esta página.", "call")
         if metodo in ("GET", "HEAD"):
-            return await self.app(scope, receive, _con_token(scope, send))
+            return await self.app(scope, receive, _con_token(scope, send, self.cabeza_html))
         return await self.app(scope, receive, send)
 
 
 MAX_PAGINA = 8 * 2**20  # una respuesta más grande no es la página ni su configuración: pasa tal cual
 
 
-def _con_token(scope, send):
+def _con_token(scope, send, cabeza_html: bytes = b""):
     """`send` que, en una página HTML o un JSON de `/config`, cambia `paginas.MARCA` por un token nuevo
-    (y en el HTML pone la precarga del Plot en su `<head>`)."""
+    (y en el HTML pone `cabeza_html` al final de su `<head>`)."""
     marca, guardado = paginas.MARCA.encode(), {}
 
     async def enviar(mensaje):
@@ -113,8 +113,8 @@ def _con_token(scope, send):
         if marca in cuerpo:
             token = paginas.emitir(direccion(Request(scope)))
             cuerpo = cuerpo.replace(marca, token.encode())
-        if guardado.pop("html") and b"</head>" in cuerpo:
-            cuerpo = cuerpo.replace(b"</head>", precarga_del_plot().encode() + b"</head>", 1)
+        if guardado.pop("html") and cabeza_html and b"</head>" in cuerpo:
+            cuerpo = cuerpo.replace(b"</head>", cabeza_html + b"</head>", 1)
         inicio = guardado.pop("inicio")
         cabeceras = [(k, v) for k, v in inicio.get("headers", []) if k.lower() != b"content-length"]
         if not mensaje.get("more_body"):

@@ -61,6 +61,11 @@ def test_chromium_pide_plotly_antes_que_el_plot_y_una_sola_vez(url_app, pagina, 
 
     pedidos: list[str] = []
     pagina.on("request", lambda r: r.resource_type == "script" and pedidos.append(r.url))
+    pagina.add_init_script(
+        "document.addEventListener('DOMContentLoaded', () => {"
+        "  window.__alLeerLaPagina = !!window.__figurasDeLaSuite;"
+        "});"
+    )
     pagina.goto(url_app + camino, wait_until="load")
     fuente_figura(pagina, id_ or PESTANAS[0].id)
     trozos = [url_app + camino + f"assets/{n}" for n in gradio_interno.modulos_del_plot()]
@@ -73,3 +78,7 @@ def test_chromium_pide_plotly_antes_que_el_plot_y_una_sola_vez(url_app, pagina, 
         PESADO,
     )
     assert pesados == [plotly], pesados
+    # Con Plotly.js precargado, la primera figura podía dibujarse antes de que el `js=` de la página (que Gradio
+    # corre al terminar de montarla) envolviera Plotly.react: sin navegador.js (ni modo oscuro, ni teléfono, ni
+    # proyector). navegador.js corre en el <head>, antes que todo el JS de Gradio (DOMContentLoaded llega después).
+    assert pagina.evaluate("window.__alLeerLaPagina") is True, "navegador.js no corrió antes que el JS de Gradio"

@@ -14,7 +14,13 @@
 // - una figura oculta (una pestaña cerrada, un iframe de una diapositiva que no se ve) no se dibuja a
 //   0 × 0: se dibuja cuando se hace visible (ResizeObserver), como si hubiera cargado visible.
 // Las descargas (matplotlib) no pasan por aquí: conservan el estilo claro de la lección.
+//
+// Corre dos veces: en el <head> del HTML (servidor/laterales.py), antes de que el JS de Gradio importe Plotly.js
+// (precargado: si no, la primera figura se dibujaría sin pasar por aquí), y en el `js=` de la página (para quien
+// la arma desde /config). La segunda no hace nada. En el <head> todavía no hay <body>: lo que lo mira espera.
 () => {
+  if (window.__figurasDeLaSuite) return;
+  window.__figurasDeLaSuite = true;
   const TINTAS = __TINTAS__;
   const ANCHO_MAXIMO = __ANCHO_MAXIMO__;
   const LETRA_MINIMA_PROYECTOR = 14;
@@ -23,7 +29,7 @@
   const figuras = new Set(); // los <div> de Gradio que dibujan una figura de la suite
   let original = null; // Plotly.react de Plotly
 
-  const oscuro = () => document.body.classList.contains("dark");
+  const oscuro = () => !!document.body && document.body.classList.contains("dark");
   const presentacion = () => document.documentElement.classList.contains("presentacion");
   const angosto = () => window.innerWidth < ANCHO_MAXIMO;
   // Lo que decide cómo se dibuja: si cambia, se redibuja (con el proyector, también el tamaño de la ventana).
@@ -206,10 +212,14 @@
       set: (v) => { valor = v; parchear(v); },
     });
   }
-  new MutationObserver(redibujarTodas).observe(document.body, {attributes: true, attributeFilter: ["class"]});
   new MutationObserver(redibujarTodas).observe(document.documentElement, {attributes: true, attributeFilter: ["class"]});
-  // Proyector: lo de arriba de una figura cambió de alto (una explicación que se pliega después de dibujarla).
-  new ResizeObserver(() => { if (presentacion()) for (const g of figuras) reubicada(g); }).observe(document.body);
+  const conCuerpo = () => {
+    new MutationObserver(redibujarTodas).observe(document.body, {attributes: true, attributeFilter: ["class"]});
+    // Proyector: lo de arriba de una figura cambió de alto (una explicación que se pliega después de dibujarla).
+    new ResizeObserver(() => { if (presentacion()) for (const g of figuras) reubicada(g); }).observe(document.body);
+  };
+  if (document.body) conCuerpo();
+  else document.addEventListener("DOMContentLoaded", conCuerpo, {once: true});
   let pendiente = 0;
   window.addEventListener("resize", () => {
     cancelAnimationFrame(pendiente);

@@ -62,13 +62,16 @@ TRADUCCIONES = {"es": {"common.complete": "Listo"}}
 
 
 def opciones() -> dict:
-    """Lo que va a `gr.mount_gradio_app` para la página: tema, CSS, JS y lo que va en el `<head>`."""
+    """Lo que va a `gr.mount_gradio_app` para la página: tema, CSS, JS y lo que va en el `<head>`; y en
+    `cabeza_html` (la pone servidor/laterales.py en el HTML servido), navegador.js, que tiene que envolver
+    Plotly.js antes de que Gradio lo importe para la primera figura."""
     return {
         "theme": tema(),
         "css_paths": archivos("css"),
         "js": js(),
         "head_paths": archivos("html"),
         "i18n": gr.I18n(**TRADUCCIONES),
+        "cabeza_html": f"<script>({navegador_js()})();</script>",
     }
 
 
