@@ -100,6 +100,20 @@ TELEFONO = """(id) => {
       if ((eje && r.height > eje._length + 2) || r.top < f.top - 1 || r.left < f.left - 1)
         fallas.push(`el título del eje «${t.textContent}» no cabe en su panel`);
     }
+    // Ningún texto de la figura se sale de ella por los lados (un título, el mensaje de un aviso, una nota): una
+    // figura junto a su texto en una fila medía 232 px; el último punto de memoria tenía su rótulo a la derecha.
+    for (const t of gd.querySelectorAll("text")) {
+      if (!t.textContent.trim() || !t.checkVisibility()) continue;
+      const r = t.getBoundingClientRect();
+      if (r.width && (r.left < f.left - 1 || r.right > f.right + 1))
+        fallas.push(`«${t.textContent.slice(0, 40)}» se sale de su figura (${r.left | 0}–${r.right | 0} px)`);
+    }
+  }
+  // Los controles de una fila, uno por renglón: cinco casillas juntas quedaban de 60 px y no se leían.
+  for (const b of tab.querySelectorAll(".row .block")) {
+    if (!b.checkVisibility() || b.closest(".js-plotly-plot, .table-container")) continue;
+    if (b.querySelector("input[type=checkbox], input[type=number], textarea") && b.getBoundingClientRect().width < 150)
+      fallas.push(`un control de ${b.getBoundingClientRect().width | 0} px de ancho`);
   }
   for (const c of tab.querySelectorAll("input[type=range], button")) {
     if (!c.checkVisibility() || c.matches(".reset-button")) continue;

@@ -12,7 +12,7 @@ import itertools
 import textwrap
 
 from demos.comun.figuras import Paneles
-from demos.comun.figuras.pantalla_lienzo import MARGEN_IZQUIERDO
+from demos.comun.figuras.pantalla_lienzo import LETRA_MENSAJE, MARGEN_IZQUIERDO
 
 ANCHO_MAXIMO = 600  # por debajo de este ancho de página, la figura es la de teléfono
 ANCHO_FIGURA = 330  # el ancho de la figura en un teléfono de 390 px (sin los bordes de la página)
@@ -29,7 +29,7 @@ ANCHO_CENTRADO = 230
 
 def partir(texto: str, letra: int, ancho: float = ANCHO_FIGURA) -> str:
     """Un título en líneas que caben en `ancho` píxeles (el de la figura; las líneas que ya trae se respetan)."""
-    columnas = max(12, int(ancho / (0.55 * letra)))
+    columnas = max(12, int(ancho / (0.6 * letra)))  # 0.55 dejaba «…softmax según d (se» 9 px afuera
     return "\n".join(textwrap.fill(linea, columnas) if linea else "" for linea in texto.split("\n"))
 
 
@@ -58,6 +58,8 @@ def _con_titulo_partido(f, letra: int, letra_eje: int, ancho_titulo: float = ANC
     """El panel con su título (en `ancho_titulo`) y el del eje x (en `ANCHO_CENTRADO`, letra de eje) partidos; el
     del eje y va de lado: se parte al alto de su panel (`terminar`)."""
     cambios = {"titulo": partir(f.titulo, letra, ancho_titulo)} if getattr(f, "titulo", "") else {}
+    if getattr(f, "mensaje", ""):  # el de un Aviso («Pulsa «Entrenar»: aquí se dibujan…»), en la letra de su nota
+        cambios["mensaje"] = partir(f.mensaje, LETRA_MENSAJE, ANCHO_CENTRADO)
     if getattr(f, "eje_x", ""):
         cambios["eje_x"] = partir(f.eje_x, letra_eje, ANCHO_CENTRADO)
     return dataclasses.replace(f, **cambios) if cambios else f

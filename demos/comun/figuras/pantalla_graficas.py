@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import textwrap
 
 import numpy as np
 
 from demos.comun.figuras import C0, C1, Aviso, Barras, Curvas, Diagrama, Histograma, numero
 from demos.comun.figuras.pantalla_lienzo import (
     LETRA,
+    LETRA_MENSAJE,
     LETRA_MINIMA,
     OCULTO,
     REJILLA,
@@ -54,7 +56,8 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
                 "name": s.nombre,
                 "marker": {"color": list(s.colores) if s.colores else s.color},
                 "text": f.textos(s) if tam >= LETRA_MINIMA else [""] * n,
-                "textposition": "outside",
+                # Una barra horizontal larga en un teléfono lleva su número adentro si cabe: afuera se cortaba.
+                "textposition": "auto" if lienzo.ancho_px and f.horizontal else "outside",
                 "cliponaxis": False,
                 "constraintext": "none",  # el número sobre una barra angosta no se achica hasta no leerse
                 "textfont": {"size": tam},
@@ -112,7 +115,14 @@ def curvas(f: Curvas, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
         lienzo.datos.append(linea_ref(r.texto, x_ext, [r.valor] * 2, xa, ya, r.color, r.punteada))
     for r in f.verticales:
         lienzo.datos.append(linea_ref(r.texto, [r.valor] * 2, y_ext, xa, ya, r.color, r.punteada))
+    en_la_leyenda = {r.texto for r in (*f.horizontales, *f.verticales)}
     for n in f.notas:
+        texto, lado = n.texto, "middle right"
+        if lienzo.ancho_px:  # en un teléfono: lo que la leyenda ya nombra no se repite, y nada se sale por la derecha
+            if not n.marca and texto in en_la_leyenda:
+                texto = ""  # «GPU de 16 GB» y «GPU de 80 GB» quedaban una encima de la otra
+            elif _fraccion(n.x, x_ext, f.log_x) > 0.5:
+                lado = "top left"  # «40 000.00 MB», a la derecha del último punto, se cortaba
         lienzo.datos.append(
             {
                 "type": "scatter",
@@ -121,8 +131,8 @@ def curvas(f: Curvas, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
                 "xaxis": xa,
                 "yaxis": ya,
                 "mode": "markers+text" if n.marca else "text",
-                "text": [n.texto],
-                "textposition": "middle right",
+                "text": [texto],
+                "textposition": lado,
                 "textfont": {"color": n.color, "size": 14},
                 "marker": {"color": n.color, "size": 9, "symbol": "square"},
                 "showlegend": False,
@@ -178,9 +188,32 @@ def histograma(f: Histograma, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: b
     lienzo.ejes[ky] = {"domain": dom_y, "title": {"text": f.eje_y}, "gridcolor": REJILLA} | _con_margen(lienzo)
 
 
+def _que_quepa(texto: str, ancho_px: float, tam: int, alto_px: float | None = None) -> tuple[str, int]:
+    """`texto` partido en una o dos líneas de `ancho_px` con la letra más grande (de `tam` a `LETRA_DIAGRAMA_MINIMA`)
+    con que cabe (y cuyas líneas caben en `alto_px`, si se da). Una letra mide 0.6 de su tamaño (0.52 en Chromium)."""
+    for lineas in (1, 2):
+        for t in range(tam, LETRA_DIAGRAMA_MINIMA - 1, -1):
+            if alto_px and lineas * 1.2 * t > alto_px:
+                continue
+            partido = textwrap.wrap(texto, max(4, int(ancho_px / (0.6 * t))), break_long_words=False)
+            if len(partido) <= lineas and max(len(x) for x in partido) * 0.6 * t <= ancho_px:
+                return "\n".join(partido), t
+    return "\n".join(textwrap.wrap(texto, max(4, int(ancho_px / (0.6 * LETRA_DIAGRAMA_MINIMA))))), LETRA_DIAGRAMA_MINIMA
+
+
 def diagrama(f: Diagrama, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = False) -> None:
     xa, ya, kx, ky = ejes_de(k)
+    # En un teléfono (el área mide `ancho_px`), el texto de cada caja y su nota caben a lo ancho: se parten en dos
+    # líneas y la letra baja hasta 11 px (en 330 px, «Salida: mismo tamaño» se salía de su caja y pisaba su nota).
+    px = lienzo.ancho_px * (dom_x[1] - dom_x[0]) / f.ancho if lienzo.ancho_px else None
+    py = lienzo.alto_px * (dom_y[1] - dom_y[0]) / f.alto if px and lienzo.alto_px else None
     for c in f.cajas:
+        texto, tam = c.texto, 15
+        if px and not c.redonda:
+            texto, tam = _que_quepa(c.texto, c.ancho * px - 8, 15, c.alto * py - 2 if py else None)
+        nota, tam_nota = c.nota, 13
+        if px and c.nota:
+            nota, tam_nota = _que_quepa(c.nota, (f.ancho - c.x - c.ancho / 2 - 0.25) * px + MARGEN_DERECHO_TELEFONO, 13)
         color = C1 if c.resaltada else C0
         lienzo.formas.append(
             {
@@ -197,20 +230,21 @@ def diagrama(f: Diagrama, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool 
             }
         )
         lienzo.notas.append(
-            {"x": c.x, "y": c.y, "xref": xa, "yref": ya, "text": c.texto, "showarrow": False}
-            | {"font": {"size": 15, "color": TEXTO_EN_CAJA}}  # sobre la caja clara, también en modo oscuro
+            {"x": c.x, "y": c.y, "xref": xa, "yref": ya, "text": texto, "showarrow": False}
+            | {"font": {"size": tam, "color": TEXTO_EN_CAJA}}  # sobre la caja clara, también en modo oscuro
         )
         if c.nota:
             lienzo.notas.append(
-                {
+                ({"align": "left"} if px else {})  # en dos líneas, las dos pegadas a la caja
+                | {
                     "x": c.x + c.ancho / 2 + 0.25,
                     "y": c.y,
                     "xref": xa,
                     "yref": ya,
-                    "text": c.nota,
+                    "text": nota,
                     "showarrow": False,
                     "xanchor": "left",
-                    "font": {"size": 13, "color": TEXTO_SUAVE},
+                    "font": {"size": tam_nota, "color": TEXTO_SUAVE},
                 }
             )
     for fl in f.flechas:
@@ -268,6 +302,18 @@ def diagrama(f: Diagrama, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool 
     lienzo.ejes[ky] = OCULTO | {"domain": dom_y, "range": [0, f.alto]}
 
 
+LETRA_DIAGRAMA_MINIMA = 11
+MARGEN_DERECHO_TELEFONO = 26  # una nota puede entrar en el margen derecho de la figura de teléfono (30 px)
+
+
+def _fraccion(x: float, extremos: list[float], log: bool) -> float:
+    """Dónde cae `x` entre los extremos del eje, de 0 a 1 (en escala log si el eje lo es)."""
+    a, b = extremos
+    if log and a > 0 and x > 0:
+        a, b, x = np.log10(a), np.log10(b), np.log10(x)
+    return float((x - a) / (b - a)) if b != a else 0.5
+
+
 def _mensaje(texto: str, lienzo: Lienzo, dom_x, dom_y) -> None:
     lienzo.notas.append(
         {
@@ -277,7 +323,7 @@ def _mensaje(texto: str, lienzo: Lienzo, dom_x, dom_y) -> None:
             "yref": "paper",
             "text": texto,
             "showarrow": False,
-            "font": {"size": 16, "color": TEXTO_GRIS},
+            "font": {"size": LETRA_MENSAJE, "color": TEXTO_GRIS},
         }
     )
 

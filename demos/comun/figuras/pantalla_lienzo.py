@@ -57,6 +57,7 @@ TEXTO, TEXTO_SUAVE, TEXTO_GRIS, NOTA, REJILLA = "#222222", "#595959", "#666666",
 TINTAS = {TEXTO: "#e6e6e6", TEXTO_SUAVE: "#bdbdbd", TEXTO_GRIS: "#b3b3b3", NOTA: "#d9d9d9", REJILLA: "#3a3a3a"}
 TEXTO_EN_CAJA = "#1a1a1a"
 LETRA_MINIMA = 8  # un número de casilla más chico no se lee: en un teléfono se omite (queda al pasar el dedo)
+LETRA_MENSAJE = 16  # la del mensaje de un Aviso (pantalla_graficas._mensaje)
 ANCHO_LETRA = 0.7  # el ancho de una cifra (o del signo menos, más ancho), en veces el tamaño de la letra
 MARGEN_IZQUIERDO = 45  # el de un teléfono: lo que las marcas del eje y ocupan más allá, sale del área de dibujo
 
