@@ -207,6 +207,9 @@ def test_cada_valor_nuevo_de_una_figura_se_dibuja_una_vez(navegador, url_app):
     """Gradio monta el gráfico dos veces por valor (la segunda con el mismo JSON, cientos de ms después):
     Plotly rehacía cada figura dos veces por movimiento. Máscara causal: otra semilla cambia sus dos figuras."""
     pg = _abrir(navegador, url_app + "demo/mascara-causal/", "mascara-causal", viewport={"width": 1280, "height": 800})
+    # La segunda figura se dibuja después de la primera (0.5–1.5 s): se cuenta desde que están las dos.
+    pg.wait_for_function("() => [...document.querySelectorAll('.figura-propia')].filter((g) => g.data).length === 2")
+    pg.wait_for_timeout(1000)
     pg.evaluate(CONTAR_DIBUJOS)
     for semilla in ("2", "3"):
         pg.fill("#mascara-causal-semilla input", semilla)
