@@ -260,10 +260,13 @@ def test_en_el_navegador_quitar_una_palabra_y_cambiar_de_frase(pagina, url_app):
     id_ = "clasificador-atencion"
     # ?predecir=0: sin el velo de la predicción, que esconde el texto de la salida hasta revelarla
     pagina.goto(f"{url_app}demo/{id_}/?frase=La%20pel%C3%ADcula%20no%20fue%20aburrida.&predecir=0")
-    antes = fuente_figura(pagina, id_)
+    fuente_figura(pagina, id_)
     desplegable = pagina.locator(f"#{id_}-quitar input").first
     desplegable.click()
-    pagina.locator("[role=option]").filter(has_text="3 · no").first.click()
+    opcion = pagina.locator("[role=option]").filter(has_text="3 · no").first
+    opcion.wait_for(timeout=30_000)  # las palabras de la frase de la URL llegan con `load`, con su figura
+    antes = fuente_figura(pagina, id_)  # la de la frase de la URL (antes de `load`, la de la vista inicial)
+    opcion.click()
     espera_cambio(pagina, id_, antes)
     assert json.loads(fuente_figura(pagina, id_))[0][0][1][2] is None  # fila «sin la n.º 3»: la casilla quitada
     pagina.get_by_text("la opinión pasa a negativa").first.wait_for(timeout=30_000)

@@ -120,7 +120,7 @@ def test_la_url_fija_un_control(pagina, url_app):
     fuente_figura(pagina, id_)
     caja = pagina.locator(f"#{id_}-{nombre} input[type=number]").first
     pagina.wait_for_function(
-        "([sel, v]) => Number(document.querySelector(sel).value) === v",
+        "([sel, v]) => { const e = document.querySelector(sel); return !!e && Number(e.value) === v; }",
         arg=[f"#{id_}-{nombre} input[type=number]", float(valor)],
         timeout=ESPERA_MS,
     )
