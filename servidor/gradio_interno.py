@@ -16,7 +16,8 @@ delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
   `mover_a_carril` pasa una llamada lenta a la fila de su carril (servidor/reparto.py).
 - Los trozos del frontend instalado (`gradio/templates/frontend/assets/`): `modulos_del_plot` lee
   qué archivos importa la página para montar un `gr.Plot` con Plotly (el de Plotly.js pesa 4.6 MB y
-  Gradio lo pide recién al montar la primera figura), y `precarga_del_plot` los pide en la cabecera.
+  Gradio lo pide recién al montar la primera figura), y `precarga_del_plot` los pide en la cabecera;
+  `trozos_corregidos` arregla un error de la lista del desplegable (servidor/laterales.py los sirve).
 
 tests/test_seguridad_interno.py falla si una versión de Gradio cambia algo de esto.
 """
@@ -250,3 +251,32 @@ def precarga_del_plot() -> str:
     `crossorigin` como los `modulepreload` que pone Vite (el frontend) al importar: el mismo pedido, una vez.
     """
     return "".join(f'<link rel="modulepreload" crossorigin href="./assets/{n}">' for n in modulos_del_plot())
+
+
+# La lista abierta de un gr.Dropdown (DropdownOptions) dibuja `choices[i][0]` por cada índice de
+# `filtered_indices`, y Gradio 6.31 rehace esos índices en un `$effect`, después de dibujar: si llegan
+# opciones nuevas más cortas con la lista abierta (las palabras de otra frase en el clasificador), un
+# índice viejo no tiene opción y la página lanza «Cannot read properties of undefined (reading '0')»
+# en medio del dibujo. `?.[0]`: esa fila sale vacía un instante y el efecto la quita.
+_OPCION_VIEJA = re.compile(rb"(\b\w+\.choices\[\w+\(\w+\)\])\[0\]")
+_DE_LA_LISTA = b"filtered_indices"
+CORRECCIONES_ESPERADAS = 2  # las dos filas del `{#each}` de DropdownOptions en 6.31.0: aria-label y texto
+
+
+@cache
+def trozos_corregidos(trozos: Path = TROZOS) -> dict[str, bytes]:
+    """{nombre del archivo de `trozos`: su JS corregido} para los trozos del frontend con el error de la lista.
+
+    {} si ninguno lo tiene tal cual (otra versión de Gradio): se sirven sin tocar.
+    """
+    corregidos = {}
+    for trozo in sorted(trozos.glob("Index-*.js")):
+        js = trozo.read_bytes()
+        if _DE_LA_LISTA not in js:
+            continue
+        nuevo, n = _OPCION_VIEJA.subn(rb"\1?.[0]", js)
+        if n:
+            corregidos[trozo.name] = nuevo
+    if not corregidos:
+        log.warning("No se encontró la lista del desplegable en %s: se sirve sin corregir", trozos)
+    return corregidos

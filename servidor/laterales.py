@@ -11,6 +11,8 @@
 - `…/gradio_api/deep_link`: apagada (la app no tiene botón de enlace profundo; cada llamada
   escribía un archivo de ≈ 300 kB que nada borraba).
 - `…/gradio_api/upload`: con la carpeta de subidas por encima de `disco.MAX_SUBIDAS`, 429.
+- `…/assets/<trozo>.js`: los trozos del frontend de Gradio que `gradio_interno.trozos_corregidos`
+  arregla (la lista de un desplegable que recibe opciones más cortas estando abierta) salen corregidos.
 - La página (el HTML de la raíz del montaje) y `…/config`: la marca `paginas.MARCA` que el guion
   del `<head>` trae se cambia por un token nuevo (servidor/paginas.py: sesiones reales). En el HTML,
   antes de `</head>`, la `cabeza_html` del montaje (servidor/asgi.py: la precarga de Plotly.js y el guion
@@ -23,6 +25,7 @@ Toda negativa: un JSON {"detail": motivo en español} y una línea en el log, si
 from __future__ import annotations
 
 import collections
+import hashlib
 import json
 import logging
 import re
@@ -34,7 +37,7 @@ from starlette.datastructures import Headers, UploadFile
 from starlette.requests import Request
 
 from servidor import disco, paginas
-from servidor.gradio_interno import app_de_gradio, editores, instalar_sesiones, poner_delante
+from servidor.gradio_interno import app_de_gradio, editores, instalar_sesiones, poner_delante, trozos_corregidos
 from servidor.reparto import direccion
 
 log = logging.getLogger("atencion.laterales")
@@ -84,6 +87,9 @@ class Laterales:
         if por_nombre and por_nombre.group(1) not in _publicos(self.blocks):
             return await negar(send, 404, "No hay un evento público con ese nombre en esta página.", "call")
         if metodo in ("GET", "HEAD"):
+            _, es_trozo, nombre = ruta.rpartition("/assets/")
+            if es_trozo and nombre in trozos_corregidos():
+                return await _trozo_corregido(scope, send, nombre)
             return await self.app(scope, receive, _con_token(scope, send, self.cabeza_html))
         return await self.app(scope, receive, send)
 
@@ -123,6 +129,19 @@ def _con_token(scope, send, cabeza_html: bytes = b""):
         await send({**mensaje, "body": cuerpo})
 
     return enviar
+
+
+async def _trozo_corregido(scope, send, nombre: str) -> None:
+    """El trozo `nombre` del frontend, corregido; con su ETag, 304 si el navegador ya lo tiene."""
+    cuerpo = trozos_corregidos()[nombre]
+    etiqueta = b'"' + hashlib.sha256(cuerpo).hexdigest()[:32].encode() + b'"'
+    cabeceras = [(b"content-type", b"text/javascript; charset=utf-8"), (b"etag", etiqueta)]
+    if Headers(scope=scope).get("if-none-match", "").encode() == etiqueta:
+        await send({"type": "http.response.start", "status": 304, "headers": cabeceras})
+        return await send({"type": "http.response.body", "body": b""})
+    cabeceras.append((b"content-length", str(len(cuerpo)).encode()))
+    await send({"type": "http.response.start", "status": 200, "headers": cabeceras})
+    await send({"type": "http.response.body", "body": b"" if scope.get("method") == "HEAD" else cuerpo})
 
 
 def _publicos(blocks: gr.Blocks) -> set[str]:

@@ -75,6 +75,7 @@ def pagina(navegador):
     pg = contexto.new_page()
     pg.errores = []
     pg.on("console", lambda m: m.type == "error" and not RUIDO.search(m.text) and pg.errores.append(m.text))
-    pg.on("pageerror", lambda e: pg.errores.append(str(e)))
+    # con la pila: un error que sale 1 de cada 30 corridas tiene que decir de dónde vino
+    pg.on("pageerror", lambda e: pg.errores.append(f"{e}\n{e.stack or ''}".strip()))
     yield pg
     contexto.close()

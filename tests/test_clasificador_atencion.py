@@ -254,6 +254,37 @@ def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
 
 
 @pytest.mark.navegador
+def test_la_lista_abierta_recibe_las_palabras_de_una_frase_mas_corta(pagina, url_app):
+    """Con la lista de «quitar» abierta llegan las palabras de la frase de la URL, que son menos: la lista las
+    muestra sin que la página lance un error (Gradio 6.31 dibujaba las filas viejas con las opciones nuevas y
+    lanzaba «Cannot read properties of undefined»; servidor/gradio_interno.trozos_corregidos lo arregla)."""
+    id_ = "clasificador-atencion"
+    # `load` lee la frase de la URL (con su velo sobre «quitar»); el evento que le sigue, el que trae sus
+    # palabras, espera a que la lista esté abierta
+    pasados, retenidos = [], []
+
+    def cola(pedido):
+        if pasados:
+            return retenidos.append(pedido)
+        pasados.append(pedido)
+        pedido.continue_()
+
+    pagina.route("**/gradio_api/queue/join*", cola)
+    pagina.goto(f"{url_app}demo/{id_}/?frase=Me%20gust%C3%B3.&predecir=0")
+    while not retenidos:
+        pagina.wait_for_timeout(50)
+    pagina.locator(f"#{id_}-quitar input").first.click()
+    pagina.locator("[role=option]").filter(has_text="7 · .").first.wait_for(timeout=30_000)
+    for pedido in retenidos:
+        pedido.continue_()
+    pagina.unroute_all()
+    pagina.locator("[role=option]").filter(has_text="2 · gustó").first.wait_for(timeout=30_000)
+    opciones = pagina.evaluate("[...document.querySelectorAll('[role=option]')].map((o) => o.ariaLabel)")
+    assert opciones == ["ninguna", "1 · Me", "2 · gustó", "3 · ."]
+    assert pagina.errores == []
+
+
+@pytest.mark.navegador
 def test_en_el_navegador_quitar_una_palabra_y_cambiar_de_frase(pagina, url_app):
     """La URL fija la frase y sus palabras llegan al desplegable; quitar «no» da dos filas; un ejemplo vuelve a
     «ninguna» con las palabras de la frase nueva."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.error
 import urllib.request
 
 import pytest
@@ -82,3 +83,17 @@ def test_chromium_pide_plotly_antes_que_el_plot_y_una_sola_vez(url_app, pagina, 
     # corre al terminar de montarla) envolviera Plotly.react: sin navegador.js (ni modo oscuro, ni teléfono, ni
     # proyector). navegador.js corre en el <head>, antes que todo el JS de Gradio (DOMContentLoaded llega después).
     assert pagina.evaluate("window.__alLeerLaPagina") is True, "navegador.js no corrió antes que el JS de Gradio"
+
+
+@pytest.mark.parametrize("camino", PAGINAS)
+def test_el_trozo_de_la_lista_del_desplegable_se_sirve_corregido_con_su_etag(url_app, camino):
+    """`…/assets/<trozo>` corregido (servidor/laterales.py) en cada montaje; con su ETag, 304 sin cuerpo."""
+    ((nombre, corregido),) = gradio_interno.trozos_corregidos().items()
+    url = url_app + camino + f"assets/{nombre}"
+    with urllib.request.urlopen(url, timeout=60) as r:
+        assert r.read() == corregido and "javascript" in r.headers["content-type"]
+        etiqueta = r.headers["etag"]
+    pedido = urllib.request.Request(url, headers={"If-None-Match": etiqueta})
+    with pytest.raises(urllib.error.HTTPError) as sin_cambios:
+        urllib.request.urlopen(pedido, timeout=60)
+    assert sin_cambios.value.code == 304 and sin_cambios.value.read() == b""

@@ -80,3 +80,22 @@ def test_los_trozos_del_plot_son_plotly_la_figura_y_el_componente():
 def test_sin_el_mapa_de_componentes_no_se_precarga_nada(tmp_path):
     (tmp_path / "core-x.js").write_text("export{}", encoding="utf-8")
     assert gradio_interno.modulos_del_plot(tmp_path) == ()
+
+
+def test_la_lista_del_desplegable_se_corrige_en_un_solo_trozo_y_solo_ahi():
+    """En 6.31.0, un trozo (el de DropdownOptions) con las dos lecturas `choices[i][0]` de su `{#each}`; la
+    corrección cambia esas dos y nada más, y el JS sigue siendo el mismo salvo `?.`."""
+    corregidos = gradio_interno.trozos_corregidos()
+    ((nombre, nuevo),) = corregidos.items()
+    assert nombre.startswith("Index-")
+    viejo = (gradio_interno.TROZOS / nombre).read_bytes()
+    assert viejo.count(b"][0]") - nuevo.count(b"][0]") == gradio_interno.CORRECCIONES_ESPERADAS
+    assert nuevo.count(b"]?.[0]") - viejo.count(b"]?.[0]") == gradio_interno.CORRECCIONES_ESPERADAS
+    assert nuevo.replace(b"?.[0]", b"[0]") == viejo.replace(b"?.[0]", b"[0]")
+    assert b"aria-posinset" in nuevo  # la lista de opciones, no otro `choices`
+
+
+def test_sin_la_lista_del_desplegable_no_se_corrige_nada(tmp_path):
+    (tmp_path / "Index-x.js").write_bytes(b"const filtered_indices=[];e.choices[0][1]")
+    (tmp_path / "Index-y.js").write_bytes(b"t.choices[g(n)][0]")  # sin la lista: otro componente
+    assert gradio_interno.trozos_corregidos(tmp_path) == {}
