@@ -34,6 +34,7 @@ from demos.comun.figuras import (
     maqueta,
     numero,
     pantalla,
+    pantalla_lienzo,
     papel,
 )
 from demos.comun.figuras import pantalla_angosta as angosta
@@ -591,3 +592,27 @@ def test_la_descarga_no_corta_un_titulo_largo(columnas):
         borde = t.get_window_extent()
         assert borde.x0 >= caja.x0 - 1 and borde.x1 <= caja.x1 + 1, t.get_text()
     assert " ".join(titulos[0].get_text().split()) == largo
+
+
+def test_la_figura_de_telefono_comparte_las_listas_de_la_de_siempre_y_cada_figura_las_suyas():
+    """Los mismos arreglos dan la misma lista en las dos variantes de una figura (se calculan una vez y
+    `angosto` no las repite); dos figuras distintas, o fuera de una figura, no comparten nada."""
+    nombres = tuple(f"p{k}" for k in range(5))
+    pesos = np.random.default_rng(0).random((5, 5))
+    dos = Paneles((Mapa(pesos, x=nombres, y=nombres, titulo="A"), Mapa(pesos, x=nombres, y=nombres)), columnas=2)
+    fig = figura_plotly(dos)
+    cambios = fig["layout"]["meta"]["angosto"]["datos"]
+    assert cambios and not any({"z", "customdata"} & set(c) for c in cambios.values())
+    assert fig["data"][0]["z"] is fig["data"][1]["z"]  # el mismo contenido dentro de una figura
+    otra = figura_plotly(dos)
+    assert otra["data"][0]["z"] == fig["data"][0]["z"] and otra["data"][0]["z"] is not fig["data"][0]["z"]
+    assert pantalla_lienzo.a_lista(pesos) is not pantalla_lienzo.a_lista(pesos)  # fuera de `recordando`
+    with pantalla_lienzo.recordando():
+        assert pantalla_lienzo.a_lista(pesos) is pantalla_lienzo.a_lista(pesos.copy())
+        assert pantalla_lienzo.a_lista(pesos) is not pantalla_lienzo.a_lista(pesos.T)  # otro contenido
+
+
+def test_el_json_de_una_figura_lee_nan_como_null():
+    """orjson escribe null donde `json` escribía NaN (que JSON.parse del navegador no lee)."""
+    texto = figura_plotly_json(Curvas((Curva("a", np.arange(3.0), np.array([1.0, np.nan, 3.0])),)))
+    assert "NaN" not in texto and json.loads(texto)["data"][0]["y"][1] is None

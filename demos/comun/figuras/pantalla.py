@@ -12,12 +12,23 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
+import orjson
 
 from demos.comun.figuras import Aviso, Barras, Curvas, Diagrama, Histograma, Imagen, Mapa, Paneles, maqueta
 from demos.comun.figuras import pantalla_angosta as angosta
 from demos.comun.figuras import pantalla_graficas as graficas
 from demos.comun.figuras import pantalla_mapas as mapas
-from demos.comun.figuras.pantalla_lienzo import CONFIG, FUENTE, LETRA, LETRA_TITULO, TEXTO, TINTAS, Lienzo, ejes_de
+from demos.comun.figuras.pantalla_lienzo import (
+    CONFIG,
+    FUENTE,
+    LETRA,
+    LETRA_TITULO,
+    TEXTO,
+    TINTAS,
+    Lienzo,
+    ejes_de,
+    recordando,
+)
 
 # El dibujo de cada tipo de panel: f(figura, lienzo, k, dominio_x, dominio_y, con_barra).
 DIBUJOS = {
@@ -68,8 +79,9 @@ def figura_plotly(figura) -> dict:
     `layout.meta` dice que es una figura de la suite (`navegador.js` la adapta a la página: modo oscuro,
     proyector) y, en `angosto`, lo que cambia en un teléfono (`pantalla_angosta`).
     """
-    ancha = _armar(figura)
-    telefono = _armar(angosta.apilar(figura, LETRA, LETRA_TITULO), ancho_px=angosta.AREA)
+    with recordando():  # las listas de los arreglos (z, textos, pistas), una vez para las dos figuras
+        ancha = _armar(figura)
+        telefono = _armar(angosta.apilar(figura, LETRA, LETRA_TITULO), ancho_px=angosta.AREA)
     telefono["layout"]["margin"] |= angosta.MARGEN_X
     cambios = angosta.diferencia(ancha, telefono)
     ancha["layout"]["meta"] = {"figura": 1} | ({"angosto": cambios} if cambios else {})
@@ -178,7 +190,8 @@ def _sin_repetir_leyenda(datos: list[dict]) -> None:
 
 
 def figura_plotly_json(figura) -> str:
-    return json.dumps(figura_plotly(figura), ensure_ascii=False, separators=(",", ":"))
+    """La figura en JSON (orjson: 8 veces más rápido que `json`; NaN sale como null, que JSON.parse sí lee)."""
+    return orjson.dumps(figura_plotly(figura), option=orjson.OPT_SERIALIZE_NUMPY).decode()
 
 
 def valor_de_plot(figura):

@@ -82,7 +82,7 @@ def apilar(figura, letra: int, letra_titulo: int):
 
 def _distintas(a: dict, b: dict) -> dict:
     """Las claves de `b` que no son iguales en `a`; las que `b` no tiene, en None (se borran)."""
-    cambios = {k: v for k, v in b.items() if a.get(k) != v}
+    cambios = {k: v for k, v in b.items() if a.get(k) is not v and a.get(k) != v}  # `is`: las listas compartidas
     return cambios | {k: None for k in a if k not in b}
 
 

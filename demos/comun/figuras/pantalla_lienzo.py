@@ -7,6 +7,10 @@ por su par (`navegador.js`); los que van sobre una caja clara (un diagrama, una 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections.abc import Callable, Hashable, Iterator
+
 import numpy as np
 
 from demos.comun.figuras import C0
@@ -69,9 +73,45 @@ def letra_que_cabe(tam: int, casilla_px: float | None, largo: int) -> int:
     return min(tam, int(casilla_px / (ANCHO_LETRA * largo)))
 
 
+# Lo calculado para una figura, por contenido: la de teléfono (pantalla_angosta.apilar) trae los mismos arreglos
+# que la de siempre, y con esto sus listas se hacen una vez y son el mismo objeto en las dos (la diferencia entre
+# ellas las salta por identidad). Vive lo que dura `recordando()`: cada petición, su propio diccionario.
+_RECORDADO: contextvars.ContextVar[dict | None] = contextvars.ContextVar("recordado", default=None)
+
+
+@contextlib.contextmanager
+def recordando() -> Iterator[None]:
+    """Mientras dura, `recordado` devuelve lo ya calculado con la misma clave (en este hilo, para esta figura)."""
+    token = _RECORDADO.set({})
+    try:
+        yield
+    finally:
+        _RECORDADO.reset(token)
+
+
+def recordado(clave: Hashable, calcular: Callable[[], object]):
+    """`calcular()`, o lo que dio antes con la misma `clave` dentro de `recordando()` (fuera de él, siempre calcula).
+    Lo devuelto se comparte: quien lo recibe no lo cambia."""
+    memoria = _RECORDADO.get()
+    if memoria is None:
+        return calcular()
+    if clave not in memoria:
+        memoria[clave] = calcular()
+    return memoria[clave]
+
+
+def huella(a: np.ndarray) -> tuple:
+    """Una clave de `recordado` por el contenido de un arreglo (no por su identidad: `np.where` hace uno nuevo)."""
+    return a.dtype.str, a.shape, a.tobytes()
+
+
 def a_lista(a) -> list:
     """Arreglo -> lista JSON con 6 cifras significativas (los enteros quedan exactos); NaN -> null."""
     a = np.asarray(a, dtype=float)
+    return recordado(("a_lista", *huella(a)), lambda: _a_lista(a))
+
+
+def _a_lista(a: np.ndarray) -> list:
     finito = np.isfinite(a)
     with np.errstate(divide="ignore", invalid="ignore"):
         escala = 10.0 ** (5 - np.floor(np.log10(np.where(finito & (a != 0), np.abs(a), 1.0))))

@@ -28,8 +28,10 @@ from demos.comun.figuras.pantalla_lienzo import (
     barra_color,
     categorias_unicas,
     ejes_de,
+    huella,
     letra_que_cabe,
     plantilla,
+    recordado,
     segmento,
     texto_plano,
     ticks,
@@ -118,13 +120,16 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
         trazo |= {"x": categorias_unicas(nombres_x), "y": categorias_unicas(nombres_y)}
         trazo["hovertemplate"] = plantilla(f.pista, y="%{y}", x="%{x}", v="%{z:.3f}")
     elif not por_indice:
-        trazo["customdata"] = [
-            [
-                [texto_plano(nombres_y[i]), texto_plano(nombres_x[j]), numero(f.matriz[i, j], ".3f")]
-                for j in range(columnas)
-            ]
-            for i in range(filas)
-        ]
+        trazo["customdata"] = recordado(
+            ("pistas", *huella(f.matriz), tuple(nombres_x), tuple(nombres_y)),
+            lambda: [
+                [
+                    [texto_plano(nombres_y[i]), texto_plano(nombres_x[j]), numero(f.matriz[i, j], ".3f")]
+                    for j in range(columnas)
+                ]
+                for i in range(filas)
+            ],
+        )
         trazo["hovertemplate"] = plantilla(f.pista, y="%{customdata[0]}", x="%{customdata[1]}", v="%{customdata[2]}")
     else:
         trazo["hovertemplate"] = plantilla(f.pista, y="%{y}", x="%{x}", v="%{z:.3f}")
