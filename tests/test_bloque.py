@@ -75,6 +75,30 @@ def test_la_salida_es_la_de_transformer_encoder_layer_con_los_mismos_pesos():
 @pytest.mark.parametrize("d, cabezas, d_mlp", [(64, 4, 256), (16, 2, 32), (8, 1, 8)])
 def test_diferencia_en_vivo_con_pytorch_es_menor_que_1e6(d, cabezas, d_mlp):
     assert diferencia_con_pytorch(d, cabezas, d_mlp) < 1e-6
+    # La vista cuenta y compara con la misma pareja de módulos: su número es el de diferencia_con_pytorch.
+    *_, texto = calcular(d, cabezas, d_mlp)
+    assert f"lo sumo en **{diferencia_con_pytorch(d, cabezas, d_mlp):.1e}**" in texto
+
+
+def test_compartir_pesos_deja_a_pytorch_con_los_tensores_del_bloque():
+    from demos.bloque import _compartir_pesos, _pareja
+
+    nuestro, suyo = _pareja(32, 4, 64, "meta")
+    nuestro = nuestro.to_empty(device="cpu")
+    _compartir_pesos(nuestro, suyo)
+    propios = {id(p) for p in nuestro.parameters()}
+    assert all(id(p) in propios and p.device.type == "cpu" for p in suyo.parameters())
+    assert sum(p.numel() for p in suyo.parameters()) == sum(formula(32, 64).values())
+
+
+@pytest.mark.parametrize("forma, escala", [((48, 16), 0.25), ((16,), 0.1), ((7, 5), 1 / 5**0.5)])
+def test_los_pesos_al_azar_en_el_lugar_son_los_de_randn(forma, escala):
+    """diferencia_con_pytorch y tutorial_2_2 llenan cada parámetro con normal_ en el lugar: son los mismos números
+    que torch.randn(forma, generator=g) * escala (y / escala), sin tensores intermedios."""
+    en_el_lugar = torch.empty(forma).normal_(generator=torch.Generator().manual_seed(0)).mul_(escala)
+    assert torch.equal(en_el_lugar, torch.randn(forma, generator=torch.Generator().manual_seed(0)) * escala)
+    en_el_lugar = torch.empty(forma).normal_(generator=torch.Generator().manual_seed(1)).div_(escala)
+    assert torch.equal(en_el_lugar, torch.randn(forma, generator=torch.Generator().manual_seed(1)) / escala)
 
 
 def test_el_bloque_mas_grande_se_cuenta_rapido_sin_reservar_memoria():

@@ -10,7 +10,7 @@ from torch import nn
 
 from demos.comun.figuras import Imagen, Mapa, Paneles
 from demos.comun.figuras.pantalla import alto_de, figura_plotly, figura_plotly_json
-from demos.multicabeza import calcular, comparar, copia_oficial, crear_capa
+from demos.multicabeza import calcular, comparar, copia_oficial, crear_capa, pesos_en_float64
 from tests.ayuda import espera_error
 
 
@@ -31,6 +31,7 @@ def test_copia_oficial_tiene_exactamente_los_pesos_de_la_capa():
     oficial = copia_oficial(capa)
     assert torch.equal(oficial.in_proj_weight, capa.qkv.weight)
     assert torch.equal(oficial.out_proj.bias, capa.salida.bias)
+    assert all(p.device.type == "cpu" for p in oficial.parameters())  # nada quedó en «meta»
     x = torch.randn(2, 6, 16)
     with torch.inference_mode():
         y, pesos = capa(x)
@@ -47,6 +48,17 @@ def test_la_capa_no_usa_el_rng_global_y_la_semilla_la_repite():
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
     # los pesos de nn.Linear: uniformes en ±1/√d
     assert a.qkv.weight.abs().max() <= 1 / 32**0.5
+
+
+@pytest.mark.parametrize("d_modelo, cabezas, largo", [(16, 4, 5), (24, 3, 7), (8, 1, 2), (512, 16, 32)])
+def test_los_pesos_en_float64_son_los_de_la_capa_convertida_bit_a_bit(d_modelo, cabezas, largo):
+    """La figura toma los pesos en float64 sin convertir la capa `salida`: los mismos bits que capa.double()."""
+    capa = crear_capa(d_modelo, cabezas, torch.Generator().manual_seed(3))
+    x = torch.randn(1, largo, d_modelo, generator=torch.Generator().manual_seed(4))
+    with torch.inference_mode():
+        rapidos = pesos_en_float64(capa, x)
+        _, convertida = capa.double()(x.double())
+    assert rapidos.dtype == torch.float64 and torch.equal(rapidos, convertida)
 
 
 def test_la_figura_no_cambia_con_el_ruido_de_float32_entre_hilos():
