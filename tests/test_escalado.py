@@ -40,6 +40,18 @@ def test_otra_d_empieza_su_propio_generador():
     assert medir(100, 8, 5)["punto"].tolist() == (q @ k.T).flatten().tolist()
 
 
+def test_las_tres_d_de_la_leccion_en_una_pasada_dan_los_mismos_sorteos():
+    """Exacta, para todo número de claves: d = 512 sigue el generador donde terminó d = 64 (gastan los mismos
+    números) en lugar de volver a sortear d = 2 y d = 64, como `_sorteo`."""
+    import torch
+
+    for claves in range(2, escalado.CLAVES_MAX + 1):
+        juntos = escalado._sorteos_leccion(claves, 11)
+        for d in escalado.D_LECCION:
+            q, k = escalado._sorteo(d, claves, 11)
+            assert torch.equal(juntos[d][0], q) and torch.equal(juntos[d][1], k), (claves, d)
+
+
 def test_escalar_devuelve_la_desviacion_a_1_y_baja_el_peso_maximo():
     m = medir(4096, claves=8, semilla=3)
     assert m["desv_con"] == pytest.approx(1.0, abs=0.1)
