@@ -40,6 +40,30 @@ def test_fila_2_da_053_047_y_fila_5_da_053():
     assert _r2(pesos[4]) == [0.13, 0.19, 0.10, 0.05, 0.53]
 
 
+@pytest.mark.parametrize("L", [0, 1, 5, 32])
+def test_mascara_causal_es_la_triangular_de_arriba_booleana(L):
+    """La de `modelos` (comparando índices) es bit a bit la de `triu`: booleana, contigua, True sobre la diagonal."""
+    m = mascara_causal(L)
+    assert m.dtype == torch.bool and m.shape == (L, L) and m.is_contiguous()
+    assert torch.equal(m, torch.ones(L, L, dtype=torch.bool).triu(diagonal=1))
+
+
+def test_la_vista_calcula_con_un_hilo_de_torch(monkeypatch):
+    """Matrices de a lo sumo 32 × 32: con dos hilos de torch (las pruebas, o ATENCION_HILOS_TORCH=2) cada
+    softmax esperaba al otro hilo; la vista calcula con uno y deja el número como estaba."""
+    from demos.mascara_causal import pestana
+
+    hilos, original = [], pestana.tuberia
+    monkeypatch.setattr(pestana, "tuberia", lambda *a: hilos.append(torch.get_num_threads()) or original(*a))
+    antes = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        calcular(semilla=7)
+        assert hilos == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(antes)
+
+
 def test_generador_propio_igual_que_la_semilla_global_de_la_leccion():
     torch.manual_seed(1)
     q_leccion, k_leccion = torch.randn(5, 8), torch.randn(5, 8)

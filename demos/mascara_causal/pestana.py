@@ -19,6 +19,7 @@ from demos.comun.vista import Vista, explicacion, grafico
 from demos.mascara_causal.convenciones import construir_convenciones, resumen_fila_tapada
 from modelos import atencion, mascara_causal
 from modelos.convenciones import fila_tapada
+from modelos.hilos import un_hilo
 
 FRASE = "Ana sacó plata del banco"
 D = 8  # largo de los vectores de consulta y clave, como en la lección
@@ -233,10 +234,11 @@ def calcular(frase: str = FRASE, tipo: str = "causal", k: float = 2, w: float = 
             f"Con relleno, k debe ser menor que el número de palabras ({L}): "
             "tiene que quedar al menos una palabra real."
         )
-    mascara = hacer_mascara(tipo, L, k, w)
+    with un_hilo():  # matrices de a lo sumo 32 × 32: con más hilos de torch, cada softmax esperaba al otro ≈ 15 ms
+        mascara = hacer_mascara(tipo, L, k, w)
+        pasos = tuberia(L, semilla, mascara)
     tapada = np.zeros((L, L), dtype=bool) if mascara is None else mascara.numpy()
     relleno = k if tipo == "relleno" else 0
-    pasos = tuberia(L, semilla, mascara)
     error = float(np.abs(pasos["pesos"].sum(axis=1) - 1).max())
     tapadas = int(tapada.sum())
     texto = (
