@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import gradio as gr
 import numpy as np
@@ -16,6 +17,7 @@ from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero, lista_de_palabras
 from demos.comun.vista import LATEX, Vista, envolver, explicacion, grafico
 from modelos import atencion
+from modelos.hilos import un_hilo
 
 PALABRAS = "Ana, sacó, plata"
 Q0 = [[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]  # una fila por palabra, como en la lección
@@ -236,8 +238,12 @@ def _suma_ponderada(pesos_i: np.ndarray, V: np.ndarray, salida_i: np.ndarray) ->
     )
 
 
+@lru_cache(maxsize=1)
 def en_lote() -> dict[str, tuple[int, ...]]:
-    """La llamada en lote de la lección: q (4, 2, 10, 8) -> atencion(q, q, q) da salida y pesos, con sus formas."""
+    """La llamada en lote de la lección: q (4, 2, 10, 8) -> atencion(q, q, q) da salida y pesos, con sus formas.
+
+    No depende de nada que se mueva en la pestaña: se calcula una vez por proceso.
+    """
     q = torch.randn(4, 2, 10, 8, generator=torch.Generator().manual_seed(0))  # 4 frases, 2 cabezas, 10 palabras, 8
     salida, pesos = atencion(q, q, q)  # (4, 2, 10, 8), (4, 2, 10, 10)
     return {"q": tuple(q.shape), "salida": tuple(salida.shape), "pesos": tuple(pesos.shape)}
@@ -349,9 +355,11 @@ def calcular(palabras: str = PALABRAS, Q=Q0, K=K0, V=V0, fila: float = 1):
     palabras, Q, K, V = validar(palabras, Q, K, V)
     fila = entero(fila, "La fila que se detalla", 1, MAX_PALABRAS)
     i = min(fila, len(palabras)) - 1  # si sobran filas en el control, se detalla la última palabra
-    puntajes, pesos, salida = atender(Q, K, V)
+    with un_hilo():  # matrices de a lo sumo 8 × 8: con más hilos de torch, cada softmax esperaba al otro ≈ 15 ms
+        puntajes, pesos, salida = atender(Q, K, V)
+        con_funcion = con_la_funcion(Q, K, V, salida)
     etiquetas = _unicas(palabras)
-    texto = detalle(i, palabras, Q, K, V, puntajes, pesos, salida) + "\n\n" + con_la_funcion(Q, K, V, salida)
+    texto = detalle(i, palabras, Q, K, V, puntajes, pesos, salida) + "\n\n" + con_funcion
     if int(fila) > len(palabras):
         texto = (
             f"*(Pediste la fila {int(fila)}, pero hay {len(palabras)} palabras: se detalla la última, "
@@ -370,7 +378,9 @@ def libro(palabras: str = PALABRAS, Q=Q0, K=K0, V=V0, fila: float = 1, paso: flo
     """Modo libro: (la fórmula con el término del paso resaltado y su frase, la matriz del paso con la fila)."""
     palabras, Q, K, V = validar(palabras, Q, K, V)
     i = min(entero(fila, "La fila que se detalla", 1, MAX_PALABRAS), len(palabras)) - 1
-    return vista_paso(_unicas(palabras), Q, K, V, entero(paso, "El paso del modo libro", 1, PASOS), i)
+    paso = entero(paso, "El paso del modo libro", 1, PASOS)
+    with un_hilo():  # como en `calcular`
+        return vista_paso(_unicas(palabras), Q, K, V, paso, i)
 
 
 def _construir_libro(palabras, q, k, v, fila) -> None:

@@ -118,6 +118,22 @@ def test_la_llamada_en_lote_de_la_leccion_y_igual_que_a_mano():
     assert "da la salida (4, 2, 10, 8) y los pesos (4, 2, 10, 10)" in texto
 
 
+def test_la_vista_calcula_con_un_hilo_de_torch(monkeypatch):
+    """Tablas de a lo sumo 8 × 8: con dos hilos de torch (las pruebas, o ATENCION_HILOS_TORCH=2) cada softmax
+    esperaba al otro hilo; la vista calcula con uno y deja el número como estaba."""
+    from demos import a_mano
+
+    hilos, original = [], a_mano.atender
+    monkeypatch.setattr(a_mano, "atender", lambda *a: hilos.append(torch.get_num_threads()) or original(*a))
+    antes = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        calcular()
+        assert hilos == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(antes)
+
+
 def test_igual_que_modelos_atencion_y_scaled_dot_product_attention():
     rng = np.random.default_rng(0)
     Q, K, V = rng.normal(size=(5, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 4))
