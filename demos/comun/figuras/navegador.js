@@ -88,7 +88,12 @@
     layout.meta = {figura: 1};
     g.__alto = altoProyector(g);
     if (g.__alto) {
+      // Los cuadritos de color de unos rótulos (pantalla_mapas._cuadritos: un tamaño por texto) crecen con su letra.
+      const cuadritos = data.map((t) => t.mode === "markers+text" && t.marker && Array.isArray(t.marker.size) && t.textfont && t.textfont.size);
       recorrer([data, layout], null, escalaProyector());
+      data.forEach((t, i) => {
+        if (cuadritos[i]) t.marker.size = t.marker.size.map((s) => Math.round(s * t.textfont.size / cuadritos[i]));
+      });
       layout.height = g.__alto;
       if (layout.margin) for (const k of ["l", "r", "t", "b"]) if (layout.margin[k]) layout.margin[k] *= escalaProyector();
     }
