@@ -168,28 +168,55 @@ def varianzas_de_la_leccion() -> tuple[float, float]:
         return y.var(unbiased=False).item(), y.var().item()
 
 
+class AtencionDelTutorial(nn.Module):
+    """La capa `TransformerAttention` del §2.2 del tutorial, tal cual: autoatención y `layernorm(x + atención)`."""
+
+    def __init__(self, d_model: int, n_heads: int, device=None):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(d_model, n_heads, dropout=0.0, batch_first=True, device=device)
+        self.layernorm = nn.LayerNorm(d_model, device=device)
+
+    def forward(self, x, key_padding_mask=None):
+        attn_output, attn_weights = self.attention(x, x, x, key_padding_mask=key_padding_mask)
+        output = self.layernorm(x + attn_output)  # el tutorial la llama «Pre-Norm»
+        return output, attn_weights
+
+
+def _capa_de_pytorch(atencion: nn.MultiheadAttention, d: int, h: int) -> nn.TransformerEncoderLayer:
+    """`nn.TransformerEncoderLayer` con la atención `atencion` (sus mismos tensores) y el MLP en cero: sin él, la
+    capa es su primera subcapa, x + A(LN(x)) con `norm_first=True`, y LN₂(LN₁(x + A(x))) con `norm_first=False`."""
+    capa = nn.TransformerEncoderLayer(d, h, dim_feedforward=1, dropout=0.0, batch_first=True, device="meta")
+    capa = capa.to_empty(device="cpu")
+    capa.self_attn = atencion
+    with torch.no_grad():
+        for parte in (capa.linear1, capa.linear2):
+            parte.weight.zero_(), parte.bias.zero_()
+    capa.norm1.reset_parameters(), capa.norm2.reset_parameters()  # γ = 1, β = 0
+    return capa.eval()
+
+
 @lru_cache(maxsize=8)
 def tutorial_2_2(d: int, h: int, semilla: int = 0) -> dict[str, float]:
-    """El código del §2.2 del tutorial, `layernorm(x + atención(x))`, contra las dos normas con los mismos módulos.
+    """La capa del §2.2 del tutorial (`AtencionDelTutorial`) contra `nn.TransformerEncoderLayer` con la misma
+    atención: post-norma (`norm_first=False`) y pre-norma (`norm_first=True`, la del bloque).
 
-    Devuelve la diferencia máxima con la post-norma LN(x + A(x)) y con la pre-norma x + A(LN(x)) (la del bloque).
+    Devuelve la diferencia máxima con cada una, en x (2, 10, d). La post-norma de PyTorch termina con una segunda
+    LayerNorm (la de su MLP, aquí en cero): a la salida del tutorial se le aplica una igual, γ = 1 y β = 0.
     """
     g = torch.Generator().manual_seed(semilla)
-    # En "meta", sin tocar el generador global: los pesos salen de `g`
-    atencion = nn.MultiheadAttention(d, h, dropout=0.0, batch_first=True, device="meta")
-    atencion = atencion.to_empty(device="cpu").eval()
-    with torch.no_grad():
-        for p in atencion.parameters():
+    tutorial = AtencionDelTutorial(d, h, device="meta").to_empty(device="cpu").eval()
+    with torch.no_grad():  # los pesos salen de `g`, sin tocar el generador global
+        for p in tutorial.attention.parameters():
             p.normal_(generator=g).div_(math.sqrt(d))  # = torch.randn(p.shape, generator=g) / √d, en el lugar
-    norma = nn.LayerNorm(d)  # γ = 1, β = 0
+    tutorial.layernorm.reset_parameters()  # γ = 1, β = 0
+    capa = _capa_de_pytorch(tutorial.attention, d, h)
     x = torch.randn(2, 10, d, generator=g)  # (B, L, d)
     with torch.inference_mode():
-        A = lambda z: atencion(z, z, z, need_weights=False)[0]  # noqa: E731
-        del_tutorial = norma(x + A(x))  # `output = self.layernorm(x + attn_output)`
-        return {
-            "post": (del_tutorial - norma(x + A(x))).abs().max().item(),
-            "pre": (del_tutorial - (x + A(norma(x)))).abs().max().item(),
-        }
+        del_tutorial, _ = tutorial(x)
+        capa.norm_first = False
+        post = (nn.functional.layer_norm(del_tutorial, (d,)) - capa(x)).abs().max().item()
+        capa.norm_first = True
+        return {"post": post, "pre": (del_tutorial - capa(x)).abs().max().item()}
 
 
 X, ANCHO, ALTO = 3.7, 4.2, 0.64  # el tronco del bloque: centro y tamaño de sus cajas
@@ -285,8 +312,9 @@ def calcular(d_modelo: float = 64, cabezas: float = 4, d_mlp: float = 256):
     texto += (
         "\n\n**Ojo con el tutorial (§2.2):** su comentario dice «Pre-Norm», pero su código, "
         "`layernorm(x + atención(x))`, normaliza después de sumar: es **post-norma**. Con los mismos módulos y "
-        f"una entrada (2, 10, {d}), ese código difiere de la pre-norma de este bloque, x + Atención(LN(x)), hasta "
-        f"en **{dif['pre']:.2f}**, y de la post-norma en {dif['post']:.1e}."
+        f"una entrada (2, 10, {d}), su capa difiere de la pre-norma de este bloque, x + Atención(LN(x)), hasta "
+        f"en **{dif['pre']:.2f}**, y de la post-norma de `nn.TransformerEncoderLayer` (`norm_first=False`) "
+        f"en {dif['post']:.1e}."
     )
     return figura_diagrama(d, h, m, nuestro), figura_barras(nuestro), tabla, texto
 

@@ -166,6 +166,20 @@ def test_la_varianza_1_de_layernorm_es_la_poblacional():
     assert "`y.var(unbiased=False)` da 1.00" in texto and "`y.var()`" in texto and "da 1.33" in texto
 
 
+def test_la_comparacion_del_tutorial_reconoce_una_capa_pre_norma(monkeypatch):
+    """Las dos diferencias son contra capas de PyTorch, no contra la misma cuenta: si la capa del tutorial fuera
+    pre-norma, x + A(LN(x)), la diferencia con la post-norma sería grande y con la pre-norma, nula."""
+    from demos import bloque
+
+    def pre_norma(self, x, key_padding_mask=None):
+        z = self.layernorm(x)
+        return x + self.attention(z, z, z, key_padding_mask=key_padding_mask)[0], None
+
+    monkeypatch.setattr(bloque.AtencionDelTutorial, "forward", pre_norma)
+    dif = bloque.tutorial_2_2.__wrapped__(64, 4)  # sin la caché: la de la capa de verdad
+    assert dif["pre"] < 1e-6 < 0.1 < dif["post"]
+
+
 def test_el_codigo_pre_norm_del_tutorial_es_post_norma():
     """El §2.2 del tutorial llama «Pre-Norm» a LN(x + atención(x)): es la post-norma de
     nn.TransformerEncoderLayer(norm_first=False), no la pre-norma del bloque."""
