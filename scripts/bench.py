@@ -1,12 +1,13 @@
 """Rendimiento medido de la suite: arranque en frío, la clase, el navegador, la apertura, carga y entrenamiento.
 
     python scripts/bench.py                      todo (≈ 6 min en 2 núcleos)
-    python scripts/bench.py --solo clase         una sección: arranque, clase, navegador, apertura, carga…
+    python scripts/bench.py --solo clase         una sección: arranque, clase, cpu, navegador, apertura…
     python scripts/bench.py --markdown BENCHMARKS.md   además escribe las tablas en ese archivo
 
 Cada cifra va junto a su referencia medida en la misma corrida: el arranque junto a
 `import gradio, torch`; la clase (scripts/bench_clase.py) junto a un endpoint vacío servido por
-Gradio con la misma cola, el navegador junto a una página que solo devuelve el número, y la
+Gradio con la misma cola, la CPU por evento (scripts/bench_cpu.py) junto a ese mismo endpoint,
+el navegador junto a una página que solo devuelve el número, y la
 apertura (scripts/bench_apertura.py) junto a una página de Gradio con una sola figura. Se dan
 medianas y percentiles, no tiempos sueltos. Todo en loopback; el servidor corre en otro proceso,
 para que el cliente no le quite el GIL.
@@ -247,7 +248,7 @@ def entrenamiento() -> str:
     return tabla("Entrenamiento de la inversión de dígitos, hasta el 100 % de secuencias", *comparar())
 
 
-SECCIONES = ("arranque", "clase", "navegador", "apertura", "carga", "entrenamiento")
+SECCIONES = ("arranque", "clase", "cpu", "navegador", "apertura", "carga", "entrenamiento")
 
 
 def main() -> None:
@@ -275,6 +276,10 @@ def main() -> None:
             from scripts.bench_clase import clase
 
             partes.append(clase(args.estudiantes, 40))
+        elif s == "cpu":
+            from scripts.bench_cpu import cpu
+
+            partes.append(cpu())
         elif s == "navegador":
             from scripts.bench_navegador import navegador
 

@@ -57,6 +57,22 @@ class Rechazo(Exception):
     """Valores al azar que la pestaña no admite (p. ej. d que no se divide entre las cabezas)."""
 
 
+def datos_al_azar(pestana, vista, base: list):
+    """`hacer(azar)`: los datos de una llamada a la pestaña, los de `base` (los de omisión) con valores nuevos al azar
+    en cada control numérico (en su rejilla) y, en la inversión de dígitos, ocho dígitos al azar."""
+    controles = _controles(vista)
+
+    def hacer(azar: random.Random) -> list:
+        datos = list(base)
+        for i, lo, hi, paso in controles:
+            datos[i] = _valor(azar, lo, hi, paso)
+        if pestana.id == "inversion-digitos":  # su control principal es un texto: ocho dígitos al azar
+            datos[0] = " ".join(str(azar.randint(0, 9)) for _ in range(8))
+        return datos
+
+    return hacer
+
+
 def _token_de_la_pagina(http, url: str) -> str | None:
     """El token que la página servida trae (servidor/paginas.py) y manda en cada evento, como el navegador.
 
@@ -290,19 +306,7 @@ def clase(estudiantes: int = 30, segundos: float = 40) -> str:
         tareas = []
         for k in range(estudiantes):
             p = PESTANAS[k % len(PESTANAS)]
-            vista = suite.vistas(suite.demo)[p.id]
-            controles = _controles(vista)
-            base = omision[p.api]
-
-            def hacer(azar, base=base, controles=controles, id_=p.id):
-                datos = list(base)
-                for i, lo, hi, paso in controles:
-                    datos[i] = _valor(azar, lo, hi, paso)
-                if id_ == "inversion-digitos":  # su control principal es un texto: ocho dígitos al azar
-                    datos[0] = " ".join(str(azar.randint(0, 9)) for _ in range(8))
-                return datos
-
-            tareas.append((p.api, hacer))
+            tareas.append((p.api, datos_al_azar(p, suite.vistas(suite.demo)[p.id], omision[p.api])))
         calentar = _calentar(servidor.url, tareas)
         grabando = []
         res = _sala(servidor.url, tareas, segundos, lambda: grabando.append(_grabar(servidor.proceso.pid, segundos)))
