@@ -113,9 +113,11 @@ class Mapa:
         return self.x or tuple(map(str, range(columnas))), self.y or tuple(map(str, range(filas)))
 
     def rango(self) -> tuple[float, float]:
-        visibles = self.matriz[~self.tapada]
-        lo = self.vmin if self.vmin is not None else (float(visibles.min()) if visibles.size else 0.0)
-        hi = self.vmax if self.vmax is not None else (float(visibles.max()) if visibles.size else 1.0)
+        lo, hi = self.vmin, self.vmax
+        if lo is None or hi is None:  # las casillas visibles, copiadas solo si hay tapadas (512 × 512: 2 MB)
+            visibles = self.matriz[~self.tapada] if self.tapada.any() else self.matriz
+            lo = lo if lo is not None else (float(visibles.min()) if visibles.size else 0.0)
+            hi = hi if hi is not None else (float(visibles.max()) if visibles.size else 1.0)
         return lo, hi if hi > lo else lo + 1.0
 
     def textos(self) -> list[list[str]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import io
 import math
-import warnings
 
 import numpy as np
 
@@ -46,12 +45,7 @@ def _en_bloques(trazo: dict, visibles: np.ndarray, f: Mapa, lienzo: Lienzo, dom_
     """
     filas, columnas = visibles.shape
     k = math.ceil(math.sqrt(filas * columnas / MAX_CASILLAS_PANTALLA))
-    relleno = np.full((-(-filas // k) * k, -(-columnas // k) * k), np.nan)
-    relleno[:filas, :columnas] = visibles
-    h, w = relleno.shape[0] // k, relleno.shape[1] // k
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # un bloque todo NaN (el relleno del borde)
-        bloques = np.nanmean(relleno.reshape(h, k, w, k), axis=(1, 3))  # (h, w)
+    bloques = _promedios(visibles, k)  # (⌈filas/k⌉, ⌈columnas/k⌉)
     trazo |= {"z": a_lista(np.round(bloques, 3)), "x0": (k - 1) / 2, "dx": k, "y0": (k - 1) / 2, "dy": k}
     trazo["hovertemplate"] = plantilla(f.pista, y="≈ %{y}", x="≈ %{x}", v="%{z:.3f}").replace(
         "<extra></extra>", f" (promedio de {k} × {k})<extra></extra>"
@@ -71,13 +65,32 @@ def _en_bloques(trazo: dict, visibles: np.ndarray, f: Mapa, lienzo: Lienzo, dom_
     )
 
 
+def _promedios(visibles: np.ndarray, k: int) -> np.ndarray:
+    """El promedio de cada bloque de k × k de una matriz sin NaN; los del borde, de las casillas que tienen.
+
+    Las mismas cuentas que `np.nanmean` de la matriz rellena de NaN hasta un múltiplo de k (la suma de cada
+    bloque con el relleno en 0, dividida por cuántas casillas tiene), sin buscar NaN: ≈ 4 veces menos con 512 × 512.
+    """
+    filas, columnas = visibles.shape
+    h, w = -(-filas // k), -(-columnas // k)
+    if (h * k, w * k) == (filas, columnas):
+        relleno = np.ascontiguousarray(visibles)  # la suma recorre los bloques como la de la matriz rellena
+    else:
+        relleno = np.zeros((h * k, w * k))
+        relleno[:filas, :columnas] = visibles
+    sumas = relleno.reshape(h, k, w, k).sum(axis=(1, 3))  # (h, w)
+    lados_y = np.minimum(k, filas - k * np.arange(h, dtype=np.intp))
+    lados_x = np.minimum(k, columnas - k * np.arange(w, dtype=np.intp))
+    return sumas / (lados_y[:, None] * lados_x[None, :])
+
+
 def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None:
     xa, ya, kx, ky = ejes_de(k)
     etiquetas_x, etiquetas_y = f.etiquetas()
     nombres_x, nombres_y = f.nombres_x or etiquetas_x, f.nombres_y or etiquetas_y
     filas, columnas = f.matriz.shape
     lo, hi = f.rango()
-    visibles = np.where(f.tapada, np.nan, f.matriz)
+    visibles = np.where(f.tapada, np.nan, f.matriz) if f.tapada.any() else f.matriz  # sin tapadas, sin copiarla
     tam = 16 if max(filas, columnas) <= 6 else 13 if max(filas, columnas) <= MAX_NUMEROS else 10
     textos = f.textos() if f.con_numeros else []
     eje_y = f.eje_y
@@ -225,6 +238,11 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
         lienzo.ejes[kx]["constrain"] = "domain"
 
 
+def _uri_recordado(rgb: np.ndarray) -> str:
+    """`_uri`, una vez por figura: la variante de teléfono trae la misma imagen (un PNG o JPEG por imagen, no dos)."""
+    return recordado(("uri", *huella(rgb)), lambda: _uri(rgb))
+
+
 def _uri(rgb: np.ndarray) -> str:
     """Píxeles -> data URI: JPEG para fotos (un PNG de 224 × 224 pesa 100–200 kB), PNG si es chica."""
     from PIL import Image as PILImage
@@ -295,7 +313,7 @@ def imagen(f: Imagen, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> 
         lienzo.datos.append(
             {
                 "type": "image",
-                "source": _uri(np.ascontiguousarray(rgb, dtype=np.uint8)),
+                "source": _uri_recordado(np.ascontiguousarray(rgb, dtype=np.uint8)),
                 "xaxis": xa,
                 "yaxis": ya,
                 "hoverinfo": "skip",
