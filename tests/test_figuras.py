@@ -489,6 +489,23 @@ def test_un_mapa_enorme_sin_nombres_va_promediado_en_bloques_y_la_descarga_compl
     assert descargada.axes[0].get_images()[0].get_array().shape == (512, 512)
 
 
+@pytest.mark.parametrize(
+    ("filas", "columnas", "k"), [(512, 512, 8), (500, 509, 8), (73, 300, 3), (100, 51, 2), (7, 999, 4)]
+)
+def test_el_promedio_en_bloques_da_los_bits_de_nanmean_con_relleno(filas, columnas, k):
+    """`_promedios` hace las cuentas de np.nanmean sobre la matriz rellena de NaN hasta un múltiplo de k, sin buscar
+    NaN: los mismos bits, también con el borde a medias y con una matriz en orden de Fortran."""
+    from demos.comun.figuras.pantalla_mapas import _promedios
+
+    m = np.random.default_rng(filas * columnas).standard_normal((filas, columnas)) * 1e3
+    relleno = np.full((-(-filas // k) * k, -(-columnas // k) * k), np.nan)
+    relleno[:filas, :columnas] = m
+    h, w = relleno.shape[0] // k, relleno.shape[1] // k
+    esperado = np.nanmean(relleno.reshape(h, k, w, k), axis=(1, 3))
+    assert _promedios(m, k).tobytes() == esperado.tobytes()
+    assert _promedios(np.asfortranarray(m), k).tobytes() == esperado.tobytes()
+
+
 def _en_telefono(fig: dict) -> dict:
     """La figura como la dibuja navegador.js en un teléfono: con los cambios de `layout.meta.angosto`."""
     fig = json.loads(json.dumps(fig))
