@@ -160,6 +160,8 @@ def _tabla_semilla_0() -> tuple[np.ndarray, np.ndarray]:
     Las consultas de una d se sortean una vez para todas las claves: fuera de las d de la lección, las
     claves de `_sorteo(d, c, 0)` son las primeras c filas de las de CLAVES_MAX (el generador de torch las
     llena de a 16 números cuando c·d es múltiplo de 16; si no, se sortean aparte, como en `_sorteo`).
+    El producto se hace para cada c: el de las 64 claves recortado a c difiere en el último bit con c ≤ 11
+    (la BLAS elige otro núcleo con pocas columnas; visto en una CPU de 2 núcleos). Cuesta ≈ 0.3 s más, una vez.
     """
     todas = range(2, CLAVES_MAX + 1)
     sin = np.full((CLAVES_MAX + 1, len(DIMENSIONES_CURVA)), np.nan)
@@ -172,14 +174,14 @@ def _tabla_semilla_0() -> tuple[np.ndarray, np.ndarray]:
                 g = torch.Generator().manual_seed(0)
                 q = torch.randn(CONSULTAS, d, generator=g)
                 tras_q = g.get_state()
-                todos = q @ torch.randn(CLAVES_MAX, d, generator=g).T  # (CONSULTAS, CLAVES_MAX)
+                claves = torch.randn(CLAVES_MAX, d, generator=g)  # (CLAVES_MAX, d)
                 puntos = {}
                 for c in todas:
                     if c * d % 16:
                         g.set_state(tras_q)
                         puntos[c] = _producto(q, torch.randn(c, d, generator=g))
-                    else:
-                        puntos[c] = todos[:, :c]
+                    else:  # un producto por c: recortar el de las 64 no da los mismos bits con pocas claves
+                        puntos[c] = _producto(q, claves[:c])
             for c, punto in puntos.items():
                 sin[c, j], con[c, j] = _maximos(punto, d)
     return sin, con
