@@ -23,6 +23,7 @@ CONSULTAS = 1000
 D_MAX, CLAVES_MAX, SEMILLA_MAX = 4096, 64, 2**31 - 1
 DIMENSIONES_CURVA = tuple(2**k for k in range(13))  # 1, 2, 4, ..., 4096
 LOG2_D_MAX = 12  # el deslizador en escala logarítmica: log₂ 4096
+PASO_LOG2 = 0.5  # su paso: 25 posiciones (`d_del_deslizador`)
 D_LECCION = (2, 64, 512)  # las d de la lección: donde no pasa nada, un tamaño de cabeza típico y uno grande
 D_INICIAL = 64  # abre donde se ve el problema: sin escala, un peso se lleva casi todo (0.87)
 CLAVES_INICIAL = 8  # las de la lección
@@ -346,6 +347,11 @@ def _d_desde_log(log_d) -> int:
     return min(max(round(2 ** float(log_d)), 1), D_MAX)
 
 
+def d_del_deslizador() -> tuple[int, ...]:
+    """Las d que da el deslizador de log₂ d, una por posición (los botones dan tres de ellas: 2, 64 y 512)."""
+    return tuple(_d_desde_log(k * PASO_LOG2) for k in range(round(LOG2_D_MAX / PASO_LOG2) + 1))
+
+
 def _log_desde_d(d, log_d):
     """Mueve el deslizador cuando d cambia por otro camino (escrita a mano, un botón o la URL)."""
     try:
@@ -458,7 +464,7 @@ def construir() -> Vista:
             0,
             LOG2_D_MAX,
             value=math.log2(D_INICIAL),
-            step=0.5,
+            step=PASO_LOG2,
             scale=3,
             label=f"log₂ d  (0 → d = 1;  6 → d = 64;  9 → d = 512;  {LOG2_D_MAX} → d = {miles(D_MAX)})",
         )

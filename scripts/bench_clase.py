@@ -3,7 +3,8 @@
     python scripts/bench.py --solo clase
 
 «clase»: cada estudiante elige una pestaña y, cada 0.2–0.6 s, manda valores nuevos (al azar, en
-su rango) de todos sus deslizadores y números, como un navegador: POST a
+su rango, o entre los que da la página: la d de escalado sale de su deslizador de log₂ d) de todos
+sus deslizadores y números, como un navegador: POST a
 `/gradio_api/call/<api>`, luego el flujo de eventos por GET, y baja los archivos que la respuesta
 nombre por la misma conexión abierta. Los mismos estudiantes repiten contra un endpoint vacío en la
 misma corrida: la razón entre ambos es lo que cuesta cada pestaña. Lo que se siente en el
@@ -57,15 +58,31 @@ class Rechazo(Exception):
     """Valores al azar que la pestaña no admite (p. ej. d que no se divide entre las cabezas)."""
 
 
+def _ofrecidos(pestana, vista) -> dict[int, tuple]:
+    """{posición del parámetro: los valores que la página ofrece} de los controles que no se mueven por su rejilla.
+
+    La d de escalado es un número de 1 a 4096, pero lo que se mueve es el deslizador de log₂ d (paso 0.5), que la
+    escribe en el navegador: da 25 valores, de media ≈ 560 (los botones dan tres de ellos). Sortearla pareja en
+    1..4096 (media ≈ 2 050) cobraría a escalado ≈ 2× lo que cuesta en clase: su cálculo es proporcional a d
+    (sortea (1000 + claves)·d números). Escribir otra d a mano se puede, pero no es mover un control.
+    """
+    if pestana.id == "escalado":
+        from demos.escalado import d_del_deslizador
+
+        return {next(i for i, c in enumerate(vista.entradas) if c is vista.url["d"]): d_del_deslizador()}
+    return {}
+
+
 def datos_al_azar(pestana, vista, base: list):
     """`hacer(azar)`: los datos de una llamada a la pestaña, los de `base` (los de omisión) con valores nuevos al azar
-    en cada control numérico (en su rejilla) y, en la inversión de dígitos, ocho dígitos al azar."""
-    controles = _controles(vista)
+    en cada control numérico (en su rejilla, o entre los que ofrece la página: `_ofrecidos`) y, en la inversión de
+    dígitos, ocho dígitos al azar."""
+    controles, ofrecidos = _controles(vista), _ofrecidos(pestana, vista)
 
     def hacer(azar: random.Random) -> list:
         datos = list(base)
         for i, lo, hi, paso in controles:
-            datos[i] = _valor(azar, lo, hi, paso)
+            datos[i] = azar.choice(ofrecidos[i]) if i in ofrecidos else _valor(azar, lo, hi, paso)
         if pestana.id == "inversion-digitos":  # su control principal es un texto: ocho dígitos al azar
             datos[0] = " ".join(str(azar.randint(0, 9)) for _ in range(8))
         return datos

@@ -152,6 +152,10 @@ def test_el_deslizador_logaritmico_y_los_botones_escriben_d():
     botones = [b.value for b in demo.blocks.values() if isinstance(b, gr.Button)]
     assert botones == ["d = 2", "d = 64", "d = 512"]
     assert vista.url["d"].value == 64  # abre donde se ve el problema; los botones saltan a 2, 64 y 512
+    (deslizador,) = [b for b in demo.blocks.values() if isinstance(b, gr.Slider) and b.maximum == escalado.LOG2_D_MAX]
+    posiciones = np.arange(deslizador.minimum, deslizador.maximum + deslizador.step / 2, deslizador.step)
+    assert escalado.d_del_deslizador() == tuple(escalado._d_desde_log(x) for x in posiciones)  # lo que da la página
+    assert len(escalado.d_del_deslizador()) == 25 and set(escalado.D_LECCION) <= set(escalado.d_del_deslizador())
 
 
 # --- el gradiente (#25.1) ---------------------------------------------------------------------------
