@@ -218,3 +218,57 @@ def test_cada_valor_nuevo_de_una_figura_se_dibuja_una_vez(navegador, url_app):
         dibujos = pg.evaluate("() => { const d = window.__dibujos; window.__dibujos = {}; return d; }")
         assert dibujos == {"mascara-causal-figura1": 1, "mascara-causal-figura2": 1}, f"semilla {semilla}: {dibujos}"
     pg.context.close()
+
+
+# Cuándo (performance.now) dibuja Plotly cada figura de la página, por id del bloque.
+ANOTAR_DIBUJOS = """() => { window.__cuando = {};
+  for (const g of document.querySelectorAll('.figura-propia')) {
+    const id = g.parentElement.id;
+    g.on('plotly_afterplot', () => { (window.__cuando[id] = window.__cuando[id] || []).push(performance.now()); });
+  } }"""
+DATOS = "(sel) => document.querySelector(sel + ' .figura-propia').data"
+
+
+def _temperatura_con_tres_figuras(navegador, url_app, guion: str = ""):
+    """Temperatura a 1280 × 800, con sus tres figuras dibujadas: la 3 queda más abajo, fuera de la pantalla."""
+    ctx = navegador.new_context(locale="es-ES", viewport={"width": 1280, "height": 800})
+    pg = ctx.new_page()
+    if guion:
+        pg.add_init_script(guion)
+    pg.goto(url_app + "demo/temperatura/?predecir=0")
+    pg.wait_for_function("() => [...document.querySelectorAll('.figura-propia')].filter((g) => g.data).length === 3")
+    pg.wait_for_timeout(1000)
+    assert pg.evaluate("() => document.querySelector('#temperatura-figura3').getBoundingClientRect().top") > 800
+    pg.evaluate("() => { window.__antes = document.querySelector('#temperatura-figura3 .figura-propia').data; }")
+    pg.evaluate(ANOTAR_DIBUJOS)
+    return pg
+
+
+def test_una_figura_fuera_de_la_pantalla_se_dibuja_despues_de_la_que_se_ve(navegador, url_app):
+    """Otra T cambia las tres figuras de temperatura: primero se pintan las que se ven; la de abajo recibe su
+    valor cuando el navegador queda libre (antes Plotly rehacía las tres en la misma tarea, y la que se ve
+    esperaba a las otras)."""
+    pg = _temperatura_con_tres_figuras(navegador, url_app)
+    pg.fill("#temperatura-T input", "0.5")
+    pg.wait_for_function("() => ['temperatura-figura1', 'temperatura-figura3'].every((id) => window.__cuando[id])")
+    cuando = pg.evaluate("() => window.__cuando")
+    assert pg.evaluate(DATOS, "#temperatura-figura3") != pg.evaluate("() => window.__antes")
+    pg.context.close()
+    assert cuando["temperatura-figura1"][0] < cuando["temperatura-figura3"][0], cuando
+    assert len(cuando["temperatura-figura3"]) == 1, cuando
+
+
+def test_una_figura_diferida_se_dibuja_al_llegar_a_la_vista(navegador, url_app):
+    """Sin momentos libres (requestIdleCallback que nunca responde), la figura de abajo espera con su valor
+    viejo hasta que se acerca a la vista: entonces se dibuja con el nuevo."""
+    pg = _temperatura_con_tres_figuras(navegador, url_app, "window.requestIdleCallback = () => 0;")
+    pg.fill("#temperatura-T input", "0.5")
+    pg.wait_for_function("() => window.__cuando['temperatura-figura1']")
+    pg.wait_for_timeout(1500)
+    assert "temperatura-figura3" not in pg.evaluate("() => window.__cuando")
+    assert pg.evaluate("() => document.querySelector('#temperatura-figura3 .figura-propia').data === window.__antes")
+    pg.locator("#temperatura-figura3").scroll_into_view_if_needed()
+    pg.wait_for_function("() => window.__cuando['temperatura-figura3']")
+    nuevos = pg.evaluate("() => document.querySelector('#temperatura-figura3 .figura-propia').data !== window.__antes")
+    pg.context.close()
+    assert nuevos

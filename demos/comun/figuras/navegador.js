@@ -13,6 +13,10 @@
 //   bajo lo que tiene arriba;
 // - una figura oculta (una pestaña cerrada, un iframe de una diapositiva que no se ve) no se dibuja a
 //   0 × 0: se dibuja cuando se hace visible (ResizeObserver), como si hubiera cargado visible.
+// - una figura ya dibujada que está fuera de la pantalla (más abajo en la página) recibe su valor nuevo
+//   después de que se pinta la que se ve: cuando el navegador queda libre (requestIdleCallback, a lo sumo
+//   ESPERA_DIFERIDA_MS) o antes, si se acerca a la vista (IntersectionObserver). Así un movimiento pinta
+//   primero lo que el estudiante mira, sin esperar a las figuras de abajo.
 // Las descargas (matplotlib) no pasan por aquí: conservan el estilo claro de la lección.
 //
 // Corre dos veces: en el <head> del HTML (servidor/laterales.py), antes de que el JS de Gradio importe Plotly.js
@@ -24,6 +28,8 @@
   const TINTAS = __TINTAS__;
   const ANCHO_MAXIMO = __ANCHO_MAXIMO__;
   const LETRA_MINIMA_PROYECTOR = 14;
+  const ESPERA_DIFERIDA_MS = 300; // lo más que espera una figura fuera de la pantalla a que el navegador quede libre
+  const MARGEN_VISTA = "0px"; // con que asome un píxel, la figura es de las que se ven
   const LLAVES_DE_LETRA = new Set(["font", "textfont", "tickfont", "insidetextfont", "outsidetextfont"]);
   const LLAVES_DE_COLOR = new Set(["color", "gridcolor", "linecolor", "zerolinecolor", "tickcolor", "bordercolor"]);
   const figuras = new Set(); // los <div> de Gradio que dibujan una figura de la suite
@@ -108,7 +114,7 @@
   // Cada dibujo deja en la línea de tiempo de la página las medidas «adaptar» y «figura» (adaptar y lo síncrono
   // de Plotly.react: las lee scripts/perfil_redibujo.py).
   const dibujar = (g) => {
-    g.__pendiente = false;
+    g.__pendiente = g.__diferida = false;
     g.__dibujada_en = [g.clientWidth, g.clientHeight];
     const t0 = performance.now();
     const [data, layout] = adaptar(g);
@@ -139,6 +145,35 @@
       if (g.__pendiente || !g.__dibujada_en || g.__dibujada_en[0] === 0 || g.__clave !== clave()) dibujar(g);
     }
   });
+
+  // Fuera de la pantalla: `__lejos` lo mantiene el IntersectionObserver (indefinido hasta su primer aviso: se dibuja).
+  // Una figura diferida se dibuja al acercarse a la vista, o en un momento libre del navegador, de a una por vez
+  // (nueve mapas del clasificador son ≈ 100 ms: otro movimiento no espera a todas juntas).
+  let libre = 0;
+  const pedirLibre = window.requestIdleCallback
+    ? (f) => window.requestIdleCallback(f, {timeout: ESPERA_DIFERIDA_MS})
+    : (f) => setTimeout(f, 50);
+  const dibujarDiferida = (g) => {
+    if (g.isConnected && g.__figura && g.clientWidth > 0) return dibujar(g);
+    g.__diferida = false; // oculta o quitada: la dibuja el ResizeObserver si vuelve
+    g.__pendiente = true;
+  };
+  const programarDiferidas = () => {
+    if (libre) return;
+    libre = pedirLibre(() => {
+      libre = 0;
+      const g = [...figuras].find((f) => f.__diferida);
+      if (!g) return;
+      dibujarDiferida(g);
+      if ([...figuras].some((f) => f.__diferida)) programarDiferidas();
+    });
+  };
+  const vista = new IntersectionObserver((entradas) => {
+    for (const {target: g, isIntersecting} of entradas) {
+      g.__lejos = !isIntersecting;
+      if (isIntersecting && g.__diferida) dibujarDiferida(g);
+    }
+  }, {rootMargin: MARGEN_VISTA});
 
   const redibujarTodas = () => {
     for (const g of figuras) {
@@ -174,6 +209,7 @@
     if (!figuras.has(g)) {
       figuras.add(g);
       observador.observe(g);
+      vista.observe(g);
     }
     // Gradio monta el gráfico dos veces por valor (la segunda, cientos de ms después, con el mismo JSON): la
     // misma figura ya dibujada con la misma clave no se vuelve a dibujar (Plotly la rehacía entera).
@@ -184,6 +220,11 @@
     g.__reubicaciones = 0;
     if (g.clientWidth === 0) { // oculta: se dibuja al hacerse visible
       g.__pendiente = true;
+      return Promise.resolve(g);
+    }
+    if (g.__lejos && g._fullLayout) { // ya dibujada y fuera de la pantalla: después de la que se ve
+      g.__diferida = true;
+      programarDiferidas();
       return Promise.resolve(g);
     }
     return dibujar(g);
