@@ -5,8 +5,10 @@
 Para cada pestaña del registro, en /demo/<id>/: mueve su control principal (el del ajuste de
 ejemplo de su `Vista`, el mismo que mueven las pruebas) de ida y vuelta entre el valor de ejemplo
 y el inicial, y mide desde justo antes del evento `input` hasta el primer cuadro pintado después de
-que la primera figura cambió. Junto a una página eco de Gradio (un Number conectado a un Textbox)
-en la misma corrida. Cuenta además las peticiones `queue/join` por movimiento (la prueba exacta
+que la primera figura cambió (la que se ve: `navegador.js` dibuja primero las figuras que están en la
+pantalla), y hasta el cuadro en que ya están dibujadas también las demás de la pestaña (las de más abajo se
+dibujan cuando el navegador queda libre). Junto a una página eco de Gradio (un Number conectado a un
+Textbox) en la misma corrida. Cuenta además las peticiones `queue/join` por movimiento (la prueba exacta
 está en tests/test_velocidad.py) y cuánto tarda la primera figura después del evento `load` en
 cada /demo/<id>/ (la de la suite la mide la sección «apertura», con la caché vacía).
 
@@ -134,12 +136,32 @@ ESPERAR = """([sel, limite]) => new Promise((listo) => {
 })"""
 
 
-def _mover(pagina, sel_figura: str, accion) -> float | None:
-    """Segundos del evento `input` de `accion()` al primer cuadro con la figura nueva (None si no cambió a tiempo)."""
+# Después de la figura que se ve: las de más abajo, que navegador.js dibuja cuando el navegador queda libre (mientras
+# tanto llevan `data-diferida`), hasta el cuadro siguiente.
+ESPERAR_TODAS = """(limite) => new Promise((listo) => {
+  const mirar = () => {
+    if (!document.querySelector(".figura-propia[data-diferida]")) {
+      requestAnimationFrame(() => listo(performance.now() - window.__t0));
+    } else if (performance.now() - window.__t0 > limite) {
+      listo(null);
+    } else {
+      requestAnimationFrame(mirar);
+    }
+  };
+  mirar();
+})"""
+
+
+def _mover(pagina, sel_figura: str, accion) -> tuple[float, float] | None:
+    """Segundos del evento `input` de `accion()` al primer cuadro con la figura nueva, y a las demás figuras de la
+    pestaña dibujadas (None si la figura no cambió a tiempo)."""
     pagina.evaluate(GUARDAR, sel_figura)
     accion()
     t = pagina.evaluate(ESPERAR, [sel_figura, ESPERA_S * 1000])
-    return None if t is None else t / 1000
+    if t is None:
+        return None
+    todas = pagina.evaluate(ESPERAR_TODAS, ESPERA_S * 1000)
+    return t / 1000, (todas or float("nan")) / 1000
 
 
 def _accion(pagina, id_: str, nombre: str, c, valor: str):
@@ -230,9 +252,8 @@ def navegador(veces: int = 8) -> str:
                 caja_eco = pagina.locator("#eco-entrada input").first
                 caja_eco.wait_for()
                 eco_t = [_mover(pagina, "#eco-salida", lambda k=k: caja_eco.fill(str(k + 1))) for k in range(veces)]
-            eco_t = [t for t in eco_t if t is not None]
-            m_eco = statistics.median(eco_t)
-            filas.append(["(eco: Number → Textbox)", ms(m_eco), "1.00×", "1", "", ""])
+            m_eco = statistics.median(t for t, _ in filter(None, eco_t))
+            filas.append(["(eco: Number → Textbox)", ms(m_eco), "1.00×", "", "1", "", ""])
 
             for p in PESTANAS:
                 vista = vistas[p.id]
@@ -242,9 +263,10 @@ def navegador(veces: int = 8) -> str:
                         pagina, servidor.url, p.id, vista, veces, joins, fases
                     )
                 except Exception as e:  # la pestaña no abrió: se anota y se sigue
-                    filas.append([f"{p.id} ({nombre})", "—", "—", "—", "—", f"no abrió: {type(e).__name__}"])
+                    filas.append([f"{p.id} ({nombre})", "—", "—", "—", "—", "—", f"no abrió: {type(e).__name__}"])
                     continue
-                m = statistics.median(tiempos) if tiempos else float("nan")
+                m = statistics.median(t for t, _ in tiempos) if tiempos else float("nan")
+                m_todas = statistics.median(t for _, t in tiempos) if tiempos else float("nan")
                 print(
                     f"  {p.id}: {ms(m)}, {por_mov:g} joins por movimiento ({fases.total():.0f} s)",
                     file=sys.stderr,
@@ -255,6 +277,7 @@ def navegador(veces: int = 8) -> str:
                         f"{p.id} ({nombre})",
                         ms(m),
                         f"{m / m_eco:.2f}×",
+                        ms(m_todas) if m_todas == m_todas else "—",
                         f"{por_mov:g}",
                         _tras_load(primera),
                         f"{fallidos} sin cambio" if fallidos else "",
@@ -269,7 +292,7 @@ def navegador(veces: int = 8) -> str:
     texto = tabla(
         f"Navegador: del movimiento a los píxeles en Chromium, /demo/<id>/ (mediana de {veces} movimientos; "
         f"la sección tardó {duracion:.0f} s)",
-        ["pestaña (control)", "mediana", "/ eco", "queue/join por mov.", "1.ª figura tras `load`", ""],
+        ["pestaña (control)", "mediana", "/ eco", "todas sus figuras", "joins por mov.", "1.ª figura tras `load`", ""],
         filas,
     )
     texto += tabla("Tiempo de la sección navegador, por fase", ["fase", "segundos", "del total"], fases.filas())

@@ -267,8 +267,12 @@ def test_una_figura_diferida_se_dibuja_al_llegar_a_la_vista(navegador, url_app):
     pg.wait_for_timeout(1500)
     assert "temperatura-figura3" not in pg.evaluate("() => window.__cuando")
     assert pg.evaluate("() => document.querySelector('#temperatura-figura3 .figura-propia').data === window.__antes")
+    diferidas = pg.evaluate("() => [...document.querySelectorAll('[data-diferida]')].map((g) => g.parentElement.id)")
+    assert diferidas == ["temperatura-figura3"]  # lo que mira scripts/bench_navegador.py («todas sus figuras»)
     pg.locator("#temperatura-figura3").scroll_into_view_if_needed()
     pg.wait_for_function("() => window.__cuando['temperatura-figura3']")
     nuevos = pg.evaluate("() => document.querySelector('#temperatura-figura3 .figura-propia').data !== window.__antes")
+    quedan = pg.evaluate("() => document.querySelectorAll('[data-diferida]').length")
     pg.context.close()
     assert nuevos
+    assert quedan == 0

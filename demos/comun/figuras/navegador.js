@@ -115,6 +115,7 @@
   // de Plotly.react: las lee scripts/perfil_redibujo.py).
   const dibujar = (g) => {
     g.__pendiente = g.__diferida = false;
+    delete g.dataset.diferida;
     g.__dibujada_en = [g.clientWidth, g.clientHeight];
     const t0 = performance.now();
     const [data, layout] = adaptar(g);
@@ -156,6 +157,7 @@
   const dibujarDiferida = (g) => {
     if (g.isConnected && g.__figura && g.clientWidth > 0) return dibujar(g);
     g.__diferida = false; // oculta o quitada: la dibuja el ResizeObserver si vuelve
+    delete g.dataset.diferida;
     g.__pendiente = true;
   };
   const programarDiferidas = () => {
@@ -224,6 +226,7 @@
     }
     if (g.__lejos && g._fullLayout) { // ya dibujada y fuera de la pantalla: después de la que se ve
       g.__diferida = true;
+      g.dataset.diferida = ""; // en la página, para quien mide: tiene un valor que todavía no dibujó
       programarDiferidas();
       return Promise.resolve(g);
     }
