@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Iterator
 from functools import lru_cache
 
 import gradio as gr
@@ -164,28 +165,32 @@ def _tabla_semilla_0() -> tuple[np.ndarray, np.ndarray]:
     El producto se hace para cada c: el de las 64 claves recortado a c difiere en el último bit con c ≤ 11
     (la BLAS elige otro núcleo con pocas columnas; visto en una CPU de 2 núcleos). Cuesta ≈ 0.3 s más, una vez.
     """
-    todas = range(2, CLAVES_MAX + 1)
     sin = np.full((CLAVES_MAX + 1, len(DIMENSIONES_CURVA)), np.nan)
     con = sin.copy()
     with un_hilo():
         for j, d in enumerate(DIMENSIONES_CURVA):
-            if d in D_LECCION:  # sus consultas dependen de las claves (lo que la lección sorteó antes)
-                puntos = {c: _producto(*_sorteo(d, c, 0)) for c in todas}
-            else:
-                g = torch.Generator().manual_seed(0)
-                q = torch.randn(CONSULTAS, d, generator=g)
-                tras_q = g.get_state()
-                claves = torch.randn(CLAVES_MAX, d, generator=g)  # (CLAVES_MAX, d)
-                puntos = {}
-                for c in todas:
-                    if c * d % 16:
-                        g.set_state(tras_q)
-                        puntos[c] = _producto(q, torch.randn(c, d, generator=g))
-                    else:  # un producto por c: recortar el de las 64 no da los mismos bits con pocas claves
-                        puntos[c] = _producto(q, claves[:c])
-            for c, punto in puntos.items():
+            for c, punto in _productos_semilla_0(d):  # de a uno: 63 productos de (CONSULTAS, c) juntos son 8 MB
                 sin[c, j], con[c, j] = _maximos(punto, d)
     return sin, con
+
+
+def _productos_semilla_0(d: int) -> Iterator[tuple[int, torch.Tensor]]:
+    """(c, los puntajes (CONSULTAS, c) de `_sorteo(d, c, 0)`) para c = 2…CLAVES_MAX, sorteando lo menos posible."""
+    todas = range(2, CLAVES_MAX + 1)
+    if d in D_LECCION:  # sus consultas dependen de las claves (lo que la lección sorteó antes)
+        for c in todas:
+            yield c, _producto(*_sorteo(d, c, 0))
+        return
+    g = torch.Generator().manual_seed(0)
+    q = torch.randn(CONSULTAS, d, generator=g)
+    tras_q = g.get_state()
+    claves = torch.randn(CLAVES_MAX, d, generator=g)  # (CLAVES_MAX, d)
+    for c in todas:
+        if c * d % 16:
+            g.set_state(tras_q)
+            yield c, _producto(q, torch.randn(c, d, generator=g))
+        else:  # un producto por c: recortar el de las 64 no da los mismos bits con pocas claves
+            yield c, _producto(q, claves[:c])
 
 
 def _producto(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
