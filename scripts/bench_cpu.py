@@ -11,7 +11,8 @@ por llamada. Gradio arma la configuración de cada componente que toca la primer
 (`SessionState._update_value_in_config`): una sesión por llamada le cobraba eso a cada evento (≈ 1–1.5 ms con
 los 8 componentes de memoria) y el navegador lo paga una vez. Tras calentar cada pestaña se espera a que el
 servidor quede quieto: lo que el calentamiento dejó corriendo de fondo, una vez por proceso (la tabla de curvas
-de escalado, ≈ 1.7 s de CPU), va en su columna y no repartido entre las 12 llamadas.
+de escalado: lo que le falta al terminar de calentar, 0.4–1.4 s de CPU), va en su columna y no repartido entre
+las 12 llamadas (era la mayor parte de los 75–175 ms por llamada de escalado).
 
     python scripts/bench.py --solo cpu
 """
