@@ -649,3 +649,27 @@ def test_los_numeros_de_los_parches_van_en_un_trazo_de_cuadritos_y_un_rotulo_lar
     (nota,) = [n for n in fig["layout"]["annotations"] if n.get("bgcolor")]
     assert nota["text"] == "parche 7" and nota["bgcolor"] == C1
     go.Figure(fig)
+
+
+def test_en_un_telefono_un_panel_sin_nombres_no_lleva_numeros_que_no_caben_en_el_de_al_lado():
+    """Como las cabezas del clasificador con una frase de 5 palabras: los nombres del eje y solo en el primer
+    panel de cada fila. En el teléfono el automargin de Plotly corre el margen de toda la figura por esos nombres,
+    así que los paneles sin nombres son igual de angostos: llevaban sus números encimados en casillas de ≈ 19 px."""
+    palabras = ("la", "película", "fue", "muy", "aburrida")
+    m = np.random.default_rng(0).dirichlet(np.ones(5), size=5)
+    paneles = tuple(
+        Mapa(
+            m,
+            x=palabras,
+            y=palabras if k % 3 == 0 else ("",) * 5,
+            titulo=f"Cabeza {k + 1}",
+            eje_y="Palabra que mira (consulta)" if k % 3 == 0 else "",
+            vmin=0,
+            vmax=1,
+        )
+        for k in range(6)
+    )
+    telefono = _en_telefono(figura_plotly(Paneles(paneles, columnas=3)))
+    con_numeros = [bool(t.get("texttemplate")) for t in telefono["data"] if t["type"] == "heatmap"]
+    assert con_numeros == [con_numeros[0]] * 6, con_numeros  # todos igual de angostos: todos o ninguno
+    assert figura_plotly(Paneles(paneles, columnas=3))["data"][1].get("texttemplate")  # en la ancha, sí

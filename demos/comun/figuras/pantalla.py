@@ -101,6 +101,15 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
             extra = max(getattr(f, "titulo", "").count("\n") for f in figura.paneles)
             hueco_y = min(0.3, (135 + 22 * extra) / (alto - 120))
         dominios = _dominios(figura, hueco_x, hueco_y)
+        if ancho_px:  # apilados en un teléfono: el margen izquierdo es el del panel que más ocupa
+            lienzo.ocupado_izquierdo = max(
+                (
+                    mapas.ocupado_a_la_izquierda(f, lienzo, *d)[0]
+                    for f, d in zip(figura.paneles, dominios, strict=True)
+                    if isinstance(f, Mapa)
+                ),
+                default=0.0,
+            )
         for k, (f, (dx, dy)) in enumerate(zip(figura.paneles, dominios, strict=True), start=1):
             # Una sola barra de color si todos los mapas comparten escala: la del último.
             _panel(f, lienzo, k, dx, dy, con_barra=barras[k - 1])

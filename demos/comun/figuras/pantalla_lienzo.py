@@ -155,6 +155,9 @@ class Lienzo:
         self.ancho_px = ancho_px  # el ancho del área de dibujo si es la de un teléfono (None: la de siempre)
         self.alto_px = alto_px  # y su alto (el de todos los paneles)
         self.barra_a_la_derecha = False  # algún panel lleva barra de color: el margen derecho crece para todos
+        # Teléfono: lo que el panel que más ocupa a la izquierda (nombres y título del eje y) se lleva del ancho.
+        # El automargin de Plotly corre el margen izquierdo de toda la figura: todos los paneles apilados lo pagan.
+        self.ocupado_izquierdo = 0.0
         self.datos: list[dict] = []
         self.ejes: dict[str, dict] = {}
         self.notas: list[dict] = []

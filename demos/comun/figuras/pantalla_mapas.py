@@ -84,6 +84,20 @@ def _promedios(visibles: np.ndarray, k: int) -> np.ndarray:
     return sumas / (lados_y[:, None] * lados_x[None, :])
 
 
+def ocupado_a_la_izquierda(f: Mapa, lienzo: Lienzo, dom_x, dom_y) -> tuple[float, str]:
+    """En un teléfono: (los píxeles del ancho que se llevan los nombres del eje y, su título y la barra de color,
+    más allá del margen; el título del eje y partido al alto del panel, donde va de lado)."""
+    filas, columnas = f.matriz.shape
+    marcas_y = max(map(len, f.etiquetas()[1])) * ANCHO_LETRA * LETRA + (25 if f.eje_y else 0)
+    ocupado = max(0.0, marcas_y - MARGEN_IZQUIERDO) + (85 if lienzo.barra_a_la_derecha else 0)
+    eje_y = f.eje_y
+    for _ in range(2):  # cada línea más del título se lleva ancho: las casillas, y el panel, se achican
+        casilla = lienzo.casilla(dom_x, dom_y, columnas, filas, f.cuadrado, ocupado + 22 * eje_y.count("\n"))
+        alto = casilla * filas if f.cuadrado else lienzo.alto_px and lienzo.alto_px * (dom_y[1] - dom_y[0])
+        eje_y = angosta.partir_de_lado(f.eje_y, alto, round(1.2 * LETRA))
+    return ocupado + 22 * eje_y.count("\n"), eje_y
+
+
 def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None:
     xa, ya, kx, ky = ejes_de(k)
     etiquetas_x, etiquetas_y = f.etiquetas()
@@ -95,15 +109,10 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
     textos = f.textos() if f.con_numeros else []
     eje_y = f.eje_y
     if lienzo.ancho_px:  # en un teléfono, el título del eje y en el alto del panel (va de lado)
-        marcas_y = max(map(len, etiquetas_y)) * ANCHO_LETRA * LETRA + (25 if f.eje_y else 0)
-        ocupado = max(0.0, marcas_y - MARGEN_IZQUIERDO) + (85 if lienzo.barra_a_la_derecha else 0)
-        for _ in range(2):  # cada línea más del título se lleva ancho: las casillas, y el panel, se achican
-            casilla = lienzo.casilla(dom_x, dom_y, columnas, filas, f.cuadrado, ocupado + 22 * eje_y.count("\n"))
-            alto = casilla * filas if f.cuadrado else lienzo.alto_px and lienzo.alto_px * (dom_y[1] - dom_y[0])
-            eje_y = angosta.partir_de_lado(f.eje_y, alto, round(1.2 * LETRA))
-        ocupado += 22 * eje_y.count("\n")
+        ocupado, eje_y = ocupado_a_la_izquierda(f, lienzo, dom_x, dom_y)
     if textos and lienzo.ancho_px:  # en un teléfono, los números que caben en su casilla, o ninguno
-        casilla = lienzo.casilla(dom_x, dom_y, columnas, filas, f.cuadrado, ocupado)
+        # Con el margen que corre el panel que más ocupa (uno sin nombres en el eje y es igual de angosto).
+        casilla = lienzo.casilla(dom_x, dom_y, columnas, filas, f.cuadrado, max(ocupado, lienzo.ocupado_izquierdo))
         tam = letra_que_cabe(tam, casilla, max(len(t) for fila in textos for t in fila))
     con_numeros = bool(textos) and tam >= LETRA_MINIMA
     # Con filas y columnas sin nombre (0, 1, 2…), x e y ya dicen qué casilla es: sin customdata la respuesta
