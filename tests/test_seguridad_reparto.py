@@ -11,7 +11,9 @@ import json
 import statistics
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
@@ -78,7 +80,17 @@ def test_sesiones_inventadas_que_inundan_no_frenan_al_visitante_honesto(url_app,
 
 def test_la_lenta_que_sobra_recibe_el_motivo_en_espanol(url_app, indices):
     grande = [512, 512, "coseno"]
-    respuestas = [unir(url_app, indices["posicion"], grande, timeout=30) for _ in range(reparto.LENTOS_POR_TIPO + 4)]
+    n = reparto.LENTOS_POR_TIPO + 4
+    # Todas a la vez: de a una, con Posición en 512 × 512 a ≈ 20 ms, el servidor terminaba cada lenta antes de que
+    # llegara la siguiente y ninguna sobraba (el CI de 5a7d741 falló así, con las figuras más baratas de armar).
+    barrera = threading.Barrier(n)
+
+    def una(_):
+        barrera.wait()
+        return unir(url_app, indices["posicion"], grande, timeout=30)
+
+    with ThreadPoolExecutor(n) as hilos:
+        respuestas = list(hilos.map(una, range(n)))
     negadas = [r.json()["detail"] for r in respuestas if r.status_code == 429]
     assert negadas and all("cálculos grandes" in d and "valores más chicos" in d for d in negadas)
 
