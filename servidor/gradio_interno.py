@@ -17,7 +17,8 @@ delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
 - Los trozos del frontend instalado (`gradio/templates/frontend/assets/`): `modulos_del_plot` lee
   qué archivos importa la página para montar un `gr.Plot` con Plotly (el de Plotly.js pesa 4.6 MB y
   Gradio lo pide recién al montar la primera figura), y `precarga_del_plot` los pide en la cabecera;
-  `trozos_corregidos` arregla un error de la lista del desplegable (servidor/laterales.py los sirve).
+  `trozos_corregidos` arregla un error de la lista del desplegable y deja que Plotly.js registre solo las
+  trazas de la suite (`plotly_con_trazas`); servidor/laterales.py los sirve.
 
 tests/test_seguridad_interno.py falla si una versión de Gradio cambia algo de esto.
 """
@@ -265,10 +266,15 @@ CORRECCIONES_ESPERADAS = 2  # las dos filas del `{#each}` de DropdownOptions en 
 
 @cache
 def trozos_corregidos(trozos: Path = TROZOS) -> dict[str, bytes]:
-    """{nombre del archivo de `trozos`: su JS corregido} para los trozos del frontend con el error de la lista.
+    """{nombre del archivo de `trozos`: su JS corregido}: los trozos del frontend con el error de la lista y el
+    de Plotly.js con las trazas de la suite (`plotly_recortado`).
 
-    {} si ninguno lo tiene tal cual (otra versión de Gradio): se sirven sin tocar.
+    Sin los que no se encuentran tal cual (otra versión de Gradio): esos se sirven sin tocar.
     """
+    return {**_listas_corregidas(trozos), **plotly_recortado(trozos)}
+
+
+def _listas_corregidas(trozos: Path) -> dict[str, bytes]:
     corregidos = {}
     for trozo in sorted(trozos.glob("Index-*.js")):
         js = trozo.read_bytes()
@@ -280,3 +286,58 @@ def trozos_corregidos(trozos: Path = TROZOS) -> dict[str, bytes]:
     if not corregidos:
         log.warning("No se encontró la lista del desplegable en %s: se sirve sin corregir", trozos)
     return corregidos
+
+
+# Plotly.js entero registra, al evaluarse, sus 48 tipos de traza y los calendarios: `<x>.register([co(),So(),…])`
+# al final de su paquete, donde cada `co()` evalúa (una vez, perezoso) el módulo de un tipo. La suite dibuja
+# cuatro (`TRAZAS_PLOTLY`; scatter viene con el núcleo): registrar solo esos le ahorra a cada página ≈ 150–220 ms
+# de evaluar el trozo en 2 núcleos (BENCHMARKS.md). Cada elemento de la lista es `co=h((e,t)=>{t.exports=so()})`
+# y el módulo `so` del tipo lleva `moduleType:`trace`,name:`bar``.
+_REGISTRO = re.compile(rb"\b[\w$]+\.register\(\[((?:[\w$]+\(\),)*[\w$]+\(\))\]\)")
+_PEREZOSO = re.compile(rb"[,;{ ]([\w$]+)=[\w$]+\(\(\w+(?:,\w+)?\)=>\{")
+_REEXPORTA = re.compile(rb"\w+\.exports=([\w$]+)\(\)\}\)[,;]?")
+_TRAZA = re.compile(rb"moduleType:[`\"']trace[`\"'],name:[`\"'](\w+)[`\"']")
+
+
+def _modulos(js: bytes) -> dict[bytes, bytes]:
+    """{nombre: cuerpo} de los módulos perezosos del paquete (`nombre=h((e,t)=>{cuerpo`, hasta el siguiente)."""
+    inicios = [(m.group(1), m.start(), m.end()) for m in _PEREZOSO.finditer(js)]
+    fines = [s for _, s, _ in inicios[1:]] + [len(js)]
+    return {nombre: js[fin_cabeza:fin] for (nombre, _, fin_cabeza), fin in zip(inicios, fines, strict=True)}
+
+
+def _traza_registrada(modulos: dict[bytes, bytes], elemento: bytes) -> str | None:
+    """El tipo de traza que registra `elemento` (`co()`) de la lista de `register`, o None si no es una traza."""
+    cuerpo = modulos.get(elemento[:-2], b"")
+    if reexporta := _REEXPORTA.fullmatch(cuerpo):  # `co` solo reexporta el módulo del tipo
+        cuerpo = modulos.get(reexporta.group(1), b"")
+    tipo = _TRAZA.search(cuerpo)
+    return tipo.group(1).decode() if tipo else None
+
+
+def plotly_con_trazas(js: bytes, trazas: frozenset[str]) -> bytes | None:
+    """El paquete de Plotly.js `js` registrando solo las `trazas` (las demás no se evalúan), o None si no se
+    reconoce la lista de `register` o falta alguna de las `trazas` que no vienen con el núcleo."""
+    registros = list(_REGISTRO.finditer(js))
+    if not registros:
+        return None
+    lista = registros[-1]  # la del paquete entero; las de antes son del núcleo (scatter y los componentes)
+    elementos, modulos = lista.group(1).split(b","), _modulos(js)
+    tipos = [_traza_registrada(modulos, e) for e in elementos]
+    quedan = [e for e, t in zip(elementos, tipos, strict=True) if t in trazas]
+    if sorted(t for t in tipos if t in trazas) != sorted(trazas - {"scatter"}):
+        return None
+    inicio, fin = lista.span(1)
+    return js[:inicio] + b",".join(quedan) + js[fin:]
+
+
+def plotly_recortado(trozos: Path = TROZOS) -> dict[str, bytes]:
+    """{el trozo de Plotly.js del frontend: registrando solo `TRAZAS_PLOTLY`}, o {} si no se reconoce."""
+    from demos.comun.figuras.pantalla import TRAZAS_PLOTLY
+
+    nombre = next((n for n in modulos_del_plot(trozos) if n.startswith("PlotlyPlot-")), None)
+    recortado = plotly_con_trazas((trozos / nombre).read_bytes(), TRAZAS_PLOTLY) if nombre else None
+    if recortado is None:
+        log.warning("No se reconoció la lista de trazas de Plotly.js en %s: se sirve entero", trozos)
+        return {}
+    return {nombre: recortado}

@@ -12,7 +12,8 @@
   escribía un archivo de ≈ 300 kB que nada borraba).
 - `…/gradio_api/upload`: con la carpeta de subidas por encima de `disco.MAX_SUBIDAS`, 429.
 - `…/assets/<trozo>.js`: los trozos del frontend de Gradio que `gradio_interno.trozos_corregidos`
-  arregla (la lista de un desplegable que recibe opciones más cortas estando abierta) salen corregidos.
+  arregla (la lista de un desplegable que recibe opciones más cortas estando abierta; Plotly.js registrando
+  solo las trazas que dibuja la suite) salen corregidos, con su ETag.
 - La página (el HTML de la raíz del montaje) y `…/config`: la marca `paginas.MARCA` que el guion
   del `<head>` trae se cambia por un token nuevo (servidor/paginas.py: sesiones reales). En el HTML,
   antes de `</head>`, la `cabeza_html` del montaje (servidor/asgi.py: la precarga de Plotly.js y el guion
@@ -31,6 +32,7 @@ import logging
 import re
 import threading
 import time
+from functools import cache
 
 import gradio as gr
 from starlette.datastructures import Headers, UploadFile
@@ -131,10 +133,15 @@ def _con_token(scope, send, cabeza_html: bytes = b""):
     return enviar
 
 
+@cache
+def _etiqueta(nombre: str) -> bytes:
+    """El ETag del trozo corregido `nombre` (una vez: el de Plotly.js pesa 4.6 MB)."""
+    return b'"' + hashlib.sha256(trozos_corregidos()[nombre]).hexdigest()[:32].encode() + b'"'
+
+
 async def _trozo_corregido(scope, send, nombre: str) -> None:
     """El trozo `nombre` del frontend, corregido; con su ETag, 304 si el navegador ya lo tiene."""
-    cuerpo = trozos_corregidos()[nombre]
-    etiqueta = b'"' + hashlib.sha256(cuerpo).hexdigest()[:32].encode() + b'"'
+    cuerpo, etiqueta = trozos_corregidos()[nombre], _etiqueta(nombre)
     cabeceras = [(b"content-type", b"text/javascript; charset=utf-8"), (b"etag", etiqueta)]
     if Headers(scope=scope).get("if-none-match", "").encode() == etiqueta:
         await send({"type": "http.response.start", "status": 304, "headers": cabeceras})

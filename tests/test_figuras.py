@@ -273,6 +273,36 @@ def test_la_vista_inicial_de_cada_pestana_da_figuras_descritas(p):
     assert any(es_figura(v) for v in salida), f"{p.id}: su vista inicial no tiene figuras"
 
 
+def _trazas(valor) -> set[str]:
+    """Los `type` de las trazas de cada figura de Plotly dentro de `valor` (también la variante de teléfono)."""
+    if isinstance(valor, dict):
+        propias = {t.get("type", "scatter") for t in valor["data"]} if isinstance(valor.get("data"), list) else set()
+        return propias.union(*(_trazas(v) for v in valor.values()))
+    if isinstance(valor, list | tuple):
+        return set().union(*(_trazas(v) for v in valor))
+    return set()
+
+
+@pytest.mark.parametrize("p", PESTANAS, ids=lambda p: p.id)
+def test_cada_figura_de_la_pestana_usa_solo_las_trazas_que_la_pagina_registra(p):
+    """La página registra en Plotly.js solo `TRAZAS_PLOTLY` (servidor/gradio_interno.plotly_con_trazas): una traza
+    de otro tipo no se dibujaría. La vista inicial y la del ajuste de ejemplo de cada pestaña, como las manda."""
+    import gradio as gr
+
+    from demos.comun.figuras.pantalla import TRAZAS_PLOTLY
+
+    with gr.Blocks():
+        vista = p.cargar().construir()
+    from demos.servir.conectar import aplicar_url
+
+    iniciales = [c.value for c in vista.entradas]
+    salidas = [vista.fn(*iniciales), vista.fn(*aplicar_url(vista, vista.ejemplos()[0], iniciales)[0])]
+    tuplas = [s if isinstance(s, tuple) else (s,) for s in salidas]
+    figuras = [json.loads(figura_plotly_json(v)) for t in tuplas for v in t if es_figura(v)]
+    assert figuras and _trazas(figuras) <= TRAZAS_PLOTLY, _trazas(figuras) - TRAZAS_PLOTLY
+    assert _trazas([figura_plotly(f) for f in EJEMPLOS.values()]) == TRAZAS_PLOTLY
+
+
 def test_capa_que_cubre_solo_los_parches_dice_el_numero_de_cada_uno():
     """Una capa invisible (opacidad 0) de 2 × 3 parches de 16 px sobre una foto de 40 × 50: el borde queda fuera."""
     numeros = np.arange(6.0).reshape(2, 3)

@@ -85,10 +85,13 @@ def test_chromium_pide_plotly_antes_que_el_plot_y_una_sola_vez(url_app, pagina, 
     assert pagina.evaluate("window.__alLeerLaPagina") is True, "navegador.js no corrió antes que el JS de Gradio"
 
 
+@pytest.mark.parametrize("trozo", ["Index-", "PlotlyPlot-"])
 @pytest.mark.parametrize("camino", PAGINAS)
-def test_el_trozo_de_la_lista_del_desplegable_se_sirve_corregido_con_su_etag(url_app, camino):
-    """`…/assets/<trozo>` corregido (servidor/laterales.py) en cada montaje; con su ETag, 304 sin cuerpo."""
-    ((nombre, corregido),) = gradio_interno.trozos_corregidos().items()
+def test_cada_trozo_corregido_se_sirve_corregido_con_su_etag(url_app, camino, trozo):
+    """`…/assets/<trozo>` corregido (servidor/laterales.py) en cada montaje: el de la lista del desplegable y el de
+    Plotly.js con las trazas de la suite; con su ETag, 304 sin cuerpo."""
+    ((nombre, corregido),) = [(n, js) for n, js in gradio_interno.trozos_corregidos().items() if n.startswith(trozo)]
+    assert corregido != (gradio_interno.TROZOS / nombre).read_bytes()
     url = url_app + camino + f"assets/{nombre}"
     with urllib.request.urlopen(url, timeout=60) as r:
         assert r.read() == corregido and "javascript" in r.headers["content-type"]
@@ -97,3 +100,21 @@ def test_el_trozo_de_la_lista_del_desplegable_se_sirve_corregido_con_su_etag(url
     with pytest.raises(urllib.error.HTTPError) as sin_cambios:
         urllib.request.urlopen(pedido, timeout=60)
     assert sin_cambios.value.code == 304 and sin_cambios.value.read() == b""
+
+
+def test_plotly_en_la_pagina_tiene_solo_las_trazas_de_la_suite_y_las_dibuja(url_app, pagina):
+    """El Plotly.js que llega a la página registra `TRAZAS_PLOTLY` y nada más (las otras 45 no se evalúan), y
+    las figuras de una pestaña con las cuatro (imágenes, mapas, barras y puntos) se dibujan sin errores."""
+    from demos.comun.figuras.pantalla import TRAZAS_PLOTLY
+
+    errores: list[str] = []
+    pagina.on("pageerror", lambda e: errores.append(str(e)))
+    pagina.goto(url_app + "demo/parches-vit/", wait_until="load")
+    fuente_figura(pagina, "parches-vit")
+    registradas = pagina.evaluate("() => Object.keys(window.Plotly.PlotSchema.get().traces).sort()")
+    assert registradas == sorted(TRAZAS_PLOTLY)
+    dibujadas = """() => new Set([...document.querySelectorAll(".js-plotly-plot")]
+      .flatMap((g) => (g._fullData || []).filter((t) => t.visible !== false).map((t) => t.type)))"""
+    pagina.wait_for_function(f"() => ({dibujadas})().size === 4", timeout=30_000)
+    assert set(pagina.evaluate(f"() => [...({dibujadas})()]")) == set(TRAZAS_PLOTLY)
+    assert not errores, errores

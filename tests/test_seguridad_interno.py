@@ -85,7 +85,8 @@ def test_sin_el_mapa_de_componentes_no_se_precarga_nada(tmp_path):
 def test_la_lista_del_desplegable_se_corrige_en_un_solo_trozo_y_solo_ahi():
     """En 6.31.0, un trozo (el de DropdownOptions) con las dos lecturas `choices[i][0]` de su `{#each}`; la
     corrección cambia esas dos y nada más, y el JS sigue siendo el mismo salvo `?.`."""
-    corregidos = gradio_interno.trozos_corregidos()
+    corregidos = dict(gradio_interno.trozos_corregidos())
+    corregidos.pop(gradio_interno.modulos_del_plot()[0])  # el de Plotly.js: las pruebas de abajo
     ((nombre, nuevo),) = corregidos.items()
     assert nombre.startswith("Index-")
     viejo = (gradio_interno.TROZOS / nombre).read_bytes()
@@ -99,3 +100,49 @@ def test_sin_la_lista_del_desplegable_no_se_corrige_nada(tmp_path):
     (tmp_path / "Index-x.js").write_bytes(b"const filtered_indices=[];e.choices[0][1]")
     (tmp_path / "Index-y.js").write_bytes(b"t.choices[g(n)][0]")  # sin la lista: otro componente
     assert gradio_interno.trozos_corregidos(tmp_path) == {}
+
+
+def _registro(js: bytes) -> list[bytes]:
+    return gradio_interno._REGISTRO.findall(js)[-1].split(b",")
+
+
+def test_plotly_registra_solo_las_trazas_de_la_suite_y_lo_demas_queda_igual():
+    """En 6.31.0, la lista de `register` del paquete entero tiene 49 elementos (48 trazas y los calendarios); el
+    trozo servido registra bar, heatmap e image (scatter viene con el núcleo), en su orden, y es el mismo JS
+    salvo esa lista."""
+    from demos.comun.figuras.pantalla import TRAZAS_PLOTLY
+
+    ((nombre, nuevo),) = gradio_interno.plotly_recortado().items()
+    assert nombre == gradio_interno.modulos_del_plot()[0]
+    viejo = (gradio_interno.TROZOS / nombre).read_bytes()
+    todos, quedan = _registro(viejo), _registro(nuevo)
+    modulos = gradio_interno._modulos(viejo)
+    assert len(todos) == 49 and len(quedan) == 3
+
+    def tipo(elemento: bytes) -> str | None:
+        return gradio_interno._traza_registrada(modulos, elemento)
+
+    assert [tipo(e) for e in quedan] == ["bar", "heatmap", "image"]
+    assert {"box", "violin", "scatter3d", "scattergeo", "candlestick"} <= {tipo(e) for e in todos}
+    assert nuevo.replace(b",".join(quedan), b",".join(todos)) == viejo
+    assert TRAZAS_PLOTLY == {"bar", "heatmap", "image", "scatter"}
+
+
+PAQUETE = (
+    b"var co=h((e,t)=>{t.exports=so()}),so=h((e,t)=>{var n=1;t.exports={moduleType:`trace`,name:`bar`,n}}),"
+    b"qo=h((e,t)=>{t.exports=ko()}),ko=h((e,t)=>{t.exports={moduleType:`trace`,name:`heatmap`}}),"
+    b"xo=h((e,t)=>{t.exports={moduleType:`trace`,name:`box`}}),"
+    b"tT=h((e,t)=>{t.exports={moduleType:`component`,name:`calendars`}});"
+    b"var n=Ga();n.register([co(),xo(),qo(),tT()]),t.exports=n"
+)
+
+
+def test_plotly_con_trazas_deja_las_pedidas_y_sin_una_se_sirve_entero():
+    recortado = gradio_interno.plotly_con_trazas(PAQUETE, frozenset({"bar", "heatmap", "scatter"}))
+    assert recortado == PAQUETE.replace(b"[co(),xo(),qo(),tT()]", b"[co(),qo()]")
+    assert gradio_interno.plotly_con_trazas(PAQUETE, frozenset({"bar", "image", "scatter"})) is None  # falta image
+    assert gradio_interno.plotly_con_trazas(b"var n=Ga();t.exports=n", frozenset({"bar"})) is None  # sin lista
+
+
+def test_sin_el_trozo_de_plotly_no_se_recorta_nada(tmp_path):
+    assert gradio_interno.plotly_recortado(tmp_path) == {}

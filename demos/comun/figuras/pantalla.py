@@ -30,6 +30,11 @@ from demos.comun.figuras.pantalla_lienzo import (
     recordando,
 )
 
+# Las trazas de Plotly que salen de aquí (`type` de cada elemento de `data`). La página registra en Plotly.js solo
+# estas (servidor/gradio_interno.plotly_con_trazas); una figura con otra no se dibujaría: tests/test_figuras.py
+# mira todas las de la suite.
+TRAZAS_PLOTLY = frozenset({"bar", "heatmap", "image", "scatter"})
+
 # El dibujo de cada tipo de panel: f(figura, lienzo, k, dominio_x, dominio_y, con_barra).
 DIBUJOS = {
     Mapa: mapas.mapa,
