@@ -145,17 +145,29 @@ AXE_GRAVES = """async () => {
 }"""
 
 
+QUIETA_MS = 400
+# Verdadero cuando la página lleva `ms` sin ninguna salida `.pending` (se llama cada 50 ms).
+QUIETA = """(ms) => {
+  const ahora = performance.now();
+  if (document.querySelector(".pending") || window.__quietaDesde === undefined) window.__quietaDesde = ahora;
+  return ahora - window.__quietaDesde >= ms;
+}"""
+
+
 def violaciones_graves(pg) -> list[str]:
     """Las violaciones serias o críticas de axe-core en lo que se ve de la página, ya quieta.
 
     Mientras un evento corre, Gradio deja sus salidas a opacidad 0.2 (`.pending`): axe ve ese texto
     desvaído como falta de contraste (pasó en el CI limpio con una tabla de variantes). Se espera a que
-    no quede ninguna; si alguna no se va, axe lo dice igual.
+    no quede ninguna durante `QUIETA_MS` seguidos: un evento que sale justo después de la figura (lo que la
+    pestaña llena al abrirse) ponía `.pending` entre la espera y axe (los enlaces de Variantes, con la máquina
+    cargada). Si alguna no se va, axe lo dice igual.
     """
     import playwright.sync_api
 
+    pg.evaluate("() => { delete window.__quietaDesde; }")  # la cuenta empieza ahora, no en la llamada anterior
     with contextlib.suppress(playwright.sync_api.TimeoutError):
-        pg.wait_for_function("() => !document.querySelector('.pending')", timeout=15_000)
+        pg.wait_for_function(QUIETA, arg=QUIETA_MS, timeout=15_000, polling=50)
     if not pg.evaluate("typeof axe !== 'undefined'"):
         pg.add_script_tag(path=str(AXE))
     return pg.evaluate(AXE_GRAVES)
