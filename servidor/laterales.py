@@ -39,7 +39,14 @@ from starlette.datastructures import Headers, UploadFile
 from starlette.requests import Request
 
 from servidor import disco, paginas
-from servidor.gradio_interno import app_de_gradio, editores, instalar_sesiones, poner_delante, trozos_corregidos
+from servidor.gradio_interno import (
+    app_de_gradio,
+    calentar_trozos,
+    editores,
+    instalar_sesiones,
+    poner_delante,
+    trozos_corregidos,
+)
 from servidor.reparto import direccion
 
 log = logging.getLogger("atencion.laterales")
@@ -63,6 +70,7 @@ def cerrar(app, blocks: gr.Blocks, cabeza_html: str = "") -> None:
         if not isinstance(editor.blob_storage, Trozos):
             editor.blob_storage = Trozos()
     poner_delante(app_gradio, Laterales, blocks=blocks, cabeza_html=cabeza_html.encode())
+    calentar_trozos()
 
 
 _POR_NOMBRE = re.compile(r".*/gradio_api/call/(?:v2/)?([^/]+)/?")
