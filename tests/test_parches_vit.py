@@ -149,7 +149,7 @@ def test_el_parche_ampliado_es_el_recorte_y_sus_tres_canales():
     assert ampliado.paneles[0].titulo == "x 16–31, y 16–31 (px)"
     for i, (panel, nombre) in enumerate(zip(ampliado.paneles[1:], ("rojo", "verde", "azul"), strict=True)):
         assert np.array_equal(panel.pixeles[..., i], recorte[..., i]) and not np.delete(panel.pixeles, i, axis=2).any()
-        assert panel.titulo == f"{'RGB'[i]}: lugares {i * 256}–{(i + 1) * 256 - 1} del vector"
+        assert panel.titulo == f"{'RGB'[i]}: vector[{i * 256}:{(i + 1) * 256}]"
         assert (
             np.allclose(panel.capa, tensor[i, 16:32, 16:32].numpy(), atol=0.005) and panel.pista == f"{nombre}: {{v}}"
         )

@@ -205,7 +205,8 @@ def figura_parche(imagen: torch.Tensor, P: int, k: int, columnas: int) -> Panele
         paneles.append(
             Imagen(
                 solo,
-                titulo=f"{'RGB'[i]}: lugares {i * P * P}–{(i + 1) * P * P - 1} del vector",
+                # Dónde queda el canal en el parche aplanado, como se lee en PyTorch (corto: dos por fila a 1280 px).
+                titulo=f"{'RGB'[i]}: vector[{i * P * P}:{(i + 1) * P * P}]",
                 capa=recorte[i].numpy().round(2),  # la pista muestra 2 decimales: no manda más
                 opacidad=0.0,
                 pista=f"{nombre}: {{v}}",
