@@ -131,7 +131,7 @@ def curva(claves: int, semilla: int) -> tuple[np.ndarray, np.ndarray]:
     """Peso máximo medio para cada d de DIMENSIONES_CURVA, sin y con escala (copias: nadie altera la caché).
 
     Con semilla 0 (la de la figura), la primera vez que se pide otro número de claves que el inicial,
-    un hilo calcula de una vez la curva de todos (`_tabla_semilla_0`, ≈ 1.7 s de CPU); hasta que
+    un hilo calcula de una vez la curva de todos (`_tabla_semilla_0`, ≈ 1 s de CPU en 2 núcleos); hasta que
     termina, cada número de claves se calcula solo. Los números son los mismos por los dos caminos.
     """
     tabla = _tabla_lista() if semilla == 0 else None
