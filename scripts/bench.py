@@ -24,7 +24,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -167,7 +167,7 @@ def carga(clientes: int, segundos: float) -> str:
     puerto = puerto_libre()
     app = Servidor(["app.py", "--port", str(puerto)], puerto)
     tiempos: dict[str, list[float]] = defaultdict(list)
-    errores: dict[str, int] = defaultdict(int)
+    errores: dict[str, Counter] = defaultdict(Counter)  # por pestaña: cuántas veces cada motivo
     cerrojo = threading.Lock()
     try:
         app.esperar()
@@ -188,9 +188,9 @@ def carga(clientes: int, segundos: float) -> str:
                     cliente.predict(**kwargs, api_name=f"/{p.api}")
                     with cerrojo:
                         tiempos[p.id].append(time.perf_counter() - t)
-                except Exception:
+                except Exception as e:
                     with cerrojo:
-                        errores[p.id] += 1
+                        errores[p.id][motivo_del_error(e, kwargs)] += 1
 
         def entrenamiento():
             time.sleep(segundos / 3)
@@ -200,9 +200,9 @@ def carga(clientes: int, segundos: float) -> str:
                 cliente.predict(epocas=2, api_name="/inversion_digitos_entrenar")
                 with cerrojo:
                     tiempos["(entrenar 2 épocas)"].append(time.perf_counter() - t)
-            except Exception:
+            except Exception as e:
                 with cerrojo:
-                    errores["(entrenar 2 épocas)"] += 1
+                    errores["(entrenar 2 épocas)"][motivo_del_error(e, {"epocas": 2})] += 1
 
         with ThreadPoolExecutor(clientes + 1) as pool:
             futuros = [pool.submit(visitante, k) for k in range(clientes)]
@@ -215,18 +215,32 @@ def carga(clientes: int, segundos: float) -> str:
     finally:
         app.cerrar()
     filas = [
-        [k, len(v), errores.get(k, 0), ms(statistics.median(v)), ms(percentil(v, 95))]
+        [k, len(v), _con_motivos(errores.get(k, Counter())), ms(statistics.median(v)), ms(percentil(v, 95))]
         for k, v in sorted(tiempos.items())
     ]
-    filas += [[k, 0, n, "—", "—"] for k, n in errores.items() if k not in tiempos]
+    filas += [[k, 0, _con_motivos(n), "—", "—"] for k, n in errores.items() if k not in tiempos]
     total = sum(len(v) for v in tiempos.values())
-    filas.append(["**total**", total, sum(errores.values()), "", ""])
+    filas.append(["**total**", total, sum(sum(c.values()) for c in errores.values()), "", ""])
     return tabla(
         f"Carga: {clientes} clientes durante {segundos:.0f} s, mitad vista inicial y mitad un valor al azar "
         f"(RSS pico del servidor: {rss:,.0f} MB; su carpeta al terminar: {disco})",
         ["pestaña", "servidas", "errores", "p50", "p95"],
         filas,
     )
+
+
+def motivo_del_error(e: Exception, kwargs: dict) -> str:
+    """Lo que la tabla de carga dice de un error: el tipo, el comienzo del mensaje y si fue con un valor al azar."""
+    mensaje = " ".join(str(e).split())[:70]
+    return f"{type(e).__name__}: {mensaje} ({'valor al azar' if kwargs else 'vista inicial'})"
+
+
+def _con_motivos(motivos: Counter) -> str:
+    n = sum(motivos.values())
+    if not n:
+        return "0"
+    lista = "; ".join(f"{m} × {k}" for m, k in motivos.most_common(2))
+    return f"{n} ({lista}{'; …' if len(motivos) > 2 else ''})"
 
 
 def disco_del_servidor(servidor: Servidor) -> str:
