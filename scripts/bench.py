@@ -230,9 +230,18 @@ def carga(clientes: int, segundos: float) -> str:
 
 
 def motivo_del_error(e: Exception, kwargs: dict) -> str:
-    """Lo que la tabla de carga dice de un error: el tipo, el comienzo del mensaje y si fue con un valor al azar."""
-    mensaje = " ".join(str(e).split())[:70]
-    return f"{type(e).__name__}: {mensaje} ({'valor al azar' if kwargs else 'vista inicial'})"
+    """Lo que la tabla de carga dice de un error: el código HTTP y el motivo que dio el servidor (o el tipo y el
+    comienzo del mensaje), y si fue con un valor al azar o la vista inicial."""
+    respuesta = getattr(e, "response", None)
+    if respuesta is not None:
+        try:
+            detalle = respuesta.json().get("detail", "")
+        except Exception:  # sin cuerpo JSON (o ya leído): basta el código
+            detalle = ""
+        mensaje = f"HTTP {respuesta.status_code}" + (f": {detalle}" if detalle else "")
+    else:
+        mensaje = f"{type(e).__name__}: {e!s}"
+    return f"{' '.join(mensaje.split())[:90]} ({'valor al azar' if kwargs else 'vista inicial'})"
 
 
 def _con_motivos(motivos: Counter) -> str:
