@@ -54,6 +54,7 @@ def test_el_html_servido_precarga_el_plot_en_su_cabeza(url_app, camino):
     assert pedidos == [f"./assets/{n}" for n in gradio_interno.modulos_del_plot()]
 
 
+@pytest.mark.navegador
 @pytest.mark.parametrize("camino,id_", [("", None), ("demo/temperatura/", "temperatura")])
 def test_chromium_pide_plotly_antes_que_el_plot_y_una_sola_vez(url_app, pagina, camino, id_):
     """Lo que el navegador pide de verdad: Plotly.js antes que el trozo del Plot que lo importa (sin la
@@ -102,6 +103,7 @@ def test_cada_trozo_corregido_se_sirve_corregido_con_su_etag(url_app, camino, tr
     assert sin_cambios.value.code == 304 and sin_cambios.value.read() == b""
 
 
+@pytest.mark.navegador
 def test_plotly_en_la_pagina_tiene_solo_las_trazas_de_la_suite_y_las_dibuja(url_app, pagina):
     """El Plotly.js que llega a la página registra `TRAZAS_PLOTLY` y nada más (las otras 45 no se evalúan), y
     las figuras de una pestaña con las cuatro (imágenes, mapas, barras y puntos) se dibujan sin errores."""
