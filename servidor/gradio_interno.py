@@ -18,7 +18,8 @@ delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
   qué archivos importa la página para montar un `gr.Plot` con Plotly (el de Plotly.js pesa 4.6 MB y
   Gradio lo pide recién al montar la primera figura), y `precarga_del_plot` los pide en la cabecera;
   `trozos_corregidos` arregla un error de la lista del desplegable y deja que Plotly.js registre solo las
-  trazas de la suite (`plotly_con_trazas`); servidor/laterales.py los sirve.
+  trazas de la suite (`plotly_con_trazas`), sin los módulos que entonces nada llama (`sin_modulos_muertos`);
+  servidor/laterales.py los sirve.
 
 tests/test_seguridad_interno.py falla si una versión de Gradio cambia algo de esto.
 """
