@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -283,24 +284,41 @@ def _trazas(valor) -> set[str]:
     return set()
 
 
+def _figuras_que_manda(p) -> list[dict]:
+    """Las figuras de la vista inicial y de la del ajuste de ejemplo de la pestaña `p`, como las manda (JSON)."""
+    import gradio as gr
+
+    from demos.servir.conectar import aplicar_url
+
+    with gr.Blocks():
+        vista = p.cargar().construir()
+    iniciales = [c.value for c in vista.entradas]
+    salidas = [vista.fn(*iniciales), vista.fn(*aplicar_url(vista, vista.ejemplos()[0], iniciales)[0])]
+    tuplas = [s if isinstance(s, tuple) else (s,) for s in salidas]
+    return [json.loads(figura_plotly_json(v)) for t in tuplas for v in t if es_figura(v)]
+
+
 @pytest.mark.parametrize("p", PESTANAS, ids=lambda p: p.id)
 def test_cada_figura_de_la_pestana_usa_solo_las_trazas_que_la_pagina_registra(p):
     """La página registra en Plotly.js solo `TRAZAS_PLOTLY` (servidor/gradio_interno.plotly_con_trazas): una traza
     de otro tipo no se dibujaría. La vista inicial y la del ajuste de ejemplo de cada pestaña, como las manda."""
-    import gradio as gr
-
     from demos.comun.figuras.pantalla import TRAZAS_PLOTLY
 
-    with gr.Blocks():
-        vista = p.cargar().construir()
-    from demos.servir.conectar import aplicar_url
-
-    iniciales = [c.value for c in vista.entradas]
-    salidas = [vista.fn(*iniciales), vista.fn(*aplicar_url(vista, vista.ejemplos()[0], iniciales)[0])]
-    tuplas = [s if isinstance(s, tuple) else (s,) for s in salidas]
-    figuras = [json.loads(figura_plotly_json(v)) for t in tuplas for v in t if es_figura(v)]
+    figuras = _figuras_que_manda(p)
     assert figuras and _trazas(figuras) <= TRAZAS_PLOTLY, _trazas(figuras) - TRAZAS_PLOTLY
     assert _trazas([figura_plotly(f) for f in EJEMPLOS.values()]) == TRAZAS_PLOTLY
+
+
+@pytest.mark.parametrize("p", PESTANAS, ids=lambda p: p.id)
+def test_ningun_eje_ni_barra_de_color_mide_sus_marcas_contra_la_pagina(p):
+    """Cada eje y cada barra de color de cada figura lleva `ticklabeloverflow: "allow"`: con el valor de Plotly
+    («hide past div» en un eje numérico y en una barra) Plotly mide cada marca contra el <div> una vez por marca
+    dibujada, en cada movimiento (scripts/perfil_redibujo.py: ≈ 15 ms de multicabeza y de cbam)."""
+    figuras = [*_figuras_que_manda(p), *(figura_plotly(f) for f in EJEMPLOS.values())]
+    ejes = [(k, e) for f in figuras for k, e in f["layout"].items() if re.fullmatch(r"[xy]axis\d*", k)]
+    barras = [t["colorbar"] for f in figuras for t in f["data"] if "colorbar" in t]
+    assert ejes and all(e.get("ticklabeloverflow") == "allow" for _, e in ejes), [k for k, e in ejes]
+    assert all(b.get("ticklabeloverflow") == "allow" for b in barras)
 
 
 def test_capa_que_cubre_solo_los_parches_dice_el_numero_de_cada_uno():

@@ -23,6 +23,7 @@ from demos.comun.figuras.pantalla_lienzo import (
     FUENTE,
     LETRA,
     LETRA_TITULO,
+    SIN_RECORTE_DE_MARCAS,
     TEXTO,
     TINTAS,
     Lienzo,
@@ -168,6 +169,8 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         "shapes": lienzo.formas,
         **lienzo.ejes,
     }
+    for k in lienzo.ejes:
+        layout[k] = layout[k] | {"ticklabeloverflow": SIN_RECORTE_DE_MARCAS}
     if any(t.get("type") == "bar" and t.get("opacity") for t in lienzo.datos):
         layout["barmode"] = "overlay"
     if titulo:
