@@ -276,3 +276,30 @@ def test_una_figura_diferida_se_dibuja_al_llegar_a_la_vista(navegador, url_app):
     pg.context.close()
     assert nuevos
     assert quedan == 0
+
+
+MARGENES = """(sel) => {
+  const s = document.querySelector(sel + ' .figura-propia')._fullLayout._size;
+  return [s.l, s.r, s.t, s.b];
+}"""
+NOMBRES_Y = "() => document.querySelector('#a-mano-figura1 .figura-propia')._fullLayout.yaxis.ticktext.join(', ')"
+
+
+def test_los_margenes_no_se_achican_de_un_valor_al_siguiente(navegador, url_app):
+    """A mano: los nombres del eje y son las palabras. Con una más larga el automargin de Plotly agranda el margen
+    izquierdo; al volver a la corta el margen se queda (el área de dibujo no salta, y Plotly no rehace la figura
+    una segunda vez en el mismo movimiento para achicarlo)."""
+    pg = _abrir(navegador, url_app + "demo/a-mano/", "a-mano", viewport={"width": 1280, "height": 800})
+    caja = pg.locator("#a-mano-palabras textarea").first
+    antes = pg.evaluate(MARGENES, "#a-mano-figura1")
+    despues = []
+    for palabras in ("Ana, sacó, extraordinariamente", "Ana, sacó, plata"):
+        caja.fill(palabras)
+        caja.press("Enter")
+        pg.wait_for_function(f"() => ({NOMBRES_Y})() === {palabras!r}", timeout=ESPERA_MS)
+        pg.wait_for_timeout(300)
+        despues.append(pg.evaluate(MARGENES, "#a-mano-figura1"))
+    pg.screenshot(path=str(CAPTURAS / "figuras-margenes-a-mano.png"))
+    assert despues[0][0] > antes[0], (antes, despues)  # la palabra larga empujó el margen izquierdo
+    assert despues[1] == despues[0], (antes, despues)  # y la corta no lo achica
+    pg.context.close()

@@ -108,6 +108,14 @@
       layout.paper_bgcolor = layout.plot_bgcolor = fondo(g.parentElement);
     }
     g.__clave = clave();
+    // Los márgenes no se achican de un valor al siguiente (con la misma clave): si los nombres de un eje cambian
+    // de largo, el automargin de Plotly los movería y rehacería la figura entera una segunda vez en el mismo
+    // movimiento (un texto más corto: ≈ el doble de Plotly). Así el área de dibujo tampoco salta.
+    const m = g.__margenes;
+    if (m && m.clave === g.__clave) {
+      layout.margin = {...(layout.margin || {})};
+      for (const k of ["l", "r", "t", "b"]) layout.margin[k] = Math.max(layout.margin[k] ?? 0, m[k]);
+    }
     return [data, layout];
   };
 
@@ -123,6 +131,11 @@
     const listo = original.call(window.Plotly, g, data, layout, g.__figura.config);
     performance.measure("adaptar", {start: t0, end: t1});
     performance.measure("figura", {start: t0, end: performance.now()}); // lo síncrono: casi todo el dibujo
+    const clave = g.__clave;
+    Promise.resolve(listo).then(() => {
+      const s = g._fullLayout && g._fullLayout._size;
+      if (s && g.__clave === clave) g.__margenes = {clave, l: s.l, r: s.r, t: s.t, b: s.b};
+    }, () => {});
     if (g.__alto) requestAnimationFrame(() => requestAnimationFrame(() => reubicada(g)));
     return listo;
   };
