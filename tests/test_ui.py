@@ -102,3 +102,16 @@ def test_sin_historial_de_llamadas(url_app, ruta):
     assert httpx.get(f"{url_app}{ruta}config").json()["run_history"] is False
     assert httpx.get(f"{url_app}{ruta}gradio_api/runs").status_code == 404
     assert httpx.post(f"{url_app}{ruta}gradio_api/run-history/connect", json={}).status_code in (404, 405)
+
+
+def test_el_evento_de_cada_pestana_muestra_su_reloj_solo_en_la_primera_figura():
+    """Un reloj de Gradio por movimiento, en la figura que el estudiante mira (no uno en cada salida)."""
+    import app
+    from demos import PESTANAS
+
+    vistas = app.vistas(app.demo)
+    for p in PESTANAS:
+        vista = vistas[p.id]
+        fn = next(f for f in app.demo.fns.values() if f.api_name == p.api)
+        figuras = [s for s in vista.salidas if isinstance(s, gr.Plot)]
+        assert fn.show_progress == "minimal" and fn.show_progress_on == figuras[:1], p.id
