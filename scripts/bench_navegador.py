@@ -4,8 +4,10 @@
 
 Para cada pestaña del registro, en /demo/<id>/: mueve su control principal (el del ajuste de
 ejemplo de su `Vista`, el mismo que mueven las pruebas) de ida y vuelta entre el valor de ejemplo
-y el inicial, y mide desde justo antes del evento `input` hasta el primer cuadro pintado después de
-que la primera figura cambió (la que se ve: `navegador.js` dibuja primero las figuras que están en la
+y el inicial, y mide desde el evento con que el estudiante lo mueve (el `input` de un número o un deslizador,
+el `pointerdown` sobre una opción, el `keydown` del Enter que envía un texto: su propia marca de tiempo, así
+no cuenta lo que Playwright tarda en llegar a la página ni sus esperas antes de un clic) hasta el primer cuadro
+pintado después de que la primera figura cambió (la que se ve: `navegador.js` dibuja primero las figuras que están en la
 pantalla), y hasta el cuadro en que ya están dibujadas también las demás de la pestaña (las de más abajo se
 dibujan cuando el navegador queda libre). Junto a una página eco de Gradio (un Number conectado a un
 Textbox) en la misma corrida. Cuenta además las peticiones `queue/join` por movimiento (la prueba exacta
@@ -108,13 +110,32 @@ TRAS_LOAD = """() => {
   return n && n.loadEventStart > 0 && window.__primera !== undefined ? window.__primera - n.loadEventStart : null;
 }"""
 
+# El comienzo de un movimiento: el primer evento del estudiante (teclado, puntero o `input`) después de armarla,
+# con su `timeStamp` (en el reloj de performance.now()). Si no llega ninguno, queda la hora en que se armó.
+MARCAR_INICIO = """() => {
+  window.__t0 = performance.now();
+  window.__armado = true;
+  if (window.__marcador) return;
+  window.__marcador = true;
+  const marcar = (e) => {
+    if (!window.__armado) return;
+    window.__armado = false;
+    window.__t0 = e.timeStamp;
+  };
+  for (const tipo of ["keydown", "pointerdown", "input"]) window.addEventListener(tipo, marcar, true);
+}"""
+
 # Antes de mover: guarda lo que se ve ahora. Después: espera a que cambie y a que se pinte el cuadro siguiente.
-GUARDAR = """(sel) => {
+GUARDAR = (
+    """(sel) => {
   const g = document.querySelector(sel + " .js-plotly-plot");
   const t = document.querySelector(sel + " textarea");
   window.__antes = g ? g.data : t ? t.value : null;
-  window.__t0 = performance.now();
+  ("""
+    + MARCAR_INICIO
+    + """)();
 }"""
+)
 ESPERAR = """([sel, limite]) => new Promise((listo) => {
   const ahora = () => {
     const g = document.querySelector(sel + " .js-plotly-plot");
@@ -153,10 +174,13 @@ ESPERAR_TODAS = """(limite) => new Promise((listo) => {
 
 
 def _mover(pagina, sel_figura: str, accion) -> tuple[float, float] | None:
-    """Segundos del evento `input` de `accion()` al primer cuadro con la figura nueva, y a las demás figuras de la
-    pestaña dibujadas (None si la figura no cambió a tiempo)."""
+    """Segundos del evento que dispara `accion` (preparar, disparar) al primer cuadro con la figura nueva, y a las
+    demás figuras de la pestaña dibujadas (None si la figura no cambió a tiempo)."""
+    preparar, disparar = accion
+    if preparar:
+        preparar()
     pagina.evaluate(GUARDAR, sel_figura)
-    accion()
+    disparar()
     t = pagina.evaluate(ESPERAR, [sel_figura, ESPERA_S * 1000])
     if t is None:
         return None
@@ -165,19 +189,20 @@ def _mover(pagina, sel_figura: str, accion) -> tuple[float, float] | None:
 
 
 def _accion(pagina, id_: str, nombre: str, c, valor: str):
-    """Mover el control `c` a `valor` como un estudiante: escribir el número o el texto, o elegir la opción."""
+    """Mover el control `c` a `valor` como un estudiante: (preparar, disparar). Escribir el número; escribir el
+    texto y enviarlo (lo que se mide empieza en la tecla); elegir la opción."""
     import gradio as gr
 
     sel = f"#{id_}-{nombre}"
     if isinstance(c, gr.Radio):
         etiqueta = next((e for e, v in c.choices if str(v) == valor), valor)
-        return lambda: pagina.locator(f"{sel} label").filter(has_text=str(etiqueta)).first.click()
+        return None, lambda: pagina.locator(f"{sel} label").filter(has_text=str(etiqueta)).first.click()
     if isinstance(c, gr.Textbox):  # recalcula al enviarlo (Enter) o al salir (Tab, si es de varias líneas)
         tecla = "Enter" if (c.lines or 1) == 1 else "Tab"
         caja = pagina.locator(f"{sel} textarea, {sel} input").first
-        return lambda: (caja.fill(valor), caja.press(tecla))
+        return lambda: caja.fill(valor), lambda: caja.press(tecla)
     caja = pagina.locator(f"{sel} input[type=number]").first
-    return lambda: caja.fill(valor)
+    return None, lambda: caja.fill(valor)
 
 
 def _principal(vista) -> tuple[str, object, str, str]:
@@ -251,7 +276,8 @@ def navegador(veces: int = 8) -> str:
                 pagina.goto(eco.url)
                 caja_eco = pagina.locator("#eco-entrada input").first
                 caja_eco.wait_for()
-                eco_t = [_mover(pagina, "#eco-salida", lambda k=k: caja_eco.fill(str(k + 1))) for k in range(veces)]
+                escribir = [(None, lambda k=k: caja_eco.fill(str(k + 1))) for k in range(veces)]
+                eco_t = [_mover(pagina, "#eco-salida", accion) for accion in escribir]
             m_eco = statistics.median(t for t, _ in filter(None, eco_t))
             filas.append(["(eco: Number → Textbox)", ms(m_eco), "1.00×", "", "1", "", ""])
 

@@ -41,6 +41,13 @@ MOVIMIENTOS = [
     ("temperatura", "#temperatura-T input", ["0.75", "1.25"], "numero"),
     ("mascara-causal", "#mascara-causal-semilla input", ["2", "1"], "numero"),
     ("multicabeza", "#multicabeza-largo input[type=range]", ["ArrowRight", "ArrowLeft"], "tecla"),
+    # Las tres más lentas de `make bench` (su control principal, los valores que mueve allí):
+    ("multicabeza", "#multicabeza-cabezas input[type=number]", ["8", "4"], "numero"),
+    ("parches-vit", "#parches-vit-P", ["8", "16"], "opcion"),
+    ("cbam", "#cbam-indice input[type=number]", ["224", "0"], "numero"),
+    # Nombres de un eje que cambian de largo con cada valor:
+    ("a-mano", "#a-mano-palabras textarea", ["Ana, sacó, dinero", "Ana, sacó, plata"], "texto"),
+    ("clasificador-atencion", "#clasificador-atencion-frase input", ["No me gustó.", "Fue aburrida."], "texto"),
 ]
 
 # Promesa que se cumple en el segundo cuadro tras el cambio de datos de todas las figuras de `raiz`
@@ -118,9 +125,17 @@ def _eco():
 
 
 def _mover(pg, selector: str, valor: str, modo: str) -> None:
-    pg.evaluate("() => { window.__t0 = performance.now(); performance.mark('mover'); }")
-    if modo == "tecla":
+    from scripts.bench_navegador import MARCAR_INICIO  # el movimiento empieza con el evento del estudiante
+
+    if modo == "texto":  # escribir el texto no cuenta: el movimiento es el Enter que lo envía
+        pg.fill(selector, valor)
+    pg.evaluate(f"() => {{ ({MARCAR_INICIO})(); performance.mark('mover'); }}")
+    if modo == "texto":
+        pg.press(selector, "Enter")
+    elif modo == "tecla":
         pg.press(selector, valor)
+    elif modo == "opcion":  # un botón de radio: la etiqueta con ese texto
+        pg.locator(f"{selector} label").filter(has_text=valor).first.click()
     else:
         pg.fill(selector, valor)
 
