@@ -5,7 +5,7 @@
 Para cada pestaña del registro, en /demo/<id>/: mueve su control principal (el del ajuste de
 ejemplo de su `Vista`, el mismo que mueven las pruebas) de ida y vuelta entre el valor de ejemplo
 y el inicial, y mide desde el evento con que el estudiante lo mueve (el `input` de un número o un deslizador,
-el `pointerdown` sobre una opción, el `keydown` del Enter que envía un texto: su propia marca de tiempo, así
+el clic sobre una opción, el `keydown` del Enter que envía un texto: su propia marca de tiempo, así
 no cuenta lo que Playwright tarda en llegar a la página ni sus esperas antes de un clic) hasta el primer cuadro
 pintado después de que la primera figura cambió (la que se ve: `navegador.js` dibuja primero las figuras que están en la
 pantalla), y hasta el cuadro en que ya están dibujadas también las demás de la pestaña (las de más abajo se
@@ -110,8 +110,10 @@ TRAS_LOAD = """() => {
   return n && n.loadEventStart > 0 && window.__primera !== undefined ? window.__primera - n.loadEventStart : null;
 }"""
 
-# El comienzo de un movimiento: el primer evento del estudiante (teclado, puntero o `input`) después de armarla,
-# con su `timeStamp` (en el reloj de performance.now()). Si no llega ninguno, queda la hora en que se armó.
+# El comienzo de un movimiento: el primer evento del estudiante después de armarla (una tecla, un clic, o el `input`
+# de escribir un número), con su `timeStamp` (el reloj de performance.now()). Un clic cuenta desde que se suelta el
+# botón, cuando la página reacciona (el de una persona dura ≈ 100 ms apretado). Si no llega ninguno, queda la hora
+# en que se armó.
 MARCAR_INICIO = """() => {
   window.__t0 = performance.now();
   window.__armado = true;
@@ -122,7 +124,7 @@ MARCAR_INICIO = """() => {
     window.__armado = false;
     window.__t0 = e.timeStamp;
   };
-  for (const tipo of ["keydown", "pointerdown", "input"]) window.addEventListener(tipo, marcar, true);
+  for (const tipo of ["keydown", "click", "input"]) window.addEventListener(tipo, marcar, true);
 }"""
 
 # Antes de mover: guarda lo que se ve ahora. Después: espera a que cambie y a que se pinte el cuadro siguiente.

@@ -91,7 +91,9 @@ FASES = """() => {
   const r = e("respuesta")[0], px = e("pixeles")[0], ad = e("adaptar"), fi = e("figura");
   const suma = (l) => l.reduce((s, x) => s + x.duration, 0);
   const fin = fi.length ? Math.max(...fi.map((x) => x.startTime + x.duration)) : null;
-  const f = {servidor: r ? r.startTime - t0 : null, gradio: r && fi.length ? fi[0].startTime - r.startTime : null,
+  const j = performance.getEntriesByType("resource").find((x) => x.name.includes("queue/join") && x.startTime >= t0);
+  const f = {envio: j ? j.startTime - t0 : null, servidor: r ? r.startTime - t0 : null,
+    gradio: r && fi.length ? fi[0].startTime - r.startTime : null,
     adaptar: suma(ad), plotly: suma(fi) - suma(ad), cuadros: px && fin !== null ? px.startTime - fin : null};
   performance.clearMarks(); performance.clearMeasures();
   return f;
@@ -432,7 +434,7 @@ def _opciones_de(ref: str) -> dict:
 def _imprimir(filas, lupas) -> None:
     eco = filas[0][1]
     mediana_eco, cpu_eco = (statistics.median(x[i] for x in eco) for i in (1, 2))
-    fases = ("servidor", "gradio", "adaptar", "plotly", "cuadros")
+    fases = ("envio", "servidor", "gradio", "adaptar", "plotly", "cuadros")
     print(
         f"\n| movimiento | píxeles | × eco ({mediana_eco:.0f} ms) | CPU de la página | × eco | "
         + " | ".join(fases)
@@ -444,8 +446,8 @@ def _imprimir(filas, lupas) -> None:
         medianas = [[x[3][f] for x in t if x[3][f] is not None] for f in fases]
         cifras = " | ".join(f"{statistics.median(m):.0f} ms" if m else "–" for m in medianas)
         print(f"| {nombre} | {px:.0f} ms | {px / mediana_eco:.1f}× | {c:.0f} ms | {c / cpu_eco:.1f}× | {cifras} |")
-    print("\n(servidor: hasta el mensaje process_completed; gradio: de ahí al primer Plotly.react; cuadros: del último")
-    print(" Plotly.react a los píxeles, dos cuadros)")
+    print("\n(envio: hasta que sale el queue/join; servidor: hasta el mensaje process_completed; gradio: de ahí al")
+    print(" primer Plotly.react; cuadros: del último Plotly.react a los píxeles, dos cuadros)")
     for nombre, (fases_ms, forzado, funciones) in lupas:
         print(f"\n{nombre}: el hilo principal entre el movimiento y los píxeles (ms por movimiento; traza y perfil)")
         print("| en qué | mientras espera al servidor | de la respuesta a los píxeles |\n|---|---|---|")
