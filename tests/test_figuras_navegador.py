@@ -303,3 +303,21 @@ def test_los_margenes_no_se_achican_de_un_valor_al_siguiente(navegador, url_app)
     assert despues[0][0] > antes[0], (antes, despues)  # la palabra larga empujó el margen izquierdo
     assert despues[1] == despues[0], (antes, despues)  # y la corta no lo achica
     pg.context.close()
+
+
+SIN_RECORTE = r"""(sel) => {
+  const g = document.querySelector(sel + ' .figura-propia');
+  const ejes = Object.keys(g._fullLayout).filter((k) => /^[xy]axis\d*$/.test(k));
+  const barras = g._fullData.filter((t) => t.showscale).map((t) => t.colorbar.ticklabeloverflow);
+  return [ejes.length, ejes.filter((k) => g._fullLayout[k].ticklabeloverflow !== 'allow'), barras];
+}"""
+
+
+def test_la_plantilla_llega_a_cada_eje_y_a_la_barra_de_color(navegador, url_app):
+    """Multicabeza, los pesos de cada cabeza: diez ejes y una barra de color, todos sin medir sus marcas contra el
+    <div> (la plantilla de `pantalla_lienzo.PLANTILLA`, que Plotly aplica a xaxis2… y a la barra de un heatmap)."""
+    pg = _abrir(navegador, url_app + "demo/multicabeza/", "multicabeza", viewport={"width": 1280, "height": 800})
+    pg.wait_for_function(LISTA, arg="#multicabeza-figura2", timeout=ESPERA_MS)
+    n, sin_plantilla, barras = pg.evaluate(SIN_RECORTE, "#multicabeza-figura2")
+    assert n >= 10 and sin_plantilla == [] and barras == ["allow"], (n, sin_plantilla, barras)
+    pg.context.close()

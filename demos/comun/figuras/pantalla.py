@@ -23,7 +23,7 @@ from demos.comun.figuras.pantalla_lienzo import (
     FUENTE,
     LETRA,
     LETRA_TITULO,
-    SIN_RECORTE_DE_MARCAS,
+    PLANTILLA,
     TEXTO,
     TINTAS,
     Lienzo,
@@ -167,10 +167,9 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         "barmode": "group",
         "annotations": lienzo.notas,
         "shapes": lienzo.formas,
+        "template": PLANTILLA,
         **lienzo.ejes,
     }
-    for k in lienzo.ejes:
-        layout[k] = layout[k] | {"ticklabeloverflow": SIN_RECORTE_DE_MARCAS}
     if any(t.get("type") == "bar" and t.get("opacity") for t in lienzo.datos):
         layout["barmode"] = "overlay"
     if titulo:

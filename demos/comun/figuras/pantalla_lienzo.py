@@ -53,11 +53,13 @@ CONFIG = {
     "scrollZoom": False,
 }
 OCULTO = {"visible": False, "showgrid": False, "zeroline": False}  # el eje de una imagen, un diagrama o un aviso
-# Cada eje y cada barra de color: las marcas no se esconden si asoman fuera de la figura (los márgenes ya les hacen
-# lugar). El valor de Plotly para un eje numérico y una barra, «hide past div», mide cada marca contra el <div>
-# una vez por cada marca dibujada (cuadrático): en multicabeza eran ≈ 15 ms de cada movimiento
-# (scripts/perfil_redibujo.py).
-SIN_RECORTE_DE_MARCAS = "allow"
+# La plantilla de Plotly de cada figura: en todos sus ejes y en la barra de color de un mapa, las marcas no se
+# esconden si asoman fuera de la figura (los márgenes ya les hacen lugar). El valor de Plotly para un eje numérico y
+# una barra, «hide past div», mide cada marca contra el <div> una vez por cada marca dibujada (cuadrático): en
+# multicabeza eran ≈ 15 ms de cada movimiento (scripts/perfil_redibujo.py). En la plantilla y no en cada eje: la
+# respuesta no crece con los paneles.
+SIN_RECORTE = {"ticklabeloverflow": "allow"}
+PLANTILLA = {"layout": {"xaxis": SIN_RECORTE, "yaxis": SIN_RECORTE}, "data": {"heatmap": [{"colorbar": SIN_RECORTE}]}}
 
 # Los colores de texto sobre el papel y de la rejilla, con su par para el modo oscuro: el navegador cambia cada
 # uno por el suyo cuando la página está oscura. Una caja clara (un diagrama, una casilla tapada) lleva su texto
@@ -200,7 +202,6 @@ def barra_color(titulo: str, dom_x, dom_y) -> dict:
         "len": max(0.3, dom_y[1] - dom_y[0]),
         "thickness": 14,
         "outlinewidth": 0,
-        "ticklabeloverflow": SIN_RECORTE_DE_MARCAS,
     }
 
 
