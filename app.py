@@ -33,7 +33,7 @@ proceso.preparar()
 
 # isort: split
 from demos import PESTANAS, POR_ID, Pestana, buscar  # noqa: E402
-from demos.comun.vista import Vista  # noqa: E402
+from demos.comun.vista import Vista, un_reloj  # noqa: E402
 from demos.comun.zerogpu import arrancar_zerogpu  # noqa: E402
 from demos.servir import pagina  # noqa: E402
 from demos.servir.conectar import conectar, figuras_en_la_pagina, vista_inicial  # noqa: E402
@@ -133,7 +133,7 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
                 inputs=[abierta, *vista.entradas],
                 outputs=[abierta, *vista.entradas, *vista.salidas],
                 api_visibility="private",
-                show_progress="minimal",
+                **un_reloj(vista.salidas),
             )
         for tab_grupo, _, del_grupo in grupos.values():
             tab_grupo.select(
@@ -141,7 +141,7 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
                 inputs=[c for _, vista, abierta, _ in del_grupo for c in (abierta, *vista.entradas)],
                 outputs=[c for _, vista, abierta, _ in del_grupo for c in (abierta, *vista.entradas, *vista.salidas)],
                 api_visibility="private",
-                show_progress="minimal",
+                **un_reloj(del_grupo[0][1].salidas),  # la que se ve al abrir el grupo: su primera
             )
     return suite
 

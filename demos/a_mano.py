@@ -392,8 +392,9 @@ def _construir_libro(palabras, q, k, v, fila) -> None:
             siguiente = gr.Button("Paso siguiente →", size="sm", elem_id="a-mano-libro-siguiente")
         texto = gr.Markdown(latex_delimiters=LATEX, elem_id="a-mano-libro-texto")
         figura = grafico("La matriz del paso", elem_id="a-mano-libro-figura")
-    anterior.click(None, paso, paso, js="(p) => Math.max(1, p - 1)", api_visibility="private")
-    siguiente.click(None, paso, paso, js=f"(p) => Math.min({PASOS}, p + 1)", api_visibility="private")
+    sin_reloj = {"api_visibility": "private", "show_progress": "hidden"}  # en el navegador: nada que esperar
+    anterior.click(None, paso, paso, js="(p) => Math.max(1, p - 1)", **sin_reloj)
+    siguiente.click(None, paso, paso, js=f"(p) => Math.min({PASOS}, p + 1)", **sin_reloj)
     entradas = [palabras, q, k, v, fila, paso]
     for evento in (acordeon.expand, paso.change):
         evento(envolver(libro), entradas, [texto, figura], api_visibility="private", show_progress="hidden")

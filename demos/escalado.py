@@ -490,7 +490,7 @@ def construir() -> Vista:
     log_d.input(None, log_d, d, js=JS_D_DESDE_LOG, api_visibility="private", show_progress="hidden")
     d.change(None, [d, log_d], log_d, js=JS_LOG_DESDE_D, api_visibility="private", show_progress="hidden")
     for boton, v in zip(rapidos, D_LECCION, strict=True):
-        boton.click(None, outputs=d, js=f"() => {v}", api_visibility="private")
+        boton.click(None, outputs=d, js=f"() => {v}", api_visibility="private", show_progress="hidden")
     histogramas = grafico("Puntajes antes y después de dividir por √d")
     with gr.Row():
         curva_ = grafico("Peso máximo medio según d", scale=3)

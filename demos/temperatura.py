@@ -375,7 +375,7 @@ def construir() -> Vista:
     # T es la entrada de `calcular` y de la URL; el deslizador de log T solo la escribe, en el navegador.
     log_t.input(None, log_t, T, js=JS_T_DESDE_LOG, api_visibility="private", show_progress="hidden")
     T.change(None, [T, log_t], log_t, js=JS_LOG_DESDE_T, api_visibility="private", show_progress="hidden")
-    otra.click(None, semilla, semilla, js=JS_SIGUIENTE_SEMILLA, api_visibility="private")
+    otra.click(None, semilla, semilla, js=JS_SIGUIENTE_SEMILLA, api_visibility="private", show_progress="hidden")
     seccion(("temperatura", "softmax", "pesos", "entropía", "muestra", "ficha"), "temperatura")
     return Vista(
         aprender=APRENDER,

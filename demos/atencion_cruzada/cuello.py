@@ -19,7 +19,7 @@ from demos.atencion_cruzada.frases import D_MODELO, IDENTIDAD, SEMILLA_MAX, crea
 from demos.comun.controles import Opcion
 from demos.comun.figuras import C0, C1, GRIS, Curva, Curvas, Mapa, Paneles, Referencia
 from demos.comun.validar import entero
-from demos.comun.vista import envolver, explicacion, grafico
+from demos.comun.vista import envolver, explicacion, grafico, un_reloj
 from modelos import atencion
 
 API = "atencion_cruzada_cuello"
@@ -143,4 +143,4 @@ def seccion(aparece, objetivo, fuente, semilla) -> None:
     entradas, salidas = [objetivo, fuente, modo, semilla], [figura, texto]
     calculo = envolver(calcular_cuello)
     aparece.change(calculo, entradas, salidas, api_visibility="private", queue=False, show_progress="hidden")
-    modo.input(calculo, entradas, salidas, api_name=API, show_progress="minimal")
+    modo.input(calculo, entradas, salidas, api_name=API, **un_reloj(salidas))

@@ -26,7 +26,7 @@ from demos.comun.figuras import Mapa, Paneles
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero
-from demos.comun.vista import Vista, envolver, explicacion, grafico
+from demos.comun.vista import Vista, envolver, explicacion, grafico, un_reloj
 
 __all__ = ["AL_AZAR", "CABEZAS", "D_MODELO", "crear_capa", "pesos_cruzados", "vector_palabra", "vectores"]
 
@@ -203,7 +203,7 @@ def construir() -> Vista:
         inputs=entradas,
         outputs=salidas,
         api_visibility="private",
-        show_progress="minimal",
+        **un_reloj(salidas),
     )
     seccion_glosario(("consulta, clave y valor", "pesos", "parámetros"), "atencion-cruzada")
     return Vista(

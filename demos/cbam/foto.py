@@ -23,7 +23,7 @@ from demos.comun.controles import Opcion
 from demos.comun.figuras import Imagen, Mapa, Paneles, numero
 from demos.comun.fotos import imagen_muestra
 from demos.comun.imagenes import Subida, abrir_imagen
-from demos.comun.vista import envolver, grafico, llenar_al_abrir
+from demos.comun.vista import envolver, grafico, llenar_al_abrir, un_reloj
 from modelos import AtencionEspacial
 from modelos.datos import digitos_sklearn
 
@@ -252,8 +252,8 @@ def seccion(aparece) -> None:
         salidas,
         api_name=API,
         trigger_mode="always_last",
-        show_progress="minimal",
+        **un_reloj(salidas),
     )
     subida.upload(lambda: FOTO_SUBIDA, None, imagen_, api_visibility="private").then(
-        calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
+        calculo, entradas, salidas, api_visibility="private", **un_reloj(salidas)
     )

@@ -20,7 +20,7 @@ from demos.comun.controles import Desplegable, Opcion
 from demos.comun.glosario import seccion
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Vista, envolver, explicacion, grafico
+from demos.comun.vista import Vista, envolver, explicacion, grafico, un_reloj
 from modelos import ClasificadorAtencion, cargar, cargar_archivo
 from modelos.opiniones import CLASES
 from modelos.prediccion import NOMBRE, Lectura, fichas, predecir, sin_ficha, vocabulario
@@ -387,7 +387,7 @@ def construir() -> Vista:
         "inputs": [frase, bloque],
         "outputs": [quitar, *salidas, leidas],
         "api_visibility": "private",
-        "show_progress": "minimal",
+        **un_reloj(salidas),
     }
     gr.on([frase.submit, frase.blur], **con_frase, trigger_mode="always_last")
     ejemplos.load_input_event.then(**con_frase)

@@ -19,6 +19,7 @@ from demos.comun.controles import Deslizador, Opcion
 from demos.comun.figuras import C0, CLARO, Aviso, Barras, Imagen, Serie
 from demos.comun.imagenes import Dibujo, lienzo_digito, tinta_desde_dibujo
 from demos.comun.validar import entero
+from demos.comun.vista import un_reloj
 from modelos.datos import digito_desde_matriz, digitos_sklearn
 
 ORIGEN_PRUEBA, ORIGEN_DIBUJO = "conjunto de prueba", "mi dibujo"
@@ -127,6 +128,8 @@ def al_elegir_digito(origen, indice, dibujo, calculo, entradas: list, salidas: l
     # Fijar el origen es pura interfaz: corre en el navegador (`js=`), y el movimiento manda un solo
     # evento a la cola, el del cálculo (tests/test_velocidad.py).
     for disparador, valor in ((indice.input, ORIGEN_PRUEBA), (dibujo.input, ORIGEN_DIBUJO)):
-        disparador(None, None, origen, js=f"() => {json.dumps(valor)}", api_visibility="private").then(
-            calculo, entradas, salidas, api_visibility="private", show_progress="minimal", trigger_mode="always_last"
+        fijar = disparador(
+            None, None, origen, js=f"() => {json.dumps(valor)}", api_visibility="private", show_progress="hidden"
         )
+        recalcular = {"api_visibility": "private", "trigger_mode": "always_last", **un_reloj(salidas)}
+        fijar.then(calculo, entradas, salidas, **recalcular)

@@ -154,6 +154,15 @@ def grafico(etiqueta: str, **kw) -> gr.Plot:
     return gr.Plot(label=etiqueta, elem_classes=["figura"], **kw)
 
 
+def un_reloj(salidas: list) -> dict:
+    """Cómo muestra un evento que recalcula figuras que está corriendo: el reloj de Gradio («processing | 0.3s»)
+    solo en la primera figura de `salidas` (donde mira el estudiante), no en cada salida. En cada una eran varios
+    relojes reescritos en cada cuadro mientras espera y varias capas que se desvanecen mientras Plotly dibuja
+    (scripts/perfil_redibujo.py: ≈ 40 ms menos por movimiento en multicabeza y cbam). Sin figuras, en todas."""
+    figuras = [s for s in salidas if isinstance(s, gr.Plot)]
+    return {"show_progress": "minimal", "show_progress_on": figuras[:1] or None}
+
+
 def llenar_al_abrir(aparece, calculo: Callable, entradas: list, salidas: list) -> None:
     """Llena una sección secundaria de la pestaña la primera vez que `aparece` cambia.
 

@@ -19,7 +19,7 @@ import modelos
 from demos.comun.controles import Deslizador, Opcion
 from demos.comun.figuras import Aviso, miles
 from demos.comun.validar import uno_de
-from demos.comun.vista import envolver, grafico, salidas_para_gradio
+from demos.comun.vista import envolver, grafico, salidas_para_gradio, un_reloj
 from demos.inversion_digitos.dibujos import LOTE, PERDIDA_VALIDACION, figura_atencion, figura_curva
 from demos.inversion_digitos.modelo import LECCION, MIO, cuantos, leer_digitos, mapa, predecir
 from modelos.entrenamiento.inversion import N_VALIDACION, entrenar_inversion, instantaneas
@@ -208,7 +208,7 @@ def construir_aprende(digitos: gr.Textbox, texto_principal: gr.Markdown):
         salidas[:3],
         api_visibility="private",
         trigger_mode="always_last",
-        show_progress="minimal",
+        **un_reloj(salidas[:3]),
     )
 
     def seguir(texto_digitos, i):

@@ -20,7 +20,7 @@ from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Opcion
 from demos.comun.glosario import seccion
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Vista, envolver, explicacion, grafico
+from demos.comun.vista import Vista, envolver, explicacion, grafico, un_reloj
 from demos.inversion_digitos.dibujos import figura_atencion, tabla_prediccion
 from demos.inversion_digitos.entrenar import construir_aprende, construir_entrena
 from demos.inversion_digitos.fallos import construir_fallos
@@ -342,13 +342,13 @@ def construir() -> Vista:
         "inputs": entradas + extra_entradas,
         "outputs": salidas + extra_salidas,
         "api_visibility": "private",
-        "show_progress": "minimal",
+        **un_reloj(salidas),
     }
     gr.on([digitos.submit, digitos.blur], **con_digitos, trigger_mode="always_last")
     azar.click(digitos_al_azar, outputs=digitos, api_visibility="private", queue=False).then(**con_digitos)
     ejemplos.load_input_event.then(**con_digitos)
     construir_entrena(modelo, propio).then(
-        envolver(calcular), entradas, salidas, api_visibility="private", show_progress="minimal"
+        envolver(calcular), entradas, salidas, api_visibility="private", **un_reloj(salidas)
     )
     construir_fallos()  # el laboratorio de fallos (§7.2) y la comparación de cabezas (§7.1)
     # Otro modelo (elegido, desde la URL o recién entrenado): los controles, solo hasta sus bloques y cabezas.
@@ -359,7 +359,7 @@ def construir() -> Vista:
         [bloque, cabeza],
         api_visibility="private",
         queue=False,
-    ).then(envolver(calcular), entradas, salidas, api_visibility="private", show_progress="minimal")
+    ).then(envolver(calcular), entradas, salidas, api_visibility="private", **un_reloj(salidas))
     terminos = ("ficha", "embedding", "posición", "pesos", "parámetros", "cabeza", "máscara", "LayerNorm")
     seccion((*terminos, "lote", "paso", "época", "pérdida", "tasa de aprendizaje", "entropía"), "inversion-digitos")
     return Vista(

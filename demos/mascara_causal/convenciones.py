@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from demos.comun.figuras import Mapa, Paneles, numero
-from demos.comun.vista import envolver, grafico
+from demos.comun.vista import envolver, grafico, un_reloj
 from modelos.convenciones import NOTA_MODELOS, argumento_flash, comparar_convenciones, fila_tapada
 
 LARGOS = (5, 3)  # un lote de dos frases: 5 palabras, y 3 más 2 de relleno
@@ -202,4 +202,5 @@ def construir_convenciones() -> None:
     def llenar(ya):
         return [gr.skip()] * 5 if ya else [True, *calculo()]
 
-    acordeon.expand(llenar, lleno, [lleno, mascaras, figura, fila, texto], api_visibility="private")
+    salidas = [lleno, mascaras, figura, fila, texto]
+    acordeon.expand(llenar, lleno, salidas, api_visibility="private", **un_reloj(salidas))

@@ -12,7 +12,7 @@ from demos.comun.controles import Numero, Opcion
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.imagenes import Subida
 from demos.comun.validar import entero
-from demos.comun.vista import Vista, envolver, explicacion, grafico
+from demos.comun.vista import Vista, envolver, explicacion, grafico, un_reloj
 from demos.parches_vit.parches import (
     IMAGEN_LECCION,
     IMAGEN_SUBIDA,
@@ -154,7 +154,7 @@ def construir() -> Vista:
     entradas, salidas = [imagen_, subida, P, parche], [rejilla, secuencia, ampliado, tabla, texto]
     calculo = envolver(calcular)
     subida.upload(lambda: IMAGEN_SUBIDA, None, imagen_, api_visibility="private").then(
-        calculo, entradas, salidas, api_visibility="private", show_progress="minimal"
+        calculo, entradas, salidas, api_visibility="private", **un_reloj(salidas)
     )
     seccion_digito(aparece=texto)
     seccion_glosario(("ficha", "embedding", "posición", "conjunto de prueba"), "parches-vit")

@@ -32,7 +32,7 @@ from demos.comun.digitos import (
     vista_sin_dibujo,
 )
 from demos.comun.figuras import C1, Paneles
-from demos.comun.vista import envolver, grafico, llenar_al_abrir
+from demos.comun.vista import envolver, grafico, llenar_al_abrir, un_reloj
 
 NOMBRE = "vit-digitos"
 API = "parches_vit_digito"
@@ -147,6 +147,6 @@ def seccion(aparece) -> None:
     cabezas = grafico("Atención del [CLS] a los parches, por bloque y cabeza")
     entradas, salidas = [origen, indice, dibujo], [prediccion, cabezas, texto]
     calculo = envolver(digito)
-    gr.on([origen.input], calculo, entradas, salidas, api_name=API, trigger_mode="always_last", show_progress="minimal")
+    gr.on([origen.input], calculo, entradas, salidas, api_name=API, trigger_mode="always_last", **un_reloj(salidas))
     al_elegir_digito(origen, indice, dibujo, calculo, entradas, salidas)
     llenar_al_abrir(aparece, calculo, entradas, salidas)

@@ -25,7 +25,7 @@ from demos import PESTANAS, POR_ID, Pestana
 from demos.comun.aprender import Aprender, Prediccion, Pregunta
 from demos.comun.figuras import C0, GRIS, Barras, Serie
 from demos.comun.figuras.pantalla import valor_de_plot
-from demos.comun.vista import Vista
+from demos.comun.vista import Vista, un_reloj
 
 # Corre al montarse la línea de la ruta de cada pestaña: el velo de la predicción, los puntos del progreso
 # y el enlace «Siguiente». El estilo está en demos/servir/pagina/aprender.css.
@@ -196,7 +196,7 @@ def _prediccion(p: Prediccion, vista: Vista, prefijo: str) -> None:
         inputs=entradas,
         outputs=[frase, figura],
         api_visibility="private",
-        show_progress="minimal",
+        **un_reloj([frase, figura]),
     )
 
 

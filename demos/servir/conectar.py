@@ -14,7 +14,7 @@ from typing import Any
 import gradio as gr
 
 from demos.comun.figuras import numero
-from demos.comun.vista import Vista, envolver, error_en_espanol, salidas_para_gradio
+from demos.comun.vista import Vista, envolver, error_en_espanol, salidas_para_gradio, un_reloj
 from demos.servir.aprender import armar_aprender
 from demos.servir.pagina import avisar_url
 
@@ -166,12 +166,7 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
         outputs=vista.salidas,
         api_name=api_name,
         trigger_mode="always_last",
-        # El reloj de Gradio («processing | 0.3s»), solo en la primera figura: donde mira el estudiante. En cada
-        # salida eran cinco relojes que se reescriben en cada cuadro mientras espera y cinco capas que se
-        # desvanecen mientras Plotly dibuja (scripts/perfil_redibujo.py: ≈ 40 ms menos por movimiento en
-        # multicabeza y en cbam).
-        show_progress="minimal",
-        show_progress_on=figuras[:1] or None,
+        **un_reloj(vista.salidas),
     )
     armar_aprender(vista, prefijo)  # predecir, comprobarse y la ruta (demos/servir/aprender.py)
     if figuras:
