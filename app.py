@@ -125,7 +125,15 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
         todas_salidas = [tabs, *(tabs_grupo for _, tabs_grupo, _ in grupos.values())]
         for _, v, abierta, _ in partes:
             todas_salidas += [abierta, *v.entradas, *v.salidas]
-        suite.load(al_cargar, inputs=todas_entradas, outputs=todas_salidas, api_visibility="private")
+        # El reloj, solo en la primera figura de la pestaña que abre sin ?tab= (con «full» en las 134 salidas,
+        # cada una ponía su capa animada mientras la página carga).
+        suite.load(
+            al_cargar,
+            inputs=todas_entradas,
+            outputs=todas_salidas,
+            api_visibility="private",
+            **un_reloj(partes[0][1].salidas),
+        )
 
         for p, vista, abierta, tab in partes:
             tab.select(
