@@ -108,8 +108,8 @@ def test_un_reloj_por_evento_en_su_primera_figura_y_ninguno_en_el_navegador():
     """Un evento que recalcula figuras muestra el reloj de Gradio solo en la primera (`vista.un_reloj`): en cada
     salida eran varios relojes reescritos en cada cuadro (≈ 40 ms por movimiento en multicabeza y cbam). Uno que
     corre en el navegador (`js=`, sin cola) no muestra ninguno. Todos los eventos de la suite; y el de cada pestaña
-    lo muestra («minimal»). Los de progreso «full» (entrenar, medir, el laboratorio, la carga de la suite) quedan
-    como están."""
+    lo muestra («minimal»). Los de progreso «full» (entrenar, medir, el laboratorio) quedan como están: son
+    trabajos largos, con su barra de avance."""
     import app
     from demos import PESTANAS
 
