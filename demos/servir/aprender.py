@@ -49,8 +49,9 @@ new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) marcar(
 pintar();
 
 const q = new URLSearchParams(window.location.search);
-const panel = document.getElementById(id + "-prediccion");
-if (panel) {
+// El panel de la predicción puede montarse después que esta línea (Gradio trae el código de cada componente
+// aparte): si todavía no está, se espera a que aparezca (la predicción no puede verse sin velo).
+const velar = (panel) => {
   const caja = panel.parentElement;
   if (["0", "false", "no"].includes((q.get("predecir") || "").toLowerCase())) panel.classList.add("oculta");
   else if (!caja.classList.contains("revelada")) caja.classList.add("velada");
@@ -66,6 +67,15 @@ if (panel) {
       if (p && b.id.endsWith("-sin-predecir")) p.classList.add("oculta");
     });
   }
+};
+const panel = document.getElementById(id + "-prediccion");
+if (panel) velar(panel);
+else if (raiz.dataset.prediccion) {
+  const espera = new MutationObserver(() => {
+    const p = document.getElementById(id + "-prediccion");
+    if (p) { espera.disconnect(); velar(p); }
+  });
+  espera.observe(document.body, {childList: true, subtree: true});
 }
 
 const a = raiz.querySelector("a.siguiente");
@@ -227,8 +237,9 @@ def _preguntas(preguntas: tuple[Pregunta, ...], prefijo: str) -> None:
             )
 
 
-def html_ruta(p: Pestana) -> str:
-    """La línea de la ruta: el progreso (puntos), qué mirar y el enlace a la siguiente."""
+def html_ruta(p: Pestana, con_prediccion: bool = False) -> str:
+    """La línea de la ruta: el progreso (puntos), qué mirar y el enlace a la siguiente. `con_prediccion`: la
+    pestaña tiene un panel de predicción que la línea vela al montarse (lo espera si llega después)."""
     k = PESTANAS.index(p)
     siguiente = PESTANAS[(k + 1) % len(PESTANAS)]
     e = html.escape
@@ -237,8 +248,9 @@ def html_ruta(p: Pestana) -> str:
         for q in PESTANAS
     )
     texto = "Siguiente" if k + 1 < len(PESTANAS) else "Fin de la ruta; volver a"
+    vela = ' data-prediccion="1"'
     return (
-        f'<div class="ruta" data-id="{e(p.id)}">'
+        f'<div class="ruta" data-id="{e(p.id)}"{vela if con_prediccion else ""}>'
         f'<span class="puntos" aria-label="Pestañas vistas">{puntos}</span>'
         f'<span>Ruta {k + 1} de {len(PESTANAS)} (vistas: <span class="cuantas">1</span>)</span>'
         f"<span><b>Qué mirar:</b> {e(p.que_mirar)}</span>"
@@ -252,13 +264,14 @@ def html_ruta(p: Pestana) -> str:
 def armar_aprender(vista: Vista, prefijo: str) -> None:
     """Predicción, preguntas y ruta de la pestaña `prefijo`, en el contexto de su página."""
     aprender: Aprender | None = getattr(vista, "aprender", None)
-    if aprender is not None and aprender.prediccion is not None:
+    con_prediccion = aprender is not None and aprender.prediccion is not None
+    if con_prediccion:
         _prediccion(aprender.prediccion, vista, prefijo)
     if aprender is not None and aprender.preguntas:
         _preguntas(aprender.preguntas, prefijo)
     if prefijo in POR_ID:
         gr.HTML(
-            html_ruta(POR_ID[prefijo]),
+            html_ruta(POR_ID[prefijo], con_prediccion),
             elem_id=f"{prefijo}-ruta",
             elem_classes=["aprender", "ruta-bloque"],
             js_on_load=JS_RUTA,
