@@ -258,3 +258,26 @@ def test_modo_libro_no_desborda_con_puntajes_enormes():
 
     lista, restar = pasos([[1000.0, 1000.0]], [[1000.0, 1000.0]], [[1.0]])
     assert restar is True and all(np.isfinite(p.matriz).all() for p in lista)
+
+
+@navegador_
+def test_el_velo_espera_al_panel_de_la_prediccion_si_se_monta_despues(pagina):
+    """La línea de la ruta vela la predicción al montarse; Gradio trae el código de cada componente aparte y el
+    panel puede llegar después que ella: la línea lo espera (sin esto, la predicción quedaba a la vista)."""
+    from demos.servir.aprender import JS_RUTA, html_ruta
+
+    pg = pagina
+    pg.set_content("<div id='linea'></div>")
+    pg.evaluate(
+        "([html, js]) => { const element = document.getElementById('linea'); element.innerHTML = html;"
+        " new Function('element', js)(element); }",
+        [html_ruta(POR_ID["escalado"], con_prediccion=True), JS_RUTA],
+    )
+    pg.evaluate(
+        "() => { const caja = document.createElement('div'), panel = document.createElement('div');"
+        " panel.id = 'escalado-prediccion'; caja.appendChild(panel); document.body.appendChild(caja); }"
+    )
+    pg.wait_for_function(
+        "() => document.getElementById('escalado-prediccion').parentElement.classList.contains('velada')",
+        timeout=5_000,
+    )
