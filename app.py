@@ -149,7 +149,7 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
                 inputs=[c for _, vista, abierta, _ in del_grupo for c in (abierta, *vista.entradas)],
                 outputs=[c for _, vista, abierta, _ in del_grupo for c in (abierta, *vista.entradas, *vista.salidas)],
                 api_visibility="private",
-                **un_reloj(del_grupo[0][1].salidas),  # la que se ve al abrir el grupo: su primera
+                **un_reloj(del_grupo[0][1].salidas),  # la primera del grupo: la que se ve al abrirlo
             )
     return suite
 

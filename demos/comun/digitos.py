@@ -127,9 +127,9 @@ def al_elegir_digito(origen, indice, dibujo, calculo, entradas: list, salidas: l
     """Mover el índice o dibujar cambia también el origen (a «conjunto de prueba» o «mi dibujo»), y recalcula."""
     # Fijar el origen es pura interfaz: corre en el navegador (`js=`), y el movimiento manda un solo
     # evento a la cola, el del cálculo (tests/test_velocidad.py).
+    recalcular = {"api_visibility": "private", "trigger_mode": "always_last", **un_reloj(salidas)}
     for disparador, valor in ((indice.input, ORIGEN_PRUEBA), (dibujo.input, ORIGEN_DIBUJO)):
         fijar = disparador(
             None, None, origen, js=f"() => {json.dumps(valor)}", api_visibility="private", show_progress="hidden"
         )
-        recalcular = {"api_visibility": "private", "trigger_mode": "always_last", **un_reloj(salidas)}
         fijar.then(calculo, entradas, salidas, **recalcular)
