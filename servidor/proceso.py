@@ -51,8 +51,8 @@ def limitar_arenas_malloc(arenas: int = 2) -> bool:
 
 
 # Lo que glibc pide aparte con mmap (y devuelve al liberarlo), y lo libre que tolera al final del montón.
-UMBRAL_MMAP = 64 * 1024
-UMBRAL_RECORTE = 128 * 1024
+UMBRAL_MMAP = 1024 * 1024
+UMBRAL_RECORTE = 4 * 1024 * 1024
 
 
 def devolver_bloques_grandes() -> bool:
@@ -61,8 +61,12 @@ def devolver_bloques_grandes() -> bool:
     Por omisión glibc sube el umbral (hasta 32 MB) cada vez que se libera un bloque grande, y
     desde entonces los arma en las arenas, que no los devuelven: cada respuesta deja su JSON, sus
     matrices y sus tensores de decenas de kB a MB en el montón. Con el umbral fijo, medido en la
-    clase de 30 (BENCHMARKS.md): RSS pico de ≈ 1 GB a ≈ 600 MB. Si el entorno ya lo fija
-    (MALLOC_MMAP_THRESHOLD_ o GLIBC_TUNABLES), manda él. Devuelve si se aplicó (Linux con glibc).
+    clase de 30 (BENCHMARKS.md): RSS pico de ≈ 1 GB a ≈ 600 MB. Fijo en 64 kB, cada tensor de más
+    de 64 kB era un mmap nuevo que el núcleo llena de a una página de 4 kB: ≈ 2 500 fallos de página
+    por evento de escalado (1 000 × d números), 5 ms de los 11 de su cálculo. En 1 MB: ≈ 700 fallos,
+    la CPU por evento de las pestañas −20 % y el RSS pico +25–35 MB (BENCHMARKS.md, sesión 19). Si el
+    entorno ya lo fija (MALLOC_MMAP_THRESHOLD_ o GLIBC_TUNABLES), manda él. Devuelve si se aplicó
+    (Linux con glibc).
     """
     if (
         sys.platform != "linux"
