@@ -258,6 +258,29 @@ def test_una_figura_fuera_de_la_pantalla_se_dibuja_despues_de_la_que_se_ve(naveg
     assert len(cuando["temperatura-figura3"]) == 1, cuando
 
 
+def test_las_figuras_que_se_ven_se_pintan_de_a_una_y_la_primera_no_espera(navegador, url_app):
+    """Multicabeza a 1280 × 800: otro número de cabezas cambia sus dos figuras, las dos a la vista. La primera se
+    dibuja en cuanto llega el valor y la segunda después del cuadro que pinta la primera: entre los dos dibujos
+    corre un cuadro (antes Plotly rehacía las dos en la misma tarea y la primera esperaba a la segunda, la de las
+    cabezas: ≈ 100 ms con 8)."""
+    pg = _abrir(navegador, url_app + "demo/multicabeza/", "multicabeza", viewport={"width": 1280, "height": 800})
+    pg.wait_for_function("() => [...document.querySelectorAll('.figura-propia')].filter((g) => g.data).length === 2")
+    pg.wait_for_timeout(1000)
+    abajo = pg.evaluate("() => document.querySelector('#multicabeza-figura2').getBoundingClientRect().top")
+    assert abajo < 800, abajo  # las dos se ven: ninguna espera por estar fuera de la pantalla
+    pg.evaluate(ANOTAR_DIBUJOS)
+    pg.evaluate("""() => { window.__cuadros = [];
+      const f = () => { window.__cuadros.push(performance.now()); requestAnimationFrame(f); };
+      requestAnimationFrame(f); }""")
+    pg.fill("#multicabeza-cabezas input[type=number]", "8")
+    pg.wait_for_function("() => ['multicabeza-figura1', 'multicabeza-figura2'].every((id) => window.__cuando[id])")
+    cuando, cuadros = pg.evaluate("() => [window.__cuando, window.__cuadros]")
+    pg.context.close()
+    (primera,), (segunda,) = cuando["multicabeza-figura1"], cuando["multicabeza-figura2"]
+    assert primera < segunda, cuando
+    assert any(primera < c < segunda for c in cuadros), (cuando, [c for c in cuadros if c > primera - 50][:5])
+
+
 def test_una_figura_diferida_se_dibuja_al_llegar_a_la_vista(navegador, url_app):
     """Sin momentos libres (requestIdleCallback que nunca responde), la figura de abajo espera con su valor
     viejo hasta que se acerca a la vista: entonces se dibuja con el nuevo."""

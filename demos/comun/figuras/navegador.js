@@ -17,6 +17,9 @@
 //   después de que se pinta la que se ve: cuando el navegador queda libre (requestIdleCallback, a lo sumo
 //   ESPERA_DIFERIDA_MS) o antes, si se acerca a la vista (IntersectionObserver). Así un movimiento pinta
 //   primero lo que el estudiante mira, sin esperar a las figuras de abajo.
+// - si un movimiento cambia varias figuras que se ven (Gradio las entrega en el mismo turno), la primera se
+//   dibuja ya y las demás de a una, en orden de la página, cada una después del cuadro que pintó la anterior:
+//   la primera se ve sin esperar a que Plotly rehaga las otras.
 // Las descargas (matplotlib) no pasan por aquí: conservan el estilo claro de la lección.
 //
 // Corre dos veces: en el <head> del HTML (servidor/laterales.py), antes de que el JS de Gradio importe Plotly.js
@@ -122,7 +125,7 @@
   // Cada dibujo deja en la línea de tiempo de la página las medidas «adaptar» y «figura» (adaptar y lo síncrono
   // de Plotly.react: las lee scripts/perfil_redibujo.py).
   const dibujar = (g) => {
-    g.__pendiente = g.__diferida = false;
+    g.__pendiente = g.__diferida = g.__siguiente = false;
     delete g.dataset.diferida;
     g.__dibujada_en = [g.clientWidth, g.clientHeight];
     const t0 = performance.now();
@@ -130,7 +133,7 @@
     const t1 = performance.now();
     const listo = original.call(window.Plotly, g, data, layout, g.__figura.config);
     performance.measure("adaptar", {start: t0, end: t1});
-    performance.measure("figura", {start: t0, end: performance.now()}); // lo síncrono: casi todo el dibujo
+    performance.measure("figura", {start: t0, end: performance.now(), detail: g.parentElement && g.parentElement.id}); // lo síncrono
     const clave = g.__clave;
     Promise.resolve(listo).then(() => {
       const s = g._fullLayout && g._fullLayout._size;
@@ -190,6 +193,25 @@
     }
   }, {rootMargin: MARGEN_VISTA});
 
+  // Las figuras que se ven y cambiaron en el mismo turno que otra: de a una, en orden de la página, cada una en
+  // una tarea después del cuadro que pintó la anterior (requestAnimationFrame corre antes de pintar; el
+  // setTimeout, después).
+  let enEsteTurno = false;
+  let trasElCuadro = 0;
+  const antesEnLaPagina = (a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_PRECEDING ? b : a);
+  const programarSiguiente = () => {
+    if (trasElCuadro) return;
+    trasElCuadro = requestAnimationFrame(() => setTimeout(() => {
+      trasElCuadro = 0;
+      const esperan = [...figuras].filter((f) => f.__siguiente);
+      if (!esperan.length) return;
+      const g = esperan.reduce(antesEnLaPagina);
+      g.__siguiente = false;
+      dibujarDiferida(g);
+      if (esperan.length > 1) programarSiguiente();
+    }, 0));
+  };
+
   const redibujarTodas = () => {
     for (const g of figuras) {
       if (!g.isConnected) { figuras.delete(g); continue; }
@@ -243,6 +265,14 @@
       programarDiferidas();
       return Promise.resolve(g);
     }
+    if (enEsteTurno && g._fullLayout) { // otra figura ya se dibujó en este turno: esta, después de que se pinte
+      g.__siguiente = g.__diferida = true;
+      g.dataset.diferida = "";
+      programarSiguiente();
+      return Promise.resolve(g);
+    }
+    enEsteTurno = true;
+    setTimeout(() => { enEsteTurno = false; }, 0);
     return dibujar(g);
   };
 
