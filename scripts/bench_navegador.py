@@ -127,7 +127,11 @@ MARCAR_INICIO = """() => {
   for (const tipo of ["keydown", "click", "input"]) window.addEventListener(tipo, marcar, true);
 }"""
 
-# Antes de mover: guarda lo que se ve ahora. Después: espera a que cambie y a que se pinte el cuadro siguiente.
+# Antes de mover: guarda lo que se ve ahora. Después: espera a que cambie y a que se pinte. El cambio se ve en un
+# requestAnimationFrame, antes de pintar ese cuadro; la medida cierra en la tarea que sigue a la pintura (un
+# setTimeout pedido desde ahí, que corre antes que lo que la página dejó para después del cuadro: las otras figuras,
+# navegador.js). Hasta la sesión 18 cerraba en el requestAnimationFrame del cuadro siguiente: ≈ un cuadro más, y la
+# segunda figura dentro.
 GUARDAR = (
     """(sel) => {
   const g = document.querySelector(sel + " .js-plotly-plot");
@@ -148,30 +152,30 @@ ESPERAR = """([sel, limite]) => new Promise((listo) => {
   const mirar = () => {
     const v = ahora();
     if (v !== null && v !== undefined && v !== window.__antes) {
-      requestAnimationFrame(() => listo(performance.now() - window.__t0));
+      setTimeout(() => listo(performance.now() - window.__t0), 0);
     } else if (performance.now() - window.__t0 > limite) {
       listo(null);
     } else {
       requestAnimationFrame(mirar);
     }
   };
-  mirar();
+  requestAnimationFrame(mirar); // el cambio se mira siempre antes de pintar un cuadro
 })"""
 
 
-# Después de la figura que se ve: las de más abajo, que navegador.js dibuja cuando el navegador queda libre (mientras
-# tanto llevan `data-diferida`), hasta el cuadro siguiente.
+# Después de la figura que se ve: las demás, que navegador.js dibuja después (mientras tanto llevan `data-diferida`),
+# hasta que se pintan.
 ESPERAR_TODAS = """(limite) => new Promise((listo) => {
   const mirar = () => {
     if (!document.querySelector(".figura-propia[data-diferida]")) {
-      requestAnimationFrame(() => listo(performance.now() - window.__t0));
+      setTimeout(() => listo(performance.now() - window.__t0), 0);
     } else if (performance.now() - window.__t0 > limite) {
       listo(null);
     } else {
       requestAnimationFrame(mirar);
     }
   };
-  mirar();
+  requestAnimationFrame(mirar);
 })"""
 
 
