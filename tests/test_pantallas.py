@@ -279,6 +279,52 @@ def test_en_presentacion_a_1280_x_720_achicar_la_figura_no_la_deja_con_letra_de_
         contexto.close()
 
 
+# Cuántas veces disposicion.js recorre la página (cada recorrido empieza buscando las explicaciones).
+CONTAR_RECORRIDOS = """(() => { const q = Document.prototype.querySelectorAll; window.__recorridos = 0;
+  Document.prototype.querySelectorAll = function (sel) {
+    if (sel === ".block.explicacion") window.__recorridos++;
+    return q.apply(this, arguments);
+  }; })();"""
+
+
+def _recorridos_tras(pg, cambio: str) -> int:
+    """Cuántas veces recorre la página disposicion.js en los cuadros que siguen a `cambio` (JS)."""
+    return pg.evaluate(f"""async () => {{
+  window.__recorridos = 0;
+  {cambio}
+  await new Promise((r) => setTimeout(r, 300));  // el ajuste corre en el cuadro siguiente
+  return window.__recorridos;
+}}""")
+
+
+def test_lo_que_cambia_dentro_de_una_figura_no_vuelve_a_recorrer_la_pagina(navegador, url_app):
+    """disposicion.js vuelve a ordenar la página cuando su DOM cambia, pero no por lo que cambia dentro del bloque
+    de una figura (Plotly, el reloj de Gradio que reescribe su «0.1s» en cada cuadro mientras espera) ni por lo
+    que Plotly mide en su <svg> de prueba: cada cuadro de espera recorría la página entera (≈ 10 ms por movimiento
+    en parches). Lo de fuera de las figuras sí la hace recorrer."""
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 800}, locale="es-ES")
+    contexto.set_default_timeout(ESPERA_MS)
+    pg = contexto.new_page()
+    pg.add_init_script(CONTAR_RECORRIDOS)
+    try:
+        pg.goto(url_app + "demo/multicabeza/")
+        fuente_figura(pg, "multicabeza")
+        pg.wait_for_timeout(1000)
+        figura = "document.querySelector('#multicabeza-figura1')"
+        plotly = _recorridos_tras(
+            pg, f"Plotly.relayout({figura}.querySelector('.figura-propia'), {{'title.text': 'otro'}});"
+        )
+        reloj = _recorridos_tras(  # un texto que entra y sale del bloque de la figura, como el del reloj
+            pg,
+            f"for (const t of ['0.1s', '0.2s']) {{ {figura}.appendChild(new Text(t)).remove(); }}",
+        )
+        fuera = _recorridos_tras(pg, f"{figura}.parentElement.appendChild(document.createElement('div'));")
+    finally:
+        contexto.close()
+    assert (plotly, reloj) == (0, 0), (plotly, reloj)
+    assert fuera >= 1
+
+
 # --- un mazo reveal.js real ----------------------------------------------------------------------
 
 # El mazo: una portada, la pestaña en un iframe que carga mientras su diapositiva está oculta, y un
