@@ -55,15 +55,17 @@ MOVIMIENTOS = [
 ]
 
 # Promesa que se cumple en la tarea que sigue a la pintura del cuadro en que cambian los datos de alguna figura de
-# `raiz` (el cambio se ve en un requestAnimationFrame, antes de pintar; el setTimeout pedido desde ahí corre después
-# de pintar y antes que las figuras que navegador.js deja para después del cuadro). Hasta la sesión 18 se cumplía en
-# el segundo cuadro: ≈ un cuadro más, y las otras figuras dentro.
-# (o del texto del eco), con el tiempo desde `t0`. Los datos cambian cuando Plotly.react pone otro `data` en
-# el <div> (comparar por identidad: serializar las figuras en cada cuadro le cargaba la medida a la página).
+# `raiz` (o el texto del eco), con el tiempo desde `t0`. El cambio se ve en un requestAnimationFrame, antes de pintar;
+# el setTimeout pedido desde ahí corre después de pintar y antes que las figuras que navegador.js deja para después
+# del cuadro. Hasta la sesión 18 se cumplía en el segundo cuadro: ≈ un cuadro más, y las otras figuras dentro. Los
+# datos cambian cuando Plotly.react pone otro `data` en el <div> (comparar por identidad: serializar las figuras en
+# cada cuadro le cargaba la medida a la página). Los <div> se buscan una vez: navegador.js dibuja cada valor en el
+# mismo.
 ESPERA = """([raiz, eco]) => ({p: new Promise((listo) => {
+  const figuras = eco ? [] : [...document.querySelectorAll(raiz + " .js-plotly-plot")];
   const firma = () => eco
     ? [document.querySelector(raiz + " textarea, " + raiz + " input").value]
-    : [...document.querySelectorAll(raiz + " .js-plotly-plot")].map((g) => g.data);
+    : figuras.map((g) => g.data);
   const antes = firma();
   const mirar = () => {
     const ahora = firma();
