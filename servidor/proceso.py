@@ -64,7 +64,7 @@ def devolver_bloques_grandes() -> bool:
     clase de 30 (BENCHMARKS.md): RSS pico de ≈ 1 GB a ≈ 600 MB. Fijo en 64 kB, cada tensor de más
     de 64 kB era un mmap nuevo que el núcleo llena de a una página de 4 kB: ≈ 2 500 fallos de página
     por evento de escalado (1 000 × d números), 5 ms de los 11 de su cálculo. En 1 MB: ≈ 700 fallos,
-    la CPU por evento de las pestañas −20 % y el RSS pico +25–35 MB (BENCHMARKS.md, sesión 19). Si el
+    la CPU por evento de las pestañas 0.82× y el RSS pico +25–35 MB (BENCHMARKS.md, sesión 19). Si el
     entorno ya lo fija (MALLOC_MMAP_THRESHOLD_ o GLIBC_TUNABLES), manda él. Devuelve si se aplicó
     (Linux con glibc).
     """
