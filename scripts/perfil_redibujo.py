@@ -8,9 +8,12 @@ Plotly, los cuadros hasta los píxeles).
 Con `--perfil` graba además una traza (devtools.timeline) y un perfil de CPU de los movimientos y reparte el
 hilo principal: JS de Plotly, de Gradio y de la suite, estilo, maquetación (y quién la pidió), pintura, GC.
 `--antes REF` mide cada movimiento también con navegador.js y disposicion.js del commit REF, en la misma
-corrida; `--sin-progreso`, con show_progress="hidden" en los eventos.
+corrida; `--sin-progreso`, con show_progress="hidden" en los eventos. `--figuras` no mueve nada: dibuja cada figura
+de cada pestaña otra vez, tal cual y con variantes (sin los números de las casillas, sin los huecos entre casillas),
+para saber qué parte de lo que cuesta Plotly es de qué.
 
     .venv/bin/python scripts/perfil_redibujo.py [--veces 8] [--perfil] [--antes HEAD] [--sin-progreso]
+    .venv/bin/python scripts/perfil_redibujo.py --figuras [--solo parches-vit]
 
 La tabla de la suite con todas las pestañas es de `scripts/bench.py`; esto es la lupa del dibujante.
 """
@@ -110,6 +113,85 @@ FASES = """() => {
   performance.clearMarks(); performance.clearMeasures();
   return f;
 }"""
+
+
+# `--figuras`: las páginas (las de cada pestaña, y parches con P = 8: 240 números sobre la foto) y las variantes de
+# los datos de cada figura. Los textos de las casillas: `texttemplate` de los mapas y el `text` de los puntos con
+# texto (los cuadritos de los rótulos quedan como puntos); los huecos: `xgap`/`ygap` de un mapa, que Plotly dibuja en
+# un lienzo del tamaño del área y pasa a PNG (sin ellos, un lienzo de una casilla por píxel); «huecos como líneas»,
+# sin ellos y con las rayas entre casillas en un trazo de líneas encima.
+PAGINAS_FIGURAS = ("parches-vit/?P=8",)
+VARIANTES = """({
+  "tal cual": (d) => d,
+  "sin textos": (d) => d.map((t) => {
+    const c = {...t};
+    delete c.texttemplate;
+    if ((c.mode || "").includes("text")) c.mode = c.mode === "text" ? "none" : c.mode.replace("+text", "");
+    if (c.type === "bar") delete c.text;
+    return c;
+  }),
+  "sin huecos": (d) => d.map((t) => { const c = {...t}; delete c.xgap; delete c.ygap; return c; }),
+  "huecos como líneas": (d) => d.flatMap((t) => {
+    if (t.type !== "heatmap" || !t.xgap || !Array.isArray(t.z)) return [t];
+    const c = {...t}; delete c.xgap; delete c.ygap;
+    const n = t.z.length, m = t.z[0].length, x = [], y = [];
+    for (let j = 0; j <= m; j++) x.push(j - 0.5, j - 0.5, null), y.push(-0.5, n - 0.5, null);
+    for (let i = 0; i <= n; i++) x.push(-0.5, m - 0.5, null), y.push(i - 0.5, i - 0.5, null);
+    return [c, {type: "scatter", mode: "lines", x, y, xaxis: t.xaxis, yaxis: t.yaxis, hoverinfo: "skip",
+      showlegend: false, line: {color: "white", width: 1}}];
+  }),
+})"""
+# Cada figura que se ve, en un <div> aparte de su tamaño: cada dibujo con una copia de sus datos (Plotly la rehace
+# entera, como con un valor nuevo), hasta la tarea que sigue a la pintura; las variantes intercaladas dibujo a dibujo
+# (la máquina cambia de un segundo a otro) y el primero de cada una no cuenta.
+COSTO_FIGURAS = """async ([variantes, veces]) => {
+  const V = eval(variantes), filas = [];
+  for (const g of document.querySelectorAll(".figura-propia")) {
+    if (!g.__figura || g.clientWidth === 0) continue;
+    const {data, layout, config} = g.__figura;
+    const aparte = document.createElement("div");
+    aparte.style.cssText = `width:${g.clientWidth}px;height:${g.clientHeight}px`;
+    document.body.appendChild(aparte);
+    const ms = {};
+    for (let k = 0; k <= veces; k++) for (const [nombre, f] of Object.entries(V)) {
+      const l = structuredClone(layout);
+      delete l.meta; // sin meta.figura: lo dibuja el Plotly.react de Plotly, no el de navegador.js
+      const t0 = performance.now();
+      await window.Plotly.react(aparte, f(structuredClone(data)), l, config);
+      await new Promise((listo) => requestAnimationFrame(() => setTimeout(listo, 0)));
+      if (k) (ms[nombre] = ms[nombre] || []).push(performance.now() - t0);
+    }
+    aparte.remove();
+    const textos = data.reduce((s, t) => s + (t.texttemplate || (t.mode || "").includes("text")
+      ? [t.text].flat(2).filter((x) => x !== "" && x != null).length : 0), 0);
+    filas.push({figura: g.parentElement.id || "(sin id)", textos, huecos: data.some((t) => t.xgap), ms});
+  }
+  return filas;
+}"""
+
+
+def costo_figuras(pg, url: str, veces: int) -> list[dict]:
+    """Las figuras de la página `url`: por variante de sus datos, la mediana de dibujarla entera (ms)."""
+    pg.goto(url)
+    pg.wait_for_function("() => document.querySelector('.figura-propia')?.data", timeout=60_000)
+    pg.wait_for_timeout(1500)  # lo que `load` manda y las figuras de más abajo
+    filas = pg.evaluate(COSTO_FIGURAS, [VARIANTES, veces])
+    for f in filas:
+        f["ms"] = {k: statistics.median(v) for k, v in f["ms"].items()}
+    return filas
+
+
+def _imprimir_figuras(filas: list[tuple[str, dict]]) -> None:
+    nombres = list(filas[0][1]["ms"]) if filas else []
+    print("\n| página | figura | textos | " + " | ".join(nombres) + " |")
+    print("|---|---|---|" + "---|" * len(nombres))
+    for pagina, f in filas:
+        base = f["ms"][nombres[0]]
+        celdas = [f"{base:.0f} ms"]
+        for n in nombres[1:]:  # sin huecos, las dos de los huecos dibujan lo mismo que «tal cual»
+            sin_cambio = "huecos" in n and not f["huecos"]
+            celdas.append("–" if sin_cambio else f"{f['ms'][n]:.0f} ms ({f['ms'][n] / base:.2f}×)")
+        print(f"| {pagina} | {f['figura']} | {f['textos']} | " + " | ".join(celdas) + " |")
 
 
 def _puerto() -> int:
@@ -352,6 +434,11 @@ def main() -> None:
         metavar="REF",
         help="cada movimiento también con navegador.js y disposicion.js del commit REF (p. ej. HEAD), la misma corrida",
     )
+    argumentos.add_argument(
+        "--figuras",
+        action="store_true",
+        help="sin mover nada: cada figura dibujada otra vez, tal cual y sin sus textos o sus huecos entre casillas",
+    )
     a = argumentos.parse_args()
 
     from servidor import disco
@@ -391,6 +478,15 @@ def main() -> None:
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
         pg = b.new_context(viewport={"width": a.ancho, "height": 800}, locale="es-ES").new_page()
+        if a.figuras:
+            paginas = [f"{id_}/" for id_ in POR_ID] + list(PAGINAS_FIGURAS)
+            for pagina in paginas:
+                if not a.solo or pagina.startswith(a.solo + "/"):
+                    url = f"http://127.0.0.1:{puerto}/demo/{pagina}"
+                    filas += [(pagina, f) for f in costo_figuras(pg, url, a.veces)]
+            b.close()
+            _imprimir_figuras(filas)
+            return
         pg.add_init_script(MARCAR_RESPUESTA)
         eco = medir(pg, f"http://127.0.0.1:{puerto_eco}/", "#eco-n input", ["1", "2"], "numero", "", a.veces, True)
         filas.append(("eco (Number → Textbox)", eco))
