@@ -144,8 +144,8 @@ VARIANTES = """({
 # Cada figura que se ve, en un <div> aparte de su tamaño: cada dibujo con una copia de sus datos (Plotly la rehace
 # entera, como con un valor nuevo), hasta la tarea que sigue a la pintura; las variantes intercaladas dibujo a dibujo
 # (la máquina cambia de un segundo a otro) y el primero de cada una no cuenta.
-COSTO_FIGURAS = """async ([variantes, veces]) => {
-  const V = eval(variantes), filas = [];
+COSTO_FIGURAS = """async (veces) => {
+  const V = __VARIANTES__, filas = [];
   for (const g of document.querySelectorAll(".figura-propia")) {
     if (!g.__figura || g.clientWidth === 0) continue;
     const {data, layout, config} = g.__figura;
@@ -167,7 +167,7 @@ COSTO_FIGURAS = """async ([variantes, veces]) => {
     filas.push({figura: g.parentElement.id || "(sin id)", textos, huecos: data.some((t) => t.xgap), ms});
   }
   return filas;
-}"""
+}""".replace("__VARIANTES__", VARIANTES)
 
 
 def costo_figuras(pg, url: str, veces: int) -> list[dict]:
@@ -175,7 +175,7 @@ def costo_figuras(pg, url: str, veces: int) -> list[dict]:
     pg.goto(url)
     pg.wait_for_function("() => document.querySelector('.figura-propia')?.data", timeout=60_000)
     pg.wait_for_timeout(1500)  # lo que `load` manda y las figuras de más abajo
-    filas = pg.evaluate(COSTO_FIGURAS, [VARIANTES, veces])
+    filas = pg.evaluate(COSTO_FIGURAS, veces)
     for f in filas:
         f["ms"] = {k: statistics.median(v) for k, v in f["ms"].items()}
     return filas
