@@ -116,7 +116,7 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
                     entradas, salidas = vista_inicial(p.id, vista, parametros, list(valores[k : k + n]))
                     salida += [True, *entradas, *salidas]
                 else:
-                    salida += [gr.skip()] * (1 + n + len(vista.salidas))
+                    salida += [gr.skip()] * (1 + n + len(vista.salidas_de_pagina))
                 k += n
             return salida
 
@@ -124,7 +124,7 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
         # La pestaña pedida va dentro de su grupo: se eligen los dos, el grupo arriba y ella dentro.
         todas_salidas = [tabs, *(tabs_grupo for _, tabs_grupo, _ in grupos.values())]
         for _, v, abierta, _ in partes:
-            todas_salidas += [abierta, *v.entradas, *v.salidas]
+            todas_salidas += [abierta, *v.entradas, *v.salidas_de_pagina]
         # El reloj, solo en la primera figura de la pestaña que abre sin ?tab= (con «full» en las 134 salidas,
         # cada una ponía su capa animada mientras la página carga).
         suite.load(
@@ -139,7 +139,7 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
             tab.select(
                 _abrir_si_falta(p, vista),
                 inputs=[abierta, *vista.entradas],
-                outputs=[abierta, *vista.entradas, *vista.salidas],
+                outputs=[abierta, *vista.entradas, *vista.salidas_de_pagina],
                 api_visibility="private",
                 **un_reloj(vista.salidas),
             )
@@ -147,7 +147,11 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
             tab_grupo.select(
                 _abrir_grupo_si_falta(del_grupo),
                 inputs=[c for _, vista, abierta, _ in del_grupo for c in (abierta, *vista.entradas)],
-                outputs=[c for _, vista, abierta, _ in del_grupo for c in (abierta, *vista.entradas, *vista.salidas)],
+                outputs=[
+                    c
+                    for _, vista, abierta, _ in del_grupo
+                    for c in (abierta, *vista.entradas, *vista.salidas_de_pagina)
+                ],
                 api_visibility="private",
                 **un_reloj(del_grupo[0][1].salidas),  # la primera del grupo: la que se ve al abrirlo
             )
@@ -183,7 +187,7 @@ def _abrir_si_falta(p: Pestana, vista: Vista):
 
     def abrir(abierta, *valores):
         if abierta:
-            return [gr.skip()] * (1 + len(vista.entradas) + len(vista.salidas))
+            return [gr.skip()] * (1 + len(vista.entradas) + len(vista.salidas_de_pagina))
         entradas, salidas = vista_inicial(p.id, vista, {}, list(valores))
         return [True, *entradas, *salidas]
 
@@ -203,7 +207,12 @@ def construir_una(id_: str) -> gr.Blocks:
             entradas, salidas = vista_inicial(p.id, vista, _parametros(request), list(valores))
             return [*entradas, *salidas]
 
-        una.load(al_cargar, inputs=vista.entradas, outputs=[*vista.entradas, *vista.salidas], api_visibility="private")
+        una.load(
+            al_cargar,
+            inputs=vista.entradas,
+            outputs=[*vista.entradas, *vista.salidas_de_pagina],
+            api_visibility="private",
+        )
     return una
 
 

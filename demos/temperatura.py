@@ -14,13 +14,14 @@ from demos.comun.figuras import C0, C1, Barras, Paneles, Referencia, Serie, mile
 from demos.comun.glosario import seccion
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero, lista_de_palabras, real
-from demos.comun.vista import Vista, explicacion, grafico
+from demos.comun.vista import Barrido, Vista, explicacion, grafico
 
 PALABRAS = "plata, sacó, Ana, del"
 PUNTAJES = "2, 1, 0.5, -1"
 T_LECCION = (0.25, 0.5, 1.0, 4.0)
 T_MIN, T_MAX = 0.05, 10.0
 LOG_T_MIN, LOG_T_MAX = -1.3, 1.0  # el deslizador: log₁₀ T
+PASO_LOG_T = 0.02  # 116 paradas que el navegador barre sin servidor (demos/servir/barrido.py)
 MAX_PALABRAS, MAX_LARGO_PALABRA, MAX_TEXTO = 32, 30, 1200
 MAX_PUNTAJE = 1000.0
 NUMERO_DE_PALABRA = "Palabra n.º (el orden de la tabla)"
@@ -349,7 +350,7 @@ def construir() -> Vista:
             LOG_T_MIN,
             LOG_T_MAX,
             value=0.0,
-            step=0.01,
+            step=PASO_LOG_T,
             scale=3,
             label="log₁₀ T  (−1.3 → T = 0.05;  0 → T = 1;  1 → T = 10)",
         )
@@ -372,8 +373,8 @@ def construir() -> Vista:
         otra = gr.Button("Sacar otra vez (semilla + 1)", scale=1)
     muestreo = grafico("Frecuencia observada de cada palabra frente a su peso")
 
-    # T es la entrada de `calcular` y de la URL; el deslizador de log T solo la escribe, en el navegador.
-    log_t.input(None, log_t, T, js=JS_T_DESDE_LOG, api_visibility="private", show_progress="hidden")
+    # T es la entrada de `calcular` y de la URL. El deslizador de log T la escribe desde el navegador con sus
+    # paradas ya calculadas (el `Barrido` de abajo); escrita a mano, mueve el deslizador.
     T.change(None, [T, log_t], log_t, js=JS_LOG_DESDE_T, api_visibility="private", show_progress="hidden")
     otra.click(None, semilla, semilla, js=JS_SIGUIENTE_SEMILLA, api_visibility="private", show_progress="hidden")
     seccion(("temperatura", "softmax", "pesos", "entropía", "muestra", "ficha"), "temperatura")
@@ -385,14 +386,7 @@ def construir() -> Vista:
         url={"palabras": palabras, "puntajes": puntajes, "T": T, "n": n, "semilla": semilla},
         ejemplo={"T": "0.25"},
         invalido={"T": "50"},
-        # .change y no .input para T y la semilla: también cambian por el deslizador y el botón.
-        disparadores=[
-            palabras.submit,
-            palabras.blur,
-            puntajes.submit,
-            puntajes.blur,
-            T.change,
-            n.input,
-            semilla.change,
-        ],
+        # .change y no .input para la semilla: también cambia por el botón. T la barre el navegador.
+        disparadores=[palabras.submit, palabras.blur, puntajes.submit, puntajes.blur, n.input, semilla.change],
+        barridos=(Barrido(log_t, entrada=T, a_entrada=_t_desde_log),),
     )

@@ -29,6 +29,25 @@ from demos.comun.seguridad import rechazo
 log = logging.getLogger(__name__)
 
 
+@dataclass(eq=False)
+class Barrido:
+    """Un control que el navegador barre solo: arrastrarlo no pregunta nada al servidor.
+
+    Para los valores que tienen las demás entradas, el servidor calcula con la misma `fn` de la vista la
+    vista de cada parada del control y las manda juntas (`demos/servir/barrido.py`); el navegador cambia
+    entre ellas en cada `input` del control. Ninguna fórmula se escribe dos veces: la de cada parada es la
+    de Python. Editar otra entrada es un evento que recalcula la vista y todas las paradas.
+    """
+
+    control: Any  # Deslizador u Opcion: lo que se arrastra o se elige
+    entrada: Any = None  # la entrada de `fn` que fija el control (por omisión, el control mismo)
+    a_entrada: Callable[[Any], Any] | None = None  # valor del control -> valor de esa entrada (en Python)
+    # Los valores del control en cada parada, según los valores de las entradas de la vista (en su orden).
+    # Por omisión, los pasos del deslizador o las opciones del control.
+    paradas: Callable[..., list] | None = None
+    atajos: tuple = ()  # (botón, valor del control): un clic salta a esa parada, también sin servidor
+
+
 @dataclass
 class Vista:
     """Lo que devuelve `construir()` de cada pestaña."""
@@ -46,6 +65,15 @@ class Vista:
     # Lo que la pestaña enseña más allá de su figura: la predicción antes de ver y las preguntas
     # (`demos.comun.aprender`); los widgets los arma `demos.servir.aprender` para todas.
     aprender: Aprender | None = None
+    # Los controles que el navegador barre con vistas ya calculadas (`Barrido`).
+    barridos: tuple[Barrido, ...] = ()
+    # Los componentes ocultos con las paradas de cada barrido: los crea `demos.servir.barrido`, no la pestaña.
+    paquetes: list = field(default_factory=list)
+
+    @property
+    def salidas_de_pagina(self) -> list:
+        """Lo que llenan la apertura y la URL: las salidas y, si hay barridos, sus paradas."""
+        return [*self.salidas, *self.paquetes]
 
     def control_numerico(self) -> tuple[str, Any] | None:
         for nombre, c in self.url.items():

@@ -16,6 +16,7 @@ import gradio as gr
 from demos.comun.figuras import numero
 from demos.comun.vista import Vista, envolver, error_en_espanol, salidas_para_gradio, un_reloj
 from demos.servir.aprender import armar_aprender
+from demos.servir.barrido import conectar_barridos, paquetes_de
 from demos.servir.pagina import avisar_url
 
 MAX_TEXTO_URL = 500  # un valor de la URL más largo se ignora
@@ -80,13 +81,19 @@ _cerrojo_inicial = threading.Lock()
 EN_LA_PAGINA = "valores_en_la_pagina"
 
 
+def _calcular(vista: Vista, valores: list) -> tuple:
+    """Las salidas de la página (`Vista.salidas_de_pagina`): la vista y, si tiene barridos, sus paquetes."""
+    resultado = vista.fn(*valores)
+    return (*salidas_para_gradio(resultado), *paquetes_de(vista, valores, resultado))
+
+
 def _guardada(clave: str, vista: Vista, valores: list) -> tuple:
     """La vista inicial sin ajustes de la URL: la misma para todos, calculada una vez por proceso."""
     with _cerrojo_inicial:
         guardada = _cache_inicial.get(clave)
     if guardada is None:
         try:
-            guardada = salidas_para_gradio(vista.fn(*valores))
+            guardada = _calcular(vista, valores)
         except Exception as e:
             raise error_en_espanol(e, clave) from None
         with _cerrojo_inicial:
@@ -105,11 +112,11 @@ def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores:
         avisar_url(aviso, parametros)  # en modo presentación, hasta que se cierra
     if valores_url != list(valores):
         try:
-            return _cambiadas(valores_url, valores), salidas_para_gradio(vista.fn(*valores_url))
+            return _cambiadas(valores_url, valores), _calcular(vista, valores_url)
         except ValueError as e:
             avisar_url(f"Los ajustes de la URL se ignoraron: {e}", parametros)
     guardada = _guardada(clave, vista, list(valores))
-    ya = [getattr(c, EN_LA_PAGINA, None) == list(valores) for c in vista.salidas]
+    ya = [getattr(c, EN_LA_PAGINA, None) == list(valores) for c in vista.salidas_de_pagina]
     return _cambiadas(valores, valores), tuple(gr.skip() if y else v for y, v in zip(ya, guardada, strict=True))
 
 
@@ -132,8 +139,8 @@ def figuras_en_la_pagina(clave: str, vista: Vista) -> None:
         guardada = _guardada(clave, vista, valores)
     except gr.Error:
         return
-    for componente, valor in zip(vista.salidas, guardada, strict=True):
-        if isinstance(componente, gr.Plot) and valor is not None:
+    for componente, valor in zip(vista.salidas_de_pagina, guardada, strict=True):
+        if isinstance(componente, gr.Plot | gr.JSON) and valor is not None:  # las figuras y los paquetes
             valor = componente.postprocess(valor)
             componente.value = valor.model_dump() if hasattr(valor, "model_dump") else valor
             setattr(componente, EN_LA_PAGINA, valores)
@@ -159,15 +166,18 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
                 disparadores += [c.submit, c.blur]
             elif hasattr(c, "input"):
                 disparadores.append(c.input)
-    gr.on(
-        disparadores,
-        envolver(vista.fn),
-        inputs=vista.entradas,
-        outputs=vista.salidas,
-        api_name=api_name,
-        trigger_mode="always_last",
-        **un_reloj(vista.salidas),
-    )
+    if vista.barridos:  # el navegador barre sus controles: demos/servir/barrido.py
+        conectar_barridos(vista, disparadores, api_name)
+    else:
+        gr.on(
+            disparadores,
+            envolver(vista.fn),
+            inputs=vista.entradas,
+            outputs=vista.salidas,
+            api_name=api_name,
+            trigger_mode="always_last",
+            **un_reloj(vista.salidas),
+        )
     armar_aprender(vista, prefijo)  # predecir, comprobarse y la ruta (demos/servir/aprender.py)
     if figuras:
         with gr.Accordion("Descargar las figuras (PNG a 220 ppp y SVG, para diapositivas)", open=False):

@@ -1,0 +1,61 @@
+// Un movimiento de un control barrido (demos/servir/barrido.py): la vista de esa parada, armada con lo que el
+// servidor ya calculó, sin ir a la cola. Es el `js=` de un evento sin función de Python: lo que devuelve va a
+// las salidas como si hubiera llegado del servidor, y `undefined` deja una salida como está.
+//
+// Entradas: el valor que se movió (el control, la entrada que fija o nada, en un atajo), el paquete, el pedido
+// y las entradas de la vista. Salidas: las de la vista, el control (y la entrada que fija, si es otra) y el
+// pedido, un número oculto: cambiarlo manda al servidor el evento que recalcula la vista y los paquetes. Se
+// cambia si el paquete no vale para las demás entradas (otra frase, otra semilla), si el valor no es una
+// parada (un número escrito a mano) o si la función de Python la rechazó (el servidor da el motivo).
+// Ninguna fórmula de la lección está aquí: cada parada es lo que dio la función de Python.
+(fuente, paquete, pedido, ...entradas) => {
+  const MODO = __MODO__; // "control", "entrada", o el valor del control en un atajo
+  const N = __SALIDAS__; // las salidas de la vista
+  const I = __I_ENTRADA__; // la entrada de la vista que fija el control
+  const CONTROLES = __CONTROLES__; // 1: el control es la entrada; 2: el control y la entrada que fija
+  // Gradio entrega el paquete como un proxy de Svelte (no se puede clonar, y leerlo es lento): se copia a un objeto
+  // simple una vez por paquete.
+  const copias = (globalThis.__paquetesDeBarrido ??= new WeakMap());
+  if (paquete && typeof paquete === "object" && !copias.has(paquete)) copias.set(paquete, JSON.parse(JSON.stringify(paquete)));
+  const p = paquete && typeof paquete === "object" && copias.get(paquete).paradas ? copias.get(paquete) : null;
+  const igual = (a, b) =>
+    typeof a === "number" || typeof b === "number"
+      ? Math.abs(Number(a) - Number(b)) <= 1e-9 * Math.max(1, Math.abs(Number(b)))
+      : String(a) === String(b);
+  const respuesta = (vista, control, entrada, pedir) => {
+    const r = vista || new Array(N).fill(undefined);
+    r.push(control);
+    if (CONTROLES === 2) r.push(entrada);
+    r.push(pedir ? (Number(pedido) || 0) + 1 : undefined);
+    return r;
+  };
+  if (!p) return respuesta(null, undefined, undefined, true);
+  const lista = MODO === "entrada" ? p.entradas : p.paradas;
+  const valor = MODO === "control" || MODO === "entrada" ? fuente : MODO;
+  const k = lista.findIndex((x) => igual(x, valor));
+  // El control y la entrada se siguen aunque el paquete no valga: la cuadrícula de paradas no depende de él.
+  const control = k < 0 ? undefined : p.paradas[k];
+  const entrada = k < 0 ? undefined : p.entradas[k];
+  const otros = entradas.filter((_, j) => j !== I);
+  const vale = JSON.stringify(otros) === JSON.stringify(p.otros);
+  if (k < 0 || !vale || p.errores[String(k)] !== undefined) return respuesta(null, control, entrada, true);
+  // Una columna: un valor por parada, los distintos y a cuál va cada una, o plantillas de texto y sus números.
+  const columna = (c) => {
+    if (Array.isArray(c)) return c[k];
+    if (!c.t) return c.v[c.i[k]];
+    const numeros = c.n[k];
+    return c.t[c.ti[k]].map((parte, j) => parte + (j < numeros.length ? numeros[j] : "")).join("");
+  };
+  const vista = p.salidas.map((s) => {
+    if (!s.cambios.length) return undefined; // igual en todas las paradas: ya está en la página
+    let v = structuredClone(s.base);
+    for (const [ruta, c] of s.cambios) {
+      if (!ruta.length) { v = structuredClone(columna(c)); continue; }
+      let hoja = v;
+      for (let j = 0; j < ruta.length - 1; j++) hoja = hoja[ruta[j]];
+      hoja[ruta[ruta.length - 1]] = structuredClone(columna(c));
+    }
+    return s.plot ? {...v, plot: JSON.stringify(v.plot)} : v;
+  });
+  return respuesta(vista, control, entrada, false);
+}

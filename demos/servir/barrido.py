@@ -1,0 +1,293 @@
+"""Barrer un control en el navegador: las vistas de todas sus paradas, calculadas en Python y enviadas juntas.
+
+Para un `Barrido` de una pestaña (`demos.comun.vista.Barrido`), `paquete` llama a la `fn` de la vista en cada
+parada del control, con las demás entradas como están, y junta lo que sale en un «paquete»: para cada salida,
+lo que es igual en todas las paradas va una vez (`base`) y lo que cambia va en columnas, una ruta y un valor
+por parada (`cambios`). El navegador (`barrido.js`) arma la vista de la parada que el estudiante toca y se la
+da a Gradio como si hubiera llegado del servidor: la figura sigue al pulgar y la cola no oye nada.
+
+`conectar_barridos` cablea una pestaña:
+- el `input` del control (y de la entrada que fija, si es otra, y los atajos) corre `barrido.js`, sin cola;
+- si el paquete no sirve (otras entradas cambiaron, la parada no está o da un error), `barrido.js` pide al
+  servidor la vista y los paquetes: un solo evento, el mismo que el de editar otra entrada (`recalcular`);
+- `recalcular` (privado) es un generador: primero la vista, después los paquetes. Así una edición se ve tan
+  pronto como antes, y las paradas llegan detrás, en el mismo evento;
+- el evento público de la pestaña (api_name = su id) sigue contestando una vista, igual que antes, sin
+  disparadores en la página.
+Los paquetes de la vista inicial se calculan una vez por proceso (`demos.servir.conectar`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import orjson
+
+from demos.comun.vista import Barrido, Vista, envolver, salidas_para_gradio, un_reloj
+
+log = logging.getLogger(__name__)
+
+MAX_PARADAS = 256  # más paradas que esto no se precalculan: el control queda en el servidor
+MAX_BYTES = 200_000  # lo que pesan, en JSON, los paquetes de una pestaña (tests/test_barrido.py lo mide)
+
+
+# --- las paradas ---------------------------------------------------------------------------------
+
+
+def paradas_de(barrido: Barrido, valores: list) -> list:
+    """Los valores del control en cada parada (los de `barrido.paradas`, o los pasos u opciones del control)."""
+    if barrido.paradas is not None:
+        lista = list(barrido.paradas(*valores))
+    else:
+        c = barrido.control
+        if isinstance(c, gr.Slider):
+            n = round((c.maximum - c.minimum) / c.step) + 1
+            lista = [_redondo(c.minimum + k * c.step) for k in range(n)]
+        else:
+            lista = [o[1] if isinstance(o, tuple | list) else o for o in c.choices]
+    if not 1 <= len(lista) <= MAX_PARADAS:
+        raise ValueError(f"Un barrido tiene de 1 a {MAX_PARADAS} paradas (este, {len(lista)}).")
+    return lista
+
+
+def _redondo(x: float) -> float | int:
+    """Un paso del deslizador como lo escribe el navegador: 0.35 y no 0.35000000000000003; 3 y no 3.0."""
+    x = round(x, 10)
+    return int(x) if float(x).is_integer() else x
+
+
+def _indice(vista: Vista, barrido: Barrido) -> int:
+    entrada = barrido.entrada if barrido.entrada is not None else barrido.control
+    return next(k for k, c in enumerate(vista.entradas) if c is entrada)
+
+
+def al_navegador(salidas: list, resultado: tuple) -> list:
+    """Lo que devuelve `fn` -> lo que Gradio manda al navegador para cada salida (el JSON de cada componente).
+
+    Las figuras van como su JSON de Plotly ya leído (un dict): así se comparan parada a parada.
+    """
+    valores = salidas_para_gradio(tuple(resultado))
+    enviado = []
+    for componente, valor in zip(salidas, valores, strict=True):
+        v = componente.postprocess(valor)
+        v = v.model_dump() if hasattr(v, "model_dump") else v
+        if isinstance(componente, gr.Plot) and isinstance(v, dict) and isinstance(v.get("plot"), str):
+            v = {**v, "plot": orjson.loads(v["plot"])}
+        enviado.append(v)
+    return enviado
+
+
+def paquete(vista: Vista, barrido: Barrido, valores: list, hecha: tuple | None = None) -> dict:
+    """Las vistas de todas las paradas de `barrido` con las demás entradas en `valores`, comprimidas.
+
+    {"paradas": valores del control, "entradas": los de la entrada que fija, "otros": las demás entradas
+    (el navegador ve si el paquete sigue valiendo), "errores": {parada: motivo}, "salidas": por salida,
+    {"base", "cambios", "plot"}}. `hecha` es la vista ya calculada con `valores` (no se calcula otra vez).
+    """
+    i = _indice(vista, barrido)
+    paradas = paradas_de(barrido, valores)
+    a_entrada = barrido.a_entrada or (lambda v: v)
+    entradas = [a_entrada(v) for v in paradas]
+    vistas, errores, ultima = [], {}, None
+    for k, v in enumerate(entradas):
+        args = [*valores[:i], v, *valores[i + 1 :]]
+        try:
+            resultado = hecha if hecha is not None and _mismo(v, valores[i]) else vista.fn(*args)
+            ultima = al_navegador(vista.salidas, resultado)
+        except ValueError as e:  # una parada que la función rechaza: el navegador le pide el motivo al servidor
+            errores[str(k)] = str(e)
+        vistas.append(ultima)
+    relleno = next((v for v in vistas if v is not None), None)
+    if relleno is None:
+        raise ValueError("Ninguna parada de este control da una vista con las demás entradas así.")
+    vistas = [v if v is not None else relleno for v in vistas]  # la columna sigue alineada; el error manda
+    salidas = []
+    for j, componente in enumerate(vista.salidas):
+        base, cambios = comprimir([v[j] for v in vistas])
+        salidas.append({"base": base, "cambios": cambios, "plot": isinstance(componente, gr.Plot)})
+    return {
+        "paradas": paradas,
+        "entradas": entradas,
+        "otros": [v for k, v in enumerate(valores) if k != i],
+        "errores": errores,
+        "salidas": salidas,
+    }
+
+
+def _mismo(a, b) -> bool:
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+
+
+# --- comprimir: lo común una vez, lo que cambia en columnas ----------------------------------------
+
+
+def comprimir(valores: list) -> tuple[Any, list]:
+    """[v₀, …, vₙ₋₁] (JSON) -> (base, cambios): `base` es v₀ con lo que cambia en `None`, y cada cambio es
+    [ruta, columna], donde la columna da el valor en cada parada: una lista, o {"v": distintos, "i": índices}
+    si muchos se repiten. `armar(base, cambios, k)` devuelve vₖ (tests/test_barrido.py)."""
+    cambios: list = []
+    base = _columnas(valores, [], cambios)
+    return base, cambios
+
+
+def _escalar(v) -> bool:
+    return not isinstance(v, dict | list)
+
+
+def _columnas(vs: list, ruta: list, cambios: list):
+    primero = vs[0]
+    if all(v == primero for v in vs[1:]):
+        return primero
+    if isinstance(primero, dict) and all(isinstance(v, dict) and v.keys() == primero.keys() for v in vs):
+        return {k: _columnas([v[k] for v in vs], [*ruta, k], cambios) for k in primero}
+    if (
+        isinstance(primero, list)
+        and not all(map(_escalar, primero))
+        and all(isinstance(v, list) and len(v) == len(primero) for v in vs)
+    ):
+        return [_columnas([v[k] for v in vs], [*ruta, k], cambios) for k in range(len(primero))]
+    cambios.append([ruta, _columna(vs)])
+    return None
+
+
+def _columna(vs: list):
+    """La columna más corta: los valores tal cual, los distintos y a cuál va cada parada, o (para textos) sus
+    plantillas y los números de cada uno."""
+    claves = [orjson.dumps(v, option=orjson.OPT_SERIALIZE_NUMPY) for v in vs]
+    distintos = list(dict.fromkeys(claves))
+    donde = {c: k for k, c in enumerate(distintos)}
+    opciones = [vs, {"v": [orjson.loads(c) for c in distintos], "i": [donde[c] for c in claves]}]
+    if all(isinstance(v, str) for v in vs):
+        opciones.append(_plantillas(vs))
+    return min(opciones, key=lambda o: len(orjson.dumps(o, option=orjson.OPT_SERIALIZE_NUMPY)))
+
+
+_NUMERO = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _plantillas(textos: list[str]) -> dict:
+    """Textos que solo cambian en sus números (un título, una explicación) -> {"t": plantillas, "ti": la de cada
+    parada, "n": los números de cada parada}: «T = 0.25 (1.2 bits)» es ["T = ", " (", " bits)"] y ["0.25", "1.2"]."""
+    partes = [tuple(_NUMERO.split(t)) for t in textos]
+    plantillas = list(dict.fromkeys(partes))
+    donde = {p: k for k, p in enumerate(plantillas)}
+    return {
+        "t": [list(p) for p in plantillas],
+        "ti": [donde[p] for p in partes],
+        "n": [_NUMERO.findall(t) for t in textos],
+    }
+
+
+def valor_de_columna(columna, k: int):
+    """El valor de la parada `k` en una columna de `_columna` (como `columna` en barrido.js)."""
+    if isinstance(columna, list):
+        return columna[k]
+    if "t" in columna:
+        partes, numeros = columna["t"][columna["ti"][k]], columna["n"][k]
+        return "".join(p + (numeros[j] if j < len(numeros) else "") for j, p in enumerate(partes))
+    return columna["v"][columna["i"][k]]
+
+
+def armar(base, cambios: list, k: int):
+    """La vista de la parada `k` desde (base, cambios): lo mismo que hace `barrido.js` en el navegador."""
+    v = json.loads(json.dumps(base))
+    for ruta, columna in cambios:
+        x = valor_de_columna(columna, k)
+        if not ruta:
+            v = x
+            continue
+        hoja = v
+        for paso in ruta[:-1]:
+            hoja = hoja[paso]
+        hoja[ruta[-1]] = x
+    return v
+
+
+def tamano(paquetes: list[dict]) -> int:
+    """Bytes de los paquetes en JSON (como los manda Gradio)."""
+    return sum(len(orjson.dumps(p, option=orjson.OPT_SERIALIZE_NUMPY)) for p in paquetes)
+
+
+# --- en la página ----------------------------------------------------------------------------------
+
+
+@cache
+def _js() -> str:
+    return (Path(__file__).with_name("barrido.js")).read_text(encoding="utf-8")
+
+
+def js_de(vista: Vista, barrido: Barrido, modo: str | float) -> str:
+    """La función de `barrido.js` para un evento: `modo` es "control", "entrada" o el valor fijo de un atajo."""
+    cuerpo = _js()[_js().index("(fuente") :]
+    return (
+        cuerpo.replace("__MODO__", json.dumps(modo))
+        .replace("__SALIDAS__", str(len(vista.salidas)))
+        .replace("__I_ENTRADA__", str(_indice(vista, barrido)))
+        .replace("__CONTROLES__", "2" if _con_entrada(barrido) else "1")
+    )
+
+
+def _con_entrada(barrido: Barrido) -> bool:
+    return barrido.entrada is not None and barrido.entrada is not barrido.control
+
+
+def _componente(disparador):
+    return getattr(disparador, "__self__", None)
+
+
+def conectar_barridos(vista: Vista, disparadores: list, api_name: str) -> None:
+    """Los eventos de una vista con barridos (dentro del contexto de Blocks); ver el docstring del módulo.
+
+    `disparadores` son los de la vista; los de los controles barridos y sus entradas no van a la cola.
+    """
+    pedido = gr.Number(0, visible=False)  # barrido.js lo cambia cuando hace falta el servidor
+    barridos = vista.barridos
+    vista.paquetes = [gr.JSON(None, visible=False) for _ in barridos]
+    barridos_comp = {id(c) for b in barridos for c in (b.control, b.entrada) if c is not None}
+    for b, paq in zip(barridos, vista.paquetes, strict=True):
+        con_entrada = _con_entrada(b)
+        controles = [b.control, b.entrada] if con_entrada else [b.control]
+        salidas = [*vista.salidas, *controles, pedido]
+        comun = {"api_visibility": "private", "show_progress": "hidden", "trigger_mode": "always_last"}
+        b.control.input(
+            None, [b.control, paq, pedido, *vista.entradas], salidas, js=js_de(vista, b, "control"), **comun
+        )
+        if con_entrada and hasattr(b.entrada, "input"):
+            b.entrada.input(
+                None, [b.entrada, paq, pedido, *vista.entradas], salidas, js=js_de(vista, b, "entrada"), **comun
+            )
+        for boton, valor in b.atajos:
+            boton.click(None, [b.control, paq, pedido, *vista.entradas], salidas, js=js_de(vista, b, valor), **comun)
+    otros = [d for d in disparadores if id(_componente(d)) not in barridos_comp]
+
+    def recalcular(*valores):
+        resultado = vista.fn(*valores)
+        yield (*resultado, *[gr.skip()] * len(barridos))
+        yield (*[gr.skip()] * len(vista.salidas), *paquetes_de(vista, list(valores), resultado))
+
+    recalcular.__module__ = vista.fn.__module__  # el log de un error nombra la pestaña
+    gr.on(
+        [*otros, pedido.change],
+        envolver(recalcular),
+        inputs=vista.entradas,
+        outputs=vista.salidas_de_pagina,
+        api_visibility="private",
+        trigger_mode="always_last",
+        **un_reloj(vista.salidas),
+    )
+    # El evento público: una vista, como siempre; en la página lo reemplazan `recalcular` y barrido.js.
+    gr.on([], envolver(vista.fn), inputs=vista.entradas, outputs=vista.salidas, api_name=api_name)
+
+
+def paquetes_de(vista: Vista, valores: list, hecha: tuple | None = None) -> list[dict]:
+    """Los paquetes de todos los barridos de la vista con las entradas en `valores`."""
+    return [paquete(vista, b, valores, hecha) for b in vista.barridos]
