@@ -15,7 +15,7 @@ from demos.comun.controles import Deslizador
 from demos.comun.figuras import C0, C1, C2, Barras, Caja, Diagrama, Flecha, Serie, miles, numero
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Vista, explicacion, grafico
+from demos.comun.vista import Barrido, Vista, explicacion, grafico
 from modelos import BloqueTransformer
 
 D_MAX, CABEZAS_MAX, D_MLP_MAX = 1024, 64, 4096
@@ -414,4 +414,6 @@ def construir() -> Vista:
         entradas=[d_modelo, cabezas, d_mlp],
         salidas=[diagrama, barras, tabla, texto],
         url={"d_modelo": d_modelo, "cabezas": cabezas, "d_mlp": d_mlp},
+        # d_modelo (64 paradas) costaría ≈ 1.4 s de cálculo en cada edición: queda en el servidor.
+        barridos=(Barrido(cabezas),),
     )

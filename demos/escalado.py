@@ -16,7 +16,7 @@ from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import C0, C1, Curva, Curvas, Histograma, Nota, Paneles, Referencia, miles
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero
-from demos.comun.vista import Vista, envolver, explicacion, grafico, llenar_al_abrir
+from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico, llenar_al_abrir
 from modelos.gradiente import norma_gradiente
 from modelos.hilos import un_hilo
 
@@ -368,10 +368,9 @@ def _log_desde_d(d, log_d):
     return round(math.log2(d) * 2) / 2  # el paso del deslizador: medio log₂
 
 
-# Las dos de arriba, en el navegador (`js=`, sin evento en la cola): mover el deslizador, escribir d o un
-# botón manda un solo evento, el de `calcular`, y las flechas rápidas no se pisan con respuestas viejas.
-# tests/test_velocidad.py compara cada una con su versión en Python.
-JS_D_DESDE_LOG = f"(log_d) => Math.min(Math.max(Math.round(Math.pow(2, Number(log_d))), 1), {D_MAX})"
+# La de arriba, en el navegador (`js=`, sin evento en la cola): escribir d mueve el deslizador. Del deslizador a
+# d no hay fórmula en el navegador: cada parada trae su d, calculada por `_d_desde_log` (el Barrido).
+# tests/test_velocidad.py la compara con su versión en Python.
 JS_LOG_DESDE_D = f"""(d, log_d) => {{
   const v = Number(d), x = Number(log_d);
   if (!(v >= 1 && v <= {D_MAX}) || Math.round(Math.pow(2, x)) === Math.round(v)) return log_d;
@@ -486,11 +485,9 @@ def construir() -> Vista:
         rapidos = [gr.Button(f"d = {v}", size="sm", min_width=80) for v in D_LECCION]
         claves = Deslizador(2, CLAVES_MAX, value=CLAVES_INICIAL, step=1, scale=3, label="Número de claves")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, label="Semilla")
-    # d es la entrada de `calcular` y de la URL; el deslizador de log₂ d y los botones solo la escriben.
-    log_d.input(None, log_d, d, js=JS_D_DESDE_LOG, api_visibility="private", show_progress="hidden")
+    # d es la entrada de `calcular` y de la URL. El deslizador de log₂ d y los botones la escriben desde el
+    # navegador con sus paradas ya calculadas (el `Barrido` de abajo); escrita a mano, mueve el deslizador.
     d.change(None, [d, log_d], log_d, js=JS_LOG_DESDE_D, api_visibility="private", show_progress="hidden")
-    for boton, v in zip(rapidos, D_LECCION, strict=True):
-        boton.click(None, outputs=d, js=f"() => {v}", api_visibility="private", show_progress="hidden")
     histogramas = grafico("Puntajes antes y después de dividir por √d")
     with gr.Row():
         curva_ = grafico("Peso máximo medio según d", scale=3)
@@ -514,6 +511,13 @@ def construir() -> Vista:
         entradas=[d, claves, semilla],
         salidas=[histogramas, curva_, tabla, texto],
         url={"d": d, "claves": claves, "semilla": semilla},
-        # .change y no .input para d: también cambia por el deslizador de log₂ d y los botones.
-        disparadores=[d.change, claves.input, semilla.input],
+        disparadores=[claves.input, semilla.input],  # d la barre el navegador
+        barridos=(
+            Barrido(
+                log_d,
+                entrada=d,
+                a_entrada=_d_desde_log,
+                atajos=tuple((b, math.log2(v)) for b, v in zip(rapidos, D_LECCION, strict=True)),
+            ),
+        ),
     )

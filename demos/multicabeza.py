@@ -15,7 +15,7 @@ from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import C0, C1, GRIS, Barras, Imagen, Mapa, Paneles, Serie, miles
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Vista, explicacion, grafico
+from demos.comun.vista import Barrido, Vista, explicacion, grafico
 from modelos import AtencionMulticabeza
 from modelos.atencion import atencion
 
@@ -380,4 +380,5 @@ def construir() -> Vista:
         salidas=[reparto, figura, comprobacion, tabla, texto],
         url={"d_modelo": d, "cabezas": cabezas, "largo": largo, "semilla": semilla},
         ejemplo={"cabezas": "8"},
+        barridos=(Barrido(cabezas),),
     )

@@ -14,7 +14,7 @@ from demos.comun.controles import Deslizador, Opcion
 from demos.comun.figuras import GRIS, Curva, Curvas, Mapa, Paneles, Referencia, miles
 from demos.comun.glosario import seccion
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Vista, envolver, explicacion, grafico
+from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico
 from modelos import AtencionMulticabeza, cargar, dispositivo, posicion_sinusoidal
 from modelos.datos import DIGITOS, secuencias_digitos
 from modelos.entrenamiento.leccion import epoca_1
@@ -328,4 +328,5 @@ def construir() -> Vista:
         entradas=[largo, d_modelo, similitud],
         salidas=[mapa, sim, texto, tabla, texto_tabla],
         url={"largo": largo, "d_modelo": d_modelo, "similitud": similitud},
+        barridos=(Barrido(similitud),),
     )

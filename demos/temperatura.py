@@ -246,10 +246,9 @@ def _siguiente_semilla(semilla) -> int:
         return 0
 
 
-# Las tres de arriba, en el navegador (`js=`, sin evento en la cola): un movimiento del deslizador o un
-# clic manda un solo evento, el de `calcular`, y las flechas rápidas no se pisan con respuestas viejas.
-# tests/test_velocidad.py compara cada una con su versión en Python.
-JS_T_DESDE_LOG = "(log_t) => Number(Math.pow(10, Number(log_t)).toPrecision(3))"
+# Las dos de abajo, en el navegador (`js=`, sin evento en la cola): escribir T mueve el deslizador y el botón suma
+# uno a la semilla. Del deslizador a T no hay fórmula en el navegador: cada parada trae su T, calculada por
+# `_t_desde_log` (el Barrido). tests/test_velocidad.py compara cada una con su versión en Python.
 JS_LOG_DESDE_T = f"""(T, log_t) => {{
   const t = Number(T), l = Number(log_t);
   if (!(t >= {T_MIN} && t <= {T_MAX}) || Math.abs(Math.log10(t) - l) < 0.006) return log_t;

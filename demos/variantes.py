@@ -18,7 +18,7 @@ from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import Mapa, Paneles, miles
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero
-from demos.comun.vista import Vista, explicacion, grafico
+from demos.comun.vista import Barrido, Vista, explicacion, grafico
 from modelos import CBAM, dispersa
 from modelos.hilos import un_hilo
 
@@ -210,4 +210,6 @@ def construir() -> Vista:
         salidas=[figura, tabla_, texto],
         url={"L": L, "w": w, "g": g, "r": r, "semilla": semilla},
         ejemplo={"g": "2"},  # cambia tres máscaras sin agrandar la figura
+        # L cambia el tamaño de cada máscara (61 formas, 4.5 MB): queda en el servidor, como r (pasaría de 200 kB).
+        barridos=(Barrido(w), Barrido(g)),
     )

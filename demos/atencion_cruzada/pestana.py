@@ -26,7 +26,7 @@ from demos.comun.figuras import Mapa, Paneles
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero
-from demos.comun.vista import Vista, envolver, explicacion, grafico, un_reloj
+from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico, un_reloj
 
 __all__ = ["AL_AZAR", "CABEZAS", "D_MODELO", "crear_capa", "pesos_cruzados", "vector_palabra", "vectores"]
 
@@ -212,4 +212,5 @@ def construir() -> Vista:
         salidas=salidas,
         url={"objetivo": objetivo, "fuente": fuente, "proyecciones": proyecciones, "semilla": semilla},
         ejemplo={"objetivo": "the central station"},
+        barridos=(Barrido(proyecciones),),
     )

@@ -16,10 +16,11 @@ import gradio as gr
 import torch
 
 import modelos
+from demos.comun.barrido import Seccion, barrer, paquetes_de
 from demos.comun.controles import Deslizador, Opcion
 from demos.comun.figuras import Aviso, miles
 from demos.comun.validar import uno_de
-from demos.comun.vista import envolver, grafico, salidas_para_gradio, un_reloj
+from demos.comun.vista import Barrido, envolver, grafico, salidas_para_gradio
 from demos.inversion_digitos.dibujos import LOTE, PERDIDA_VALIDACION, figura_atencion, figura_curva
 from demos.inversion_digitos.modelo import LECCION, MIO, cuantos, leer_digitos, mapa, predecir
 from modelos.entrenamiento.inversion import N_VALIDACION, entrenar_inversion, instantaneas
@@ -200,23 +201,18 @@ def construir_aprende(digitos: gr.Textbox, texto_principal: gr.Markdown):
     texto = gr.Markdown(inicial_texto)
     mostrados = gr.Textbox(digitos.value, visible="hidden", interactive=False)  # los dígitos de la instantánea
     senal = gr.Textbox(digitos.value, visible="hidden", interactive=False)
-    salidas = [mapa_, curva, texto, mostrados]
+    # El deslizador lo barre el navegador: las 11 instantáneas con estos dígitos llegan juntas (≈ 2 ms cada una).
+    instantaneas_ = Seccion(ver_instantanea, [digitos, indice], [mapa_, curva, texto], (Barrido(indice),))
+    barrer(instantaneas_, [], iniciales=paquetes_de(instantaneas_, [digitos.value, 0]))
+    salidas = [mapa_, curva, texto, mostrados, *instantaneas_.paquetes]
     ver = envolver(ver_instantanea)
-    indice.input(
-        ver,
-        [digitos, indice],
-        salidas[:3],
-        api_visibility="private",
-        trigger_mode="always_last",
-        **un_reloj(salidas[:3]),
-    )
 
     def seguir(texto_digitos, i):
         try:
             leer_digitos(texto_digitos)
         except ValueError:  # ya se escribió otra cosa: se queda la instantánea anterior, sin avisos
-            return gr.skip(), gr.skip(), gr.skip(), gr.skip()
-        return (*ver(texto_digitos, i), texto_digitos)
+            return (gr.skip(),) * len(salidas)
+        return (*ver(texto_digitos, i), texto_digitos, *paquetes_de(instantaneas_, [texto_digitos, i]))
 
     texto_principal.change(
         None, [digitos, mostrados, senal], senal, js=JS_SI_SON_OTROS, api_visibility="private", show_progress="hidden"

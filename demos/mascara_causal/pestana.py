@@ -15,7 +15,7 @@ from demos.comun.glosario import seccion
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero as _entero
 from demos.comun.validar import lista_de_palabras
-from demos.comun.vista import Vista, explicacion, grafico
+from demos.comun.vista import Barrido, Vista, explicacion, grafico
 from demos.mascara_causal.convenciones import construir_convenciones, resumen_fila_tapada
 from modelos import atencion, mascara_causal
 from modelos.convenciones import fila_tapada
@@ -258,9 +258,11 @@ def calcular(frase: str = FRASE, tipo: str = "causal", k: float = 2, w: float = 
     )
 
 
-def _mostrar_controles(tipo):
-    """k solo importa con relleno; w solo con ventana."""
-    return gr.update(visible=tipo == "relleno"), gr.update(visible=tipo == "ventana")
+# k solo importa con relleno; w solo con ventana. En el navegador (`js=`): elegir la máscara no va a la cola.
+JS_MOSTRAR_CONTROLES = """(tipo) => [
+  {__type__: "update", visible: tipo === "relleno"},
+  {__type__: "update", visible: tipo === "ventana"},
+]"""
 
 
 # --- aprender: predecir y comprobarse (las respuestas las calculan `tuberia` y `fila_tapada`) -------
@@ -350,7 +352,7 @@ def construir() -> Vista:
     with gr.Row():
         pesos = grafico("Pesos después del softmax, con la suma de cada fila", scale=3)
         texto = gr.Markdown()
-    tipo.change(_mostrar_controles, tipo, [k, w], api_visibility="private", show_progress="hidden")
+    tipo.change(None, tipo, [k, w], js=JS_MOSTRAR_CONTROLES, api_visibility="private", show_progress="hidden")
     construir_convenciones()  # True contra 1, −∞ contra −1e9 y la fila toda tapada: un acordeón debajo
     seccion(("máscara", "relleno", "puntaje", "softmax", "pesos", "ficha"), "mascara-causal")
     return Vista(
@@ -361,4 +363,5 @@ def construir() -> Vista:
         url={"frase": frase, "tipo": tipo, "k": k, "w": w, "semilla": semilla},
         ejemplo={"semilla": "2"},  # k y w empiezan ocultos: el ejemplo usa un control visible
         invalido={"semilla": "-5"},
+        barridos=(Barrido(tipo), Barrido(k), Barrido(w)),
     )

@@ -15,7 +15,7 @@ from demos.comun.controles import Deslizador, Desplegable, Opcion
 from demos.comun.figuras import C0, C1, C2, C3, GRIS, Aviso, Curva, Curvas, Nota, Referencia, miles, numero
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Vista, envolver, explicacion, grafico, salidas_para_gradio
+from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico, salidas_para_gradio
 from demos.memoria.medida import TIPOS, largos_permitidos, medir, tipo_de_dato
 from modelos import dispersa
 from modelos.hub import dispositivo_pesado
@@ -307,4 +307,6 @@ def construir() -> Vista:
         entradas=[tipo, cabezas, capas, lote, ventana],
         salidas=[figura, tabla, texto],
         url={"tipo": tipo, "cabezas": cabezas, "capas": capas, "lote": lote, "ventana": ventana},
+        # La ventana (28 kB más) pasaría los 200 kB de la pestaña: queda en el servidor.
+        barridos=(Barrido(cabezas), Barrido(tipo)),
     )

@@ -12,7 +12,7 @@ from demos.comun.controles import Numero, Opcion
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.imagenes import Subida
 from demos.comun.validar import entero
-from demos.comun.vista import Vista, envolver, explicacion, grafico, un_reloj
+from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico, un_reloj
 from demos.parches_vit.parches import (
     IMAGEN_LECCION,
     IMAGEN_SUBIDA,
@@ -167,4 +167,5 @@ def construir() -> Vista:
         # Otro P cambia los datos de la rejilla (la capa de números); otro parche solo mueve el recuadro.
         ejemplo={"P": "8"},
         disparadores=[imagen_.input, P.input, parche.input],
+        barridos=(Barrido(P),),
     )

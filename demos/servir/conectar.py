@@ -13,10 +13,10 @@ from typing import Any
 
 import gradio as gr
 
+from demos.comun.barrido import barrer, paquetes_de
 from demos.comun.figuras import numero
 from demos.comun.vista import Vista, envolver, error_en_espanol, salidas_para_gradio, un_reloj
 from demos.servir.aprender import armar_aprender
-from demos.servir.barrido import conectar_barridos, paquetes_de
 from demos.servir.pagina import avisar_url
 
 MAX_TEXTO_URL = 500  # un valor de la URL más largo se ignora
@@ -166,8 +166,9 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
                 disparadores += [c.submit, c.blur]
             elif hasattr(c, "input"):
                 disparadores.append(c.input)
-    if vista.barridos:  # el navegador barre sus controles: demos/servir/barrido.py
-        conectar_barridos(vista, disparadores, api_name)
+    if vista.barridos:  # el navegador barre sus controles (demos/comun/barrido.py); el evento público, sin disparadores
+        barrer(vista, disparadores)
+        gr.on([], envolver(vista.fn), inputs=vista.entradas, outputs=vista.salidas, api_name=api_name)
     else:
         gr.on(
             disparadores,

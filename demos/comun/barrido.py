@@ -1,20 +1,19 @@
 """Barrer un control en el navegador: las vistas de todas sus paradas, calculadas en Python y enviadas juntas.
 
-Para un `Barrido` de una pestaña (`demos.comun.vista.Barrido`), `paquete` llama a la `fn` de la vista en cada
-parada del control, con las demás entradas como están, y junta lo que sale en un «paquete»: para cada salida,
+Para un `Barrido` (`demos.comun.vista.Barrido`), `paquete` llama a la función de cálculo en cada parada del
+control, con las demás entradas como están, y junta lo que sale en un «paquete»: para cada salida,
 lo que es igual en todas las paradas va una vez (`base`) y lo que cambia va en columnas, una ruta y un valor
 por parada (`cambios`). El navegador (`barrido.js`) arma la vista de la parada que el estudiante toca y se la
 da a Gradio como si hubiera llegado del servidor: la figura sigue al pulgar y la cola no oye nada.
 
-`conectar_barridos` cablea una pestaña:
+`barrer` cablea una vista (la de una pestaña, con `demos.servir.conectar`, o una sección suya):
 - el `input` del control (y de la entrada que fija, si es otra, y los atajos) corre `barrido.js`, sin cola;
-- si el paquete no sirve (otras entradas cambiaron, la parada no está o da un error), `barrido.js` pide al
-  servidor la vista y los paquetes: un solo evento, el mismo que el de editar otra entrada (`recalcular`);
+- si el paquete no sirve (otras entradas cambiaron, el valor no es una parada), `barrido.js` pide al servidor
+  la vista y los paquetes: un solo evento, el mismo que el de editar otra entrada (`recalcular`); una parada
+  que la función rechaza muestra el motivo bajo el control, sin servidor;
 - `recalcular` (privado) es un generador: primero la vista, después los paquetes. Así una edición se ve tan
   pronto como antes, y las paradas llegan detrás, en el mismo evento;
-- el evento público de la pestaña (api_name = su id) sigue contestando una vista, igual que antes, sin
-  disparadores en la página.
-Los paquetes de la vista inicial se calculan una vez por proceso (`demos.servir.conectar`).
+Los paquetes de la vista inicial se calculan una vez por proceso (`demos.servir.conectar`) o al armar la sección.
 """
 
 from __future__ import annotations
@@ -23,6 +22,8 @@ import json
 import logging
 import math
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from typing import Any
 import gradio as gr
 import orjson
 
-from demos.comun.vista import Barrido, Vista, envolver, salidas_para_gradio, un_reloj
+from demos.comun.vista import Barrido, envolver, salidas_para_gradio, un_reloj
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +64,9 @@ def _redondo(x: float) -> float | int:
     return int(x) if float(x).is_integer() else x
 
 
-def _indice(vista: Vista, barrido: Barrido) -> int:
+def _indice(entradas: list, barrido: Barrido) -> int:
     entrada = barrido.entrada if barrido.entrada is not None else barrido.control
-    return next(k for k, c in enumerate(vista.entradas) if c is entrada)
+    return next(k for k, c in enumerate(entradas) if c is entrada)
 
 
 def al_navegador(salidas: list, resultado: tuple) -> list:
@@ -84,14 +85,15 @@ def al_navegador(salidas: list, resultado: tuple) -> list:
     return enviado
 
 
-def paquete(vista: Vista, barrido: Barrido, valores: list, hecha: tuple | None = None) -> dict:
+def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None) -> dict:
     """Las vistas de todas las paradas de `barrido` con las demás entradas en `valores`, comprimidas.
 
     {"paradas": valores del control, "entradas": los de la entrada que fija, "otros": las demás entradas
     (el navegador ve si el paquete sigue valiendo), "errores": {parada: motivo}, "salidas": por salida,
-    {"base", "cambios", "plot"}}. `hecha` es la vista ya calculada con `valores` (no se calcula otra vez).
+    {"base", "cambios", "plot"}}. `vista` es lo que tiene `fn`, `entradas` y `salidas` (una `Vista`, o `Seccion`);
+    `hecha` es la vista ya calculada con `valores` (no se calcula otra vez).
     """
-    i = _indice(vista, barrido)
+    i = _indice(vista.entradas, barrido)
     paradas = paradas_de(barrido, valores)
     a_entrada = barrido.a_entrada or (lambda v: v)
     entradas = [a_entrada(v) for v in paradas]
@@ -101,7 +103,7 @@ def paquete(vista: Vista, barrido: Barrido, valores: list, hecha: tuple | None =
         try:
             resultado = hecha if hecha is not None and _mismo(v, valores[i]) else vista.fn(*args)
             ultima = al_navegador(vista.salidas, resultado)
-        except ValueError as e:  # una parada que la función rechaza: el navegador le pide el motivo al servidor
+        except ValueError as e:  # una parada que la función rechaza: el navegador muestra el motivo bajo el control
             errores[str(k)] = str(e)
         vistas.append(ultima)
     relleno = next((v for v in vistas if v is not None), None)
@@ -111,12 +113,16 @@ def paquete(vista: Vista, barrido: Barrido, valores: list, hecha: tuple | None =
     salidas = []
     for j, componente in enumerate(vista.salidas):
         base, cambios = comprimir([v[j] for v in vistas])
-        salidas.append({"base": base, "cambios": cambios, "plot": isinstance(componente, gr.Plot)})
+        # Igual en todas las paradas: ya está en la página (barrido.js no la toca) y no viaja.
+        salidas.append({"base": base if cambios else None, "cambios": cambios, "plot": isinstance(componente, gr.Plot)})
     return {
         "paradas": paradas,
         "entradas": entradas,
         "otros": [v for k, v in enumerate(valores) if k != i],
         "errores": errores,
+        # Con paradas que dan error, el texto bajo el control (su `info`) dice el motivo; en las demás, el suyo.
+        "hay_errores": bool(errores),
+        "info": getattr(barrido.control, "info", None),
         "salidas": salidas,
     }
 
@@ -149,9 +155,10 @@ def _columnas(vs: list, ruta: list, cambios: list):
         return primero
     if isinstance(primero, dict) and all(isinstance(v, dict) and v.keys() == primero.keys() for v in vs):
         return {k: _columnas([v[k] for v in vs], [*ruta, k], cambios) for k in primero}
+    # Una lista de números va entera (una columna); una de textos o de listas, elemento a elemento.
     if (
         isinstance(primero, list)
-        and not all(map(_escalar, primero))
+        and not all(isinstance(x, int | float | bool) or x is None for x in primero)
         and all(isinstance(v, list) and len(v) == len(primero) for v in vs)
     ):
         return [_columnas([v[k] for v in vs], [*ruta, k], cambios) for k in range(len(primero))]
@@ -160,15 +167,40 @@ def _columnas(vs: list, ruta: list, cambios: list):
 
 
 def _columna(vs: list):
-    """La columna más corta: los valores tal cual, los distintos y a cuál va cada parada, o (para textos) sus
-    plantillas y los números de cada uno."""
+    """La columna más corta: los valores tal cual; los distintos y a cuál va cada parada; (textos) sus plantillas
+    y los números de cada uno; o (listas de otro largo, dicts con otras claves) grupos de la misma forma, cada uno
+    comprimido por su lado."""
     claves = [orjson.dumps(v, option=orjson.OPT_SERIALIZE_NUMPY) for v in vs]
     distintos = list(dict.fromkeys(claves))
     donde = {c: k for k, c in enumerate(distintos)}
     opciones = [vs, {"v": [orjson.loads(c) for c in distintos], "i": [donde[c] for c in claves]}]
     if all(isinstance(v, str) for v in vs):
         opciones.append(_plantillas(vs))
+    formas = [_forma(v) for v in vs]
+    if len(set(formas)) < len(vs) / 2 and any(f is not None for f in formas):
+        opciones.append(_grupos(vs, formas))
     return min(opciones, key=lambda o: len(orjson.dumps(o, option=orjson.OPT_SERIALIZE_NUMPY)))
+
+
+def _forma(v):
+    """Lo que tienen que compartir dos valores para comprimirse juntos: el largo de una lista, las claves de un dict."""
+    if isinstance(v, list) and not all(map(_escalar, v)):
+        return ("lista", len(v))
+    if isinstance(v, dict):
+        return ("dict", tuple(v))
+    return None
+
+
+def _grupos(vs: list, formas: list) -> dict:
+    """{"g": el grupo de cada parada, "j": su lugar en el grupo, "p": por grupo, [base, cambios]}."""
+    orden = list(dict.fromkeys(formas))
+    miembros: dict = {f: [] for f in orden}
+    g, j = [], []
+    for v, f in zip(vs, formas, strict=True):
+        g.append(orden.index(f))
+        j.append(len(miembros[f]))
+        miembros[f].append(v)
+    return {"g": g, "j": j, "p": [list(comprimir(miembros[f])) for f in orden]}
 
 
 _NUMERO = re.compile(r"\d+(?:\.\d+)?")
@@ -191,6 +223,9 @@ def valor_de_columna(columna, k: int):
     """El valor de la parada `k` en una columna de `_columna` (como `columna` en barrido.js)."""
     if isinstance(columna, list):
         return columna[k]
+    if "g" in columna:
+        base, cambios = columna["p"][columna["g"][k]]
+        return armar(base, cambios, columna["j"][k])
     if "t" in columna:
         partes, numeros = columna["t"][columna["ti"][k]], columna["n"][k]
         return "".join(p + (numeros[j] if j < len(numeros) else "") for j, p in enumerate(partes))
@@ -225,13 +260,13 @@ def _js() -> str:
     return (Path(__file__).with_name("barrido.js")).read_text(encoding="utf-8")
 
 
-def js_de(vista: Vista, barrido: Barrido, modo: str | float) -> str:
+def js_de(vista, barrido: Barrido, modo: str | float) -> str:
     """La función de `barrido.js` para un evento: `modo` es "control", "entrada" o el valor fijo de un atajo."""
     cuerpo = _js()[_js().index("(fuente") :]
     return (
         cuerpo.replace("__MODO__", json.dumps(modo))
         .replace("__SALIDAS__", str(len(vista.salidas)))
-        .replace("__I_ENTRADA__", str(_indice(vista, barrido)))
+        .replace("__I_ENTRADA__", str(_indice(vista.entradas, barrido)))
         .replace("__CONTROLES__", "2" if _con_entrada(barrido) else "1")
     )
 
@@ -244,50 +279,70 @@ def _componente(disparador):
     return getattr(disparador, "__self__", None)
 
 
-def conectar_barridos(vista: Vista, disparadores: list, api_name: str) -> None:
+@dataclass(eq=False)
+class Seccion:
+    """Una parte de una pestaña con su propio cálculo y sus barridos (p. ej. las instantáneas del entrenamiento).
+    Tiene lo mismo que una `Vista` para `barrer`."""
+
+    fn: Callable[..., tuple]
+    entradas: list
+    salidas: list
+    barridos: tuple[Barrido, ...]
+    paquetes: list = field(default_factory=list)
+
+    @property
+    def salidas_de_pagina(self) -> list:
+        return [*self.salidas, *self.paquetes]
+
+
+def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
     """Los eventos de una vista con barridos (dentro del contexto de Blocks); ver el docstring del módulo.
 
-    `disparadores` son los de la vista; los de los controles barridos y sus entradas no van a la cola.
+    `vista` es una `Vista` o una `Seccion`. `disparadores` son los eventos que recalculan; los de los controles
+    barridos y sus entradas no van a la cola. Crea `vista.paquetes` (con `iniciales` como valor, si se dan).
     """
     pedido = gr.Number(0, visible=False)  # barrido.js lo cambia cuando hace falta el servidor
     barridos = vista.barridos
-    vista.paquetes = [gr.JSON(None, visible=False) for _ in barridos]
+    iniciales = iniciales or [None] * len(barridos)
+    vista.paquetes = [gr.JSON(inicial, visible=False) for inicial in iniciales]
     barridos_comp = {id(c) for b in barridos for c in (b.control, b.entrada) if c is not None}
+    comun = {"api_visibility": "private", "show_progress": "hidden", "trigger_mode": "always_last"}
     for b, paq in zip(barridos, vista.paquetes, strict=True):
-        con_entrada = _con_entrada(b)
-        controles = [b.control, b.entrada] if con_entrada else [b.control]
-        salidas = [*vista.salidas, *controles, pedido]
-        comun = {"api_visibility": "private", "show_progress": "hidden", "trigger_mode": "always_last"}
-        b.control.input(
-            None, [b.control, paq, pedido, *vista.entradas], salidas, js=js_de(vista, b, "control"), **comun
-        )
-        if con_entrada and hasattr(b.entrada, "input"):
-            b.entrada.input(
-                None, [b.entrada, paq, pedido, *vista.entradas], salidas, js=js_de(vista, b, "entrada"), **comun
-            )
+        salidas = [*vista.salidas, b.control, *([b.entrada] if _con_entrada(b) else []), pedido]
+        entradas = [paq, pedido, *vista.entradas]
+        b.control.input(None, [b.control, *entradas], salidas, js=js_de(vista, b, "control"), **comun)
+        if _con_entrada(b) and hasattr(b.entrada, "input"):
+            b.entrada.input(None, [b.entrada, *entradas], salidas, js=js_de(vista, b, "entrada"), **comun)
         for boton, valor in b.atajos:
-            boton.click(None, [b.control, paq, pedido, *vista.entradas], salidas, js=js_de(vista, b, valor), **comun)
+            boton.click(None, [b.control, *entradas], salidas, js=js_de(vista, b, valor), **comun)
     otros = [d for d in disparadores if id(_componente(d)) not in barridos_comp]
+
+    controles = [b.control for b in barridos]
 
     def recalcular(*valores):
         resultado = vista.fn(*valores)
-        yield (*resultado, *[gr.skip()] * len(barridos))
-        yield (*[gr.skip()] * len(vista.salidas), *paquetes_de(vista, list(valores), resultado))
+        yield (*resultado, *[gr.skip()] * (len(barridos) * 2))
+        paquetes = paquetes_de(vista, list(valores), resultado)
+        # El texto bajo cada control: el suyo (la parada de ahora es válida: acaba de calcularse), no el motivo de
+        # una parada rechazada que barrido.js haya dejado antes de esta edición.
+        infos = [
+            gr.update(info=getattr(c, "info", None)) if p["hay_errores"] else gr.skip()
+            for c, p in zip(controles, paquetes, strict=True)
+        ]
+        yield (*[gr.skip()] * len(vista.salidas), *paquetes, *infos)
 
     recalcular.__module__ = vista.fn.__module__  # el log de un error nombra la pestaña
     gr.on(
         [*otros, pedido.change],
         envolver(recalcular),
         inputs=vista.entradas,
-        outputs=vista.salidas_de_pagina,
+        outputs=[*vista.salidas_de_pagina, *controles],
         api_visibility="private",
         trigger_mode="always_last",
         **un_reloj(vista.salidas),
     )
-    # El evento público: una vista, como siempre; en la página lo reemplazan `recalcular` y barrido.js.
-    gr.on([], envolver(vista.fn), inputs=vista.entradas, outputs=vista.salidas, api_name=api_name)
 
 
-def paquetes_de(vista: Vista, valores: list, hecha: tuple | None = None) -> list[dict]:
+def paquetes_de(vista, valores: list, hecha: tuple | None = None) -> list[dict]:
     """Los paquetes de todos los barridos de la vista con las entradas en `valores`."""
     return [paquete(vista, b, valores, hecha) for b in vista.barridos]

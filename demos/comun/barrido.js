@@ -6,7 +6,7 @@
 // y las entradas de la vista. Salidas: las de la vista, el control (y la entrada que fija, si es otra) y el
 // pedido, un número oculto: cambiarlo manda al servidor el evento que recalcula la vista y los paquetes. Se
 // cambia si el paquete no vale para las demás entradas (otra frase, otra semilla), si el valor no es una
-// parada (un número escrito a mano) o si la función de Python la rechazó (el servidor da el motivo).
+// parada (un número escrito a mano). Si la función de Python rechazó esa parada, el motivo va bajo el control.
 // Ninguna fórmula de la lección está aquí: cada parada es lo que dio la función de Python.
 (fuente, paquete, pedido, ...entradas) => {
   const MODO = __MODO__; // "control", "entrada", o el valor del control en un atajo
@@ -38,24 +38,35 @@
   const entrada = k < 0 ? undefined : p.entradas[k];
   const otros = entradas.filter((_, j) => j !== I);
   const vale = JSON.stringify(otros) === JSON.stringify(p.otros);
-  if (k < 0 || !vale || p.errores[String(k)] !== undefined) return respuesta(null, control, entrada, true);
-  // Una columna: un valor por parada, los distintos y a cuál va cada una, o plantillas de texto y sus números.
-  const columna = (c) => {
+  if (k < 0 || !vale) return respuesta(null, control, entrada, true);
+  // Una parada que la función de Python rechaza (p. ej. 5 cabezas con d_modelo = 16): la figura se queda como
+  // está y el motivo, en español, va bajo el control (su `info`), sin ir al servidor.
+  const error = p.errores[String(k)];
+  const conInfo = (info) => ({__type__: "update", value: p.paradas[k], info: info});
+  if (error !== undefined) return respuesta(null, conInfo("⚠ " + error), entrada, false);
+  // Una columna (barrido.py, `_columna`): un valor por parada; los distintos y a cuál va cada una; plantillas de
+  // texto y sus números; o grupos de la misma forma, cada uno con su base y sus columnas.
+  const columna = (c, k) => {
     if (Array.isArray(c)) return c[k];
+    if (c.g) return armar(c.p[c.g[k]][0], c.p[c.g[k]][1], c.j[k]);
     if (!c.t) return c.v[c.i[k]];
     const numeros = c.n[k];
     return c.t[c.ti[k]].map((parte, j) => parte + (j < numeros.length ? numeros[j] : "")).join("");
   };
-  const vista = p.salidas.map((s) => {
-    if (!s.cambios.length) return undefined; // igual en todas las paradas: ya está en la página
-    let v = structuredClone(s.base);
-    for (const [ruta, c] of s.cambios) {
-      if (!ruta.length) { v = structuredClone(columna(c)); continue; }
+  function armar(base, cambios, k) {
+    let v = structuredClone(base);
+    for (const [ruta, c] of cambios) {
+      if (!ruta.length) { v = structuredClone(columna(c, k)); continue; }
       let hoja = v;
       for (let j = 0; j < ruta.length - 1; j++) hoja = hoja[ruta[j]];
-      hoja[ruta[ruta.length - 1]] = structuredClone(columna(c));
+      hoja[ruta[ruta.length - 1]] = structuredClone(columna(c, k));
     }
+    return v;
+  }
+  const vista = p.salidas.map((s) => {
+    if (!s.cambios.length) return undefined; // igual en todas las paradas: ya está en la página
+    const v = armar(s.base, s.cambios, k);
     return s.plot ? {...v, plot: JSON.stringify(v.plot)} : v;
   });
-  return respuesta(vista, control, entrada, false);
+  return respuesta(vista, p.hay_errores ? conInfo(p.info) : control, entrada, false);
 }
