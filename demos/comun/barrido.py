@@ -94,6 +94,10 @@ def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None) 
     `hecha` es la vista ya calculada con `valores` (no se calcula otra vez).
     """
     i = _indice(vista.entradas, barrido)
+    if barrido.con:
+        fijos = {id(c): v for c, v in barrido.con}
+        valores = [fijos.get(id(c), v) for c, v in zip(vista.entradas, valores, strict=True)]
+        hecha = None  # la vista de la página es con los valores de antes
     paradas = paradas_de(barrido, valores)
     a_entrada = barrido.a_entrada or (lambda v: v)
     entradas = [a_entrada(v) for v in paradas]

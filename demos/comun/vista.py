@@ -46,6 +46,9 @@ class Barrido:
     # Por omisión, los pasos del deslizador o las opciones del control.
     paradas: Callable[..., list] | None = None
     atajos: tuple = ()  # (botón, valor del control): un clic salta a esa parada, también sin servidor
+    # (componente, valor): otras entradas que el control solo muestra con ese valor (w de la máscara solo se ve con
+    # la máscara de ventana). Sus paradas se calculan con ese valor: siguen valiendo aunque la otra cambie antes.
+    con: tuple = ()
 
 
 @dataclass

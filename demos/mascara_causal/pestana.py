@@ -363,5 +363,6 @@ def construir() -> Vista:
         url={"frase": frase, "tipo": tipo, "k": k, "w": w, "semilla": semilla},
         ejemplo={"semilla": "2"},  # k y w empiezan ocultos: el ejemplo usa un control visible
         invalido={"semilla": "-5"},
-        barridos=(Barrido(tipo), Barrido(k), Barrido(w)),
+        # k solo se ve con relleno y w con ventana: sus paradas, con esa máscara (siguen valiendo al elegirla).
+        barridos=(Barrido(tipo), Barrido(k, con=((tipo, "relleno"),)), Barrido(w, con=((tipo, "ventana"),))),
     )

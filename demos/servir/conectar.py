@@ -168,7 +168,7 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
                 disparadores.append(c.input)
     if vista.barridos:  # el navegador barre sus controles (demos/comun/barrido.py); el evento público, sin disparadores
         barrer(vista, disparadores)
-        gr.on([], envolver(vista.fn), inputs=vista.entradas, outputs=vista.salidas, api_name=api_name)
+        gr.on([], envolver(vista.fn), vista.entradas, vista.salidas, api_name=api_name, **un_reloj(vista.salidas))
     else:
         gr.on(
             disparadores,

@@ -1,0 +1,151 @@
+"""El barrido (#36): cada parada precalculada es la vista que da la función de Python en esa parada.
+
+En Python: la compresión (lo común una vez, columnas, plantillas de texto, grupos de la misma forma) se
+deshace sin perder nada; cada parada de cada control barrido de cada pestaña es, salida por salida, lo que
+Gradio mandaría al navegador si la función se llamara con ese valor; una parada rechazada lleva el mismo motivo
+en español que daría el servidor; y los paquetes de una pestaña pesan ≤ `MAX_BYTES`. En Chromium
+(tests/test_barrido_navegador.py): barrer no manda nada a la cola, y `barrido.js` arma lo mismo que Python.
+"""
+
+from __future__ import annotations
+
+import gradio as gr
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from demos.comun import barrido
+from demos.comun.barrido import MAX_BYTES, al_navegador, armar, comprimir, paquete, paquetes_de, paradas_de, tamano
+
+
+def vistas():
+    import app
+
+    return app.vistas(app.demo)
+
+
+def con_barridos() -> list[str]:
+    return [id_ for id_, v in vistas().items() if v.barridos]
+
+
+def casos() -> list[tuple[str, int]]:
+    return [(id_, k) for id_ in con_barridos() for k in range(len(vistas()[id_].barridos))]
+
+
+def test_las_pestanas_de_la_leccion_barren_sus_controles():
+    """Los controles del issue, o la razón por la que no (en la nota del issue y en cada pestaña)."""
+    esperados = {
+        "escalado",
+        "temperatura",
+        "multicabeza",
+        "mascara-causal",
+        "posicion",
+        "bloque",
+        "memoria",
+        "atencion-cruzada",
+        "variantes",
+        "parches-vit",
+    }
+    assert esperados <= set(con_barridos())
+
+
+# --- compresión ------------------------------------------------------------------------------------
+
+escalares = st.one_of(st.integers(-5, 5), st.floats(-2, 2, allow_nan=False, width=32), st.sampled_from(["a", "b"]))
+textos = st.builds(lambda a, b: f"T = {a} ({b:.2f} bits)", st.integers(0, 20), st.floats(0, 3, allow_nan=False))
+json_ = st.recursive(
+    st.one_of(escalares, textos, st.none()),
+    lambda hijos: st.one_of(
+        st.lists(hijos, max_size=4), st.dictionaries(st.sampled_from(["x", "y", "z", "texto"]), hijos, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(json_, min_size=1, max_size=8))
+def test_comprimir_y_armar_devuelven_cada_valor(valores):
+    base, cambios = comprimir(valores)
+    for k, v in enumerate(valores):
+        assert armar(base, cambios, k) == v
+
+
+def test_lo_comun_va_una_vez_y_los_textos_como_plantilla():
+    valores = [
+        {"y": [0.1 * k, 1.0], "titulo": f"T = {k} (entropía {k / 7:.2f} bits)", "fijo": "igual"} for k in range(50)
+    ]
+    base, cambios = comprimir(valores)
+    assert base["fijo"] == "igual" and {tuple(r) for r, _ in cambios} == {("y",), ("titulo",)}
+    titulo = next(c for r, c in cambios if r == ["titulo"])
+    assert titulo["t"] == [["T = ", " (entropía ", " bits)"]]  # una plantilla, los números aparte
+    assert [armar(base, cambios, k) for k in range(50)] == valores
+
+
+def test_listas_de_otro_largo_van_en_grupos_de_la_misma_forma():
+    valores = [[{"a": k}] * (1 if k < 3 else 2) for k in range(40)]
+    base, cambios = comprimir(valores)
+    [(ruta, columna)] = cambios
+    assert ruta == [] and len(columna["p"]) == 2
+    assert [armar(base, cambios, k) for k in range(40)] == valores
+
+
+# --- cada parada es la función de Python ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("id_", "k"), casos())
+def test_cada_parada_es_lo_que_da_la_funcion_en_esa_parada(id_, k):
+    vista = vistas()[id_]
+    b = vista.barridos[k]
+    p = paquete(vista, b, [c.value for c in vista.entradas])
+    fijos = {id(c): v for c, v in b.con}  # p. ej. w de la máscara: sus paradas son con la máscara de ventana
+    valores = [fijos.get(id(c), c.value) for c in vista.entradas]
+    i = barrido._indice(vista.entradas, b)
+    assert p["otros"] == [v for j, v in enumerate(valores) if j != i]
+    assert p["paradas"] == paradas_de(b, valores)
+    for n, valor in enumerate(p["entradas"]):
+        args = [*valores[:i], valor, *valores[i + 1 :]]
+        if str(n) in p["errores"]:
+            with pytest.raises(ValueError) as e:
+                vista.fn(*args)
+            assert str(e.value) == p["errores"][str(n)]
+            continue
+        esperado = al_navegador(vista.salidas, vista.fn(*args))
+        for j, s in enumerate(p["salidas"]):
+            if s["cambios"]:
+                assert armar(s["base"], s["cambios"], n) == esperado[j], f"{id_}: parada {valor}, salida {j}"
+            else:  # igual en todas las paradas: la de la página (la de los valores iniciales)
+                assert esperado[j] == al_navegador(vista.salidas, vista.fn(*valores))[j]
+
+
+@pytest.mark.parametrize("id_", con_barridos())
+def test_los_paquetes_de_una_pestana_pesan_a_lo_sumo_200_kb(id_):
+    vista = vistas()[id_]
+    assert tamano(paquetes_de(vista, [c.value for c in vista.entradas])) <= MAX_BYTES
+
+
+def test_los_pasos_del_deslizador_son_los_del_navegador():
+    """0.02 × 31 es 0.62 (no 0.6200000000000001), y un paso entero es un entero: así los compara barrido.js."""
+    from demos.temperatura import LOG_T_MAX, LOG_T_MIN, PASO_LOG_T
+
+    c = gr.Slider(LOG_T_MIN, LOG_T_MAX, step=PASO_LOG_T)
+    paradas = paradas_de(barrido.Barrido(c), [])
+    assert paradas[0] == -1.3 and paradas[-1] == 1 and len(paradas) == 116 and -0.6 in paradas
+    assert all(isinstance(x, int) for x in paradas_de(barrido.Barrido(gr.Slider(1, 16, step=1)), []))
+
+
+def test_un_control_con_demasiadas_paradas_no_se_barre():
+    with pytest.raises(ValueError, match="256"):
+        paradas_de(barrido.Barrido(gr.Slider(1, 512, step=1)), [])
+
+
+def test_el_evento_publico_sigue_dando_una_vista_y_la_pagina_no_lo_dispara():
+    """La API no cambia: `api_name` = el id, con las entradas y salidas de la vista, sin disparadores en la página."""
+    import app
+
+    for id_ in con_barridos():
+        api = id_.replace("-", "_")
+        vista = vistas()[id_]
+        [fn] = [f for f in app.demo.fns.values() if f.api_name == api]
+        assert fn.api_visibility == "public" and not fn.targets
+        assert [c._id for c in fn.inputs] == [c._id for c in vista.entradas]
+        assert [c._id for c in fn.outputs] == [c._id for c in vista.salidas]

@@ -1,0 +1,190 @@
+"""El barrido en Chromium (#36): arrastrar un control barrido no manda nada a la cola y la figura lo sigue.
+
+Exacto, no cronometrado: cuenta las peticiones `queue/join` durante un arrastre con el ratón (o un clic en una
+opción) de cada control barrido de cada pestaña, y mira que la vista cambió. Editar otra entrada manda una
+sola, y después el barrido sigue sin mandar nada (las paradas llegaron con ese evento). `barrido.js` arma, para
+cada parada, lo mismo que `demos.comun.barrido.armar` en Python. Los tiempos van en `make bench` («barrido»).
+"""
+
+from __future__ import annotations
+
+import json
+
+import gradio as gr
+import pytest
+
+from demos.comun.barrido import _js, al_navegador, js_de, paquete
+from tests.ayuda_navegador import ESPERA_MS, fuente_figura
+
+pytestmark = pytest.mark.navegador
+
+CALMA_MS = 700
+
+# Lo que se ve de la pestaña: los datos de sus figuras, sus textos y tablas, y los valores de sus controles.
+FIRMA = """() => JSON.stringify([
+  [...document.querySelectorAll('.js-plotly-plot')].map(g => (g.data || []).map(t => [t.z, t.y, t.x, t.text])),
+  [...document.querySelectorAll('.prose, table')].map(e => e.innerText),
+])"""
+
+
+def vistas():
+    import app
+
+    return app.vistas(app.demo)
+
+
+def casos() -> list:
+    ids = []
+    for id_, v in vistas().items():
+        for k, b in enumerate(v.barridos):
+            nombre = next((n for n, c in v.url.items() if c is b.control), None)
+            ids.append(pytest.param(id_, k, id=f"{id_}-{nombre or 'deslizador'}"))
+    return ids
+
+
+@pytest.fixture(scope="module")
+def pg(navegador):
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
+    pagina = contexto.new_page()
+    pagina.joins = []
+    pagina.on("request", lambda r: "queue/join" in r.url and pagina.joins.append(r.url))
+    yield pagina
+    contexto.close()
+
+
+def calma(pg) -> int:
+    """Espera a que no salga ninguna petición nueva ni quede un evento en curso; devuelve las enviadas."""
+    while True:
+        antes = len(pg.joins)
+        pg.wait_for_timeout(CALMA_MS)
+        if len(pg.joins) == antes and pg.evaluate("() => !document.querySelector('.pending')"):
+            return antes
+
+
+def abrir(pg, url_app: str, id_: str) -> None:
+    pg.goto(f"{url_app}demo/{id_}/?predecir=0")
+    fuente_figura(pg, id_)
+    calma(pg)
+
+
+def mostrar(pg, id_: str, vista, b) -> None:
+    """Un control que solo se ve con otra entrada en un valor (`Barrido.con`): se elige ese valor."""
+    for c, valor in b.con:
+        nombre = next(n for n, x in vista.url.items() if x is c)
+        etiqueta = next(e for e, v in c.choices if v == valor)
+        pg.locator(f"#{id_}-{nombre} label").filter(has_text=etiqueta).first.click()
+
+
+def arrastrar(pg, rango) -> None:
+    """Un arrastre de ≈ 1 s a lo ancho del riel, y vuelta al 80 % (ningún valor inicial está ahí)."""
+    rango.scroll_into_view_if_needed()
+    caja = rango.bounding_box()
+    y = caja["y"] + caja["height"] / 2
+    pg.mouse.move(caja["x"] + 4, y)
+    pg.mouse.down()
+    for paso in range(60):
+        pg.mouse.move(caja["x"] + 4 + (caja["width"] - 8) * paso / 59, y)
+        pg.wait_for_timeout(16)
+    pg.mouse.move(caja["x"] + 4 + (caja["width"] - 8) * 0.8, y)
+    pg.mouse.up()
+
+
+def mover(pg, id_: str, vista, b) -> None:
+    """Arrastra el deslizador o elige cada opción de la lista, una tras otra."""
+    if isinstance(b.control, gr.Radio):
+        nombre = next(n for n, c in vista.url.items() if c is b.control)
+        otra = next(e for e, v in b.control.choices if v != b.control.value)  # termina en otra que la inicial
+        for etiqueta in [*(e for e, _ in b.control.choices), otra]:
+            pg.locator(f"#{id_}-{nombre} label").filter(has_text=etiqueta).first.click()
+            pg.wait_for_timeout(150)
+        return
+    nombre = next((n for n, c in vista.url.items() if c is b.control), None)
+    if nombre is not None:
+        rango = pg.locator(f"#{id_}-{nombre} input[type=range]").first
+    else:
+        rango = pg.locator(f'input[type=range][aria-label="deslizador: {b.control.label}"]').first
+    arrastrar(pg, rango)
+
+
+@pytest.mark.parametrize(("id_", "k"), casos())
+def test_arrastrar_un_control_barrido_no_manda_nada_a_la_cola(pg, url_app, id_, k):
+    vista = vistas()[id_]
+    b = vista.barridos[k]
+    abrir(pg, url_app, id_)
+    mostrar(pg, id_, vista, b)
+    antes = calma(pg)
+    assert antes == len(pg.joins)
+    firma = pg.evaluate(FIRMA)
+    mover(pg, id_, vista, b)
+    pg.wait_for_function(f"(antes) => ({FIRMA})() !== antes", arg=firma, timeout=ESPERA_MS)
+    assert calma(pg) == antes, f"{id_}: barrer {b.control.label!r} mandó {len(pg.joins) - antes} eventos a la cola"
+
+
+def test_la_instantanea_se_barre_sin_cola(pg, url_app):
+    abrir(pg, url_app, "inversion-digitos")
+    antes = calma(pg)
+    texto = "() => [...document.querySelectorAll('.prose')].map(e => e.innerText).join('|')"
+    firma = pg.evaluate(texto)
+    arrastrar(pg, pg.locator('input[type=range][aria-label*="Instantánea"]').first)
+    pg.wait_for_function(f"(antes) => ({texto})() !== antes", arg=firma, timeout=ESPERA_MS)
+    assert calma(pg) == antes
+    assert "Instantánea 8 de 10" in pg.evaluate(texto)  # el arrastre termina en el 80 % del riel
+
+
+def test_editar_otra_entrada_es_un_evento_y_despues_barrer_sigue_sin_cola(pg, url_app):
+    """Otra semilla: un evento (la vista y las paradas nuevas); el barrido después usa las nuevas, sin cola."""
+    abrir(pg, url_app, "temperatura")
+    antes = calma(pg)
+    caja = pg.locator("#temperatura-semilla input").first
+    firma = pg.evaluate(FIRMA)
+    caja.fill("7")
+    caja.press("Enter")
+    pg.wait_for_function(f"(antes) => ({FIRMA})() !== antes", arg=firma, timeout=ESPERA_MS)
+    assert calma(pg) == antes + 1
+    firma = pg.evaluate(FIRMA)
+    arrastrar(pg, pg.locator("input[type=range]").first)
+    pg.wait_for_function(f"(antes) => ({FIRMA})() !== antes", arg=firma, timeout=ESPERA_MS)
+    assert calma(pg) == antes + 1
+
+
+def test_una_parada_rechazada_dice_el_motivo_bajo_el_control_sin_cola(pg, url_app):
+    """5 cabezas con d_modelo = 16: el motivo en español bajo el deslizador; la figura se queda; 8 lo borra."""
+    abrir(pg, url_app, "multicabeza")
+    antes = calma(pg)
+    rango = pg.locator("#multicabeza-cabezas input[type=range]").first
+    rango.focus()
+    pg.keyboard.press("ArrowRight")  # 4 -> 5
+    pg.wait_for_function("() => document.querySelector('#multicabeza-cabezas').innerText.includes('no se reparte')")
+    assert "16 / 5 = 3.2" in pg.locator("#multicabeza-cabezas").inner_text()
+    for _ in range(3):
+        pg.keyboard.press("ArrowRight")  # 8
+    pg.wait_for_function("() => !document.querySelector('#multicabeza-cabezas').innerText.includes('no se reparte')")
+    assert calma(pg) == antes
+
+
+@pytest.mark.parametrize(("id_", "k"), [("temperatura", 0), ("multicabeza", 0), ("parches-vit", 0)])
+def test_barrido_js_arma_lo_mismo_que_python(pg, url_app, id_, k):
+    """Cada parada que arma `barrido.js` es la vista que da la función de Python en esa parada (por salida)."""
+    vista = vistas()[id_]
+    b = vista.barridos[k]
+    valores = [c.value for c in vista.entradas]
+    p = paquete(vista, b, valores)
+    pg.goto("about:blank")
+    assert "__MODO__" in _js()
+    funcion = js_de(vista, b, "control")
+    armadas = pg.evaluate(
+        f"""([p, valores]) => p.paradas.map((v) => ({funcion})(v, p, 0, ...valores).slice(0, p.salidas.length))""",
+        [json.loads(json.dumps(p)), valores],
+    )
+    i = next(j for j, c in enumerate(vista.entradas) if c is (b.entrada or b.control))
+    for n, (valor, armada) in enumerate(zip(p["entradas"], armadas, strict=True)):
+        if str(n) in p["errores"]:
+            continue
+        esperado = al_navegador(vista.salidas, vista.fn(*valores[:i], valor, *valores[i + 1 :]))
+        for j, (s, v) in enumerate(zip(p["salidas"], armada, strict=True)):
+            if not s["cambios"]:
+                assert v is None  # igual en todas las paradas: barrido.js no la toca
+                continue
+            if s["plot"]:
+                v = {**v, "plot": json.loads(v["plot"])}
+            assert v == esperado[j], f"{id_}: parada {valor}, salida {j}"
