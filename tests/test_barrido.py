@@ -149,3 +149,19 @@ def test_el_evento_publico_sigue_dando_una_vista_y_la_pagina_no_lo_dispara():
         assert fn.api_visibility == "public" and not fn.targets
         assert [c._id for c in fn.inputs] == [c._id for c in vista.entradas]
         assert [c._id for c in fn.outputs] == [c._id for c in vista.salidas]
+
+
+def test_un_paquete_que_pasaria_de_200_kb_va_al_servidor_sin_calcular_todas_sus_paradas(monkeypatch):
+    """Variantes con L = 64: sus máscaras de 64 × 64 pesarían 2.9 MB. El paquete dice «servidor» (el navegador pide
+    cada vista, de a una) y se abandona tras estimar su peso con las primeras paradas, sin calcular las 33."""
+    vista = vistas()["variantes"]
+    valores = [c.value for c in vista.entradas]
+    valores[0] = 64  # L
+    llamadas = []
+    fn = vista.fn
+    monkeypatch.setattr(vista, "fn", lambda *a: llamadas.append(a) or fn(*a))
+    paquetes = paquetes_de(vista, valores)
+    assert all("servidor" in p and "salidas" not in p for p in paquetes)
+    assert paquetes[0]["paradas"] == paradas_de(vista.barridos[0], valores)  # el control sigue a su entrada igual
+    w, g = (len(paradas_de(b, valores)) for b in vista.barridos)
+    assert tamano(paquetes) < 2000 and len(llamadas) <= 2 * barrido.CADA + g < w + g

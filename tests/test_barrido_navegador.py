@@ -188,3 +188,19 @@ def test_barrido_js_arma_lo_mismo_que_python(pg, url_app, id_, k):
             if s["plot"]:
                 v = {**v, "plot": json.loads(v["plot"])}
             assert v == esperado[j], f"{id_}: parada {valor}, salida {j}"
+
+
+def test_con_un_paquete_demasiado_grande_cada_movimiento_pide_solo_su_vista(pg):
+    """El paquete «servidor» (p. ej. variantes con L = 64): barrido.js cambia el segundo número oculto (el evento
+    que calcula solo la vista), no el primero (el que recalcula los paquetes, que volverían a pasar de 200 kB)."""
+    vista = vistas()["variantes"]
+    b = vista.barridos[0]
+    valores = [c.value for c in vista.entradas]
+    valores[0] = 64
+    p = paquete(vista, b, valores)
+    assert "servidor" in p
+    pg.goto("about:blank")
+    salida = pg.evaluate(f"([p, v]) => ({js_de(vista, b, 'control')})(8, p, 3, ...v)", [p, valores])
+    n = len(vista.salidas)
+    assert salida[:n] == [None] * n and salida[n] == 8  # la vista no se toca; el control, en su parada
+    assert salida[-2] is None and salida[-1] > 0  # el pedido de paquetes no; el de la vista, sí

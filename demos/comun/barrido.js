@@ -3,8 +3,9 @@
 // las salidas como si hubiera llegado del servidor, y `undefined` deja una salida como está.
 //
 // Entradas: el valor que se movió (el control, la entrada que fija o nada, en un atajo), el paquete, el pedido
-// y las entradas de la vista. Salidas: las de la vista, el control (y la entrada que fija, si es otra) y el
-// pedido, un número oculto: cambiarlo manda al servidor el evento que recalcula la vista y los paquetes. Se
+// y las entradas de la vista. Salidas: las de la vista, el control (y la entrada que fija, si es otra) y dos
+// números ocultos: cambiar el pedido manda al servidor el evento que recalcula la vista y los paquetes; el otro,
+// el que calcula solo la vista (el paquete con estas entradas pasaría de 200 kB y no trae vistas). Se
 // cambia si el paquete no vale para las demás entradas (otra frase, otra semilla), si el valor no es una
 // parada (un número escrito a mano). Si la función de Python rechazó esa parada, el motivo va bajo el control.
 // Ninguna fórmula de la lección está aquí: cada parada es lo que dio la función de Python.
@@ -22,14 +23,16 @@
     typeof a === "number" || typeof b === "number"
       ? Math.abs(Number(a) - Number(b)) <= 1e-9 * Math.max(1, Math.abs(Number(b)))
       : String(a) === String(b);
+  // pedir: false, "paquete" (la vista y los paquetes: otras entradas) o "vista" (solo la vista: paquete muy grande).
   const respuesta = (vista, control, entrada, pedir) => {
     const r = vista || new Array(N).fill(undefined);
     r.push(control);
     if (CONTROLES === 2) r.push(entrada);
-    r.push(pedir ? (Number(pedido) || 0) + 1 : undefined);
+    r.push(pedir === "paquete" ? (Number(pedido) || 0) + 1 : undefined);
+    r.push(pedir === "vista" ? Date.now() : undefined);
     return r;
   };
-  if (!p) return respuesta(null, undefined, undefined, true);
+  if (!p) return respuesta(null, undefined, undefined, "paquete");
   const lista = MODO === "entrada" ? p.entradas : p.paradas;
   const valor = MODO === "control" || MODO === "entrada" ? fuente : MODO;
   const k = lista.findIndex((x) => igual(x, valor));
@@ -38,7 +41,8 @@
   const entrada = k < 0 ? undefined : p.entradas[k];
   const otros = entradas.filter((_, j) => j !== I);
   const vale = JSON.stringify(otros) === JSON.stringify(p.otros);
-  if (k < 0 || !vale) return respuesta(null, control, entrada, true);
+  if (k < 0 || !vale) return respuesta(null, control, entrada, "paquete");
+  if (p.servidor) return respuesta(null, control, entrada, "vista"); // demasiado grande con estas entradas
   // Una parada que la función de Python rechaza (p. ej. 5 cabezas con d_modelo = 16): la figura se queda como
   // está y el motivo, en español, va bajo el control (su `info`), sin ir al servidor.
   const error = p.errores[String(k)];

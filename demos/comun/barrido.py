@@ -11,6 +11,8 @@ da a Gradio como si hubiera llegado del servidor: la figura sigue al pulgar y la
 - si el paquete no sirve (otras entradas cambiaron, el valor no es una parada), `barrido.js` pide al servidor
   la vista y los paquetes: un solo evento, el mismo que el de editar otra entrada (`recalcular`); una parada
   que la función rechaza muestra el motivo bajo el control, sin servidor;
+- si el paquete pesaría más de `MAX_BYTES` con estas entradas, no lleva vistas: cada movimiento pide solo su
+  vista al servidor (otro evento, el de la vista), como antes del barrido;
 - `recalcular` (privado) es un generador: primero la vista, después los paquetes. Así una edición se ve tan
   pronto como antes, y las paradas llegan detrás, en el mismo evento;
 Los paquetes de la vista inicial se calculan una vez por proceso (`demos.servir.conectar`) o al armar la sección.
@@ -85,13 +87,17 @@ def al_navegador(salidas: list, resultado: tuple) -> list:
     return enviado
 
 
-def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None) -> dict:
+def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None, tope: int = MAX_BYTES) -> dict:
     """Las vistas de todas las paradas de `barrido` con las demás entradas en `valores`, comprimidas.
 
     {"paradas": valores del control, "entradas": los de la entrada que fija, "otros": las demás entradas
     (el navegador ve si el paquete sigue valiendo), "errores": {parada: motivo}, "salidas": por salida,
     {"base", "cambios", "plot"}}. `vista` es lo que tiene `fn`, `entradas` y `salidas` (una `Vista`, o `Seccion`);
     `hecha` es la vista ya calculada con `valores` (no se calcula otra vez).
+
+    Si las paradas pesarían más de `tope` bytes (variantes con L = 64: 2.9 MB), o ninguna da una vista, el paquete
+    no lleva vistas sino "servidor": el motivo; el navegador pide entonces cada vista al servidor, de a una, como
+    antes del barrido. El peso se estima cada `CADA` paradas, para no calcularlas todas en vano.
     """
     i = _indice(vista.entradas, barrido)
     if barrido.con:
@@ -101,7 +107,8 @@ def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None) 
     paradas = paradas_de(barrido, valores)
     a_entrada = barrido.a_entrada or (lambda v: v)
     entradas = [a_entrada(v) for v in paradas]
-    vistas, errores, ultima = [], {}, None
+    cabecera = {"paradas": paradas, "entradas": entradas, "otros": [v for k, v in enumerate(valores) if k != i]}
+    vistas, errores, ultima, pesos = [], {}, None, []
     for k, v in enumerate(entradas):
         args = [*valores[:i], v, *valores[i + 1 :]]
         try:
@@ -110,25 +117,39 @@ def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None) 
         except ValueError as e:  # una parada que la función rechaza: el navegador muestra el motivo bajo el control
             errores[str(k)] = str(e)
         vistas.append(ultima)
+        hechas = k + 1
+        if hechas % CADA == 0 and hechas < len(entradas) and ultima is not None:
+            # Lo común pesa una vez; cada parada más, lo que creció el paquete en las últimas `CADA`.
+            pesos.append(tamano([_comprimidas(vista, [x for x in vistas if x is not None])]))
+            if len(pesos) > 1 and pesos[-1] + (pesos[-1] - pesos[-2]) / CADA * (len(entradas) - hechas) > tope * 1.5:
+                return {**cabecera, "servidor": f"más de {tope // 1000} kB"}
     relleno = next((v for v in vistas if v is not None), None)
     if relleno is None:
-        raise ValueError("Ninguna parada de este control da una vista con las demás entradas así.")
+        return {**cabecera, "servidor": "ninguna parada da una vista"}
     vistas = [v if v is not None else relleno for v in vistas]  # la columna sigue alineada; el error manda
+    completo = {
+        **cabecera,
+        "errores": errores,
+        # Con paradas que dan error, el texto bajo el control (su `info`) dice el motivo; en las demás, el suyo.
+        "hay_errores": bool(errores),
+        "info": getattr(barrido.control, "info", None),
+        "salidas": _comprimidas(vista, vistas),
+    }
+    if tamano([completo]) > tope:
+        return {**cabecera, "servidor": f"más de {tope // 1000} kB"}
+    return completo
+
+
+CADA = 8  # cada cuántas paradas se estima el peso del paquete
+
+
+def _comprimidas(vista, vistas: list) -> list[dict]:
     salidas = []
     for j, componente in enumerate(vista.salidas):
         base, cambios = comprimir([v[j] for v in vistas])
         # Igual en todas las paradas: ya está en la página (barrido.js no la toca) y no viaja.
         salidas.append({"base": base if cambios else None, "cambios": cambios, "plot": isinstance(componente, gr.Plot)})
-    return {
-        "paradas": paradas,
-        "entradas": entradas,
-        "otros": [v for k, v in enumerate(valores) if k != i],
-        "errores": errores,
-        # Con paradas que dan error, el texto bajo el control (su `info`) dice el motivo; en las demás, el suyo.
-        "hay_errores": bool(errores),
-        "info": getattr(barrido.control, "info", None),
-        "salidas": salidas,
-    }
+    return salidas
 
 
 def _mismo(a, b) -> bool:
@@ -305,14 +326,15 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
     `vista` es una `Vista` o una `Seccion`. `disparadores` son los eventos que recalculan; los de los controles
     barridos y sus entradas no van a la cola. Crea `vista.paquetes` (con `iniciales` como valor, si se dan).
     """
-    pedido = gr.Number(0, visible=False)  # barrido.js lo cambia cuando hace falta el servidor
+    pedido = gr.Number(0, visible=False)  # barrido.js lo cambia cuando hacen falta la vista y los paquetes
+    pedido_vista = gr.Number(0, visible=False)  # y este, cuando el paquete es demasiado grande: solo la vista
     barridos = vista.barridos
     iniciales = iniciales or [None] * len(barridos)
     vista.paquetes = [gr.JSON(inicial, visible=False) for inicial in iniciales]
     barridos_comp = {id(c) for b in barridos for c in (b.control, b.entrada) if c is not None}
     comun = {"api_visibility": "private", "show_progress": "hidden", "trigger_mode": "always_last"}
     for b, paq in zip(barridos, vista.paquetes, strict=True):
-        salidas = [*vista.salidas, b.control, *([b.entrada] if _con_entrada(b) else []), pedido]
+        salidas = [*vista.salidas, b.control, *([b.entrada] if _con_entrada(b) else []), pedido, pedido_vista]
         entradas = [paq, pedido, *vista.entradas]
         b.control.input(None, [b.control, *entradas], salidas, js=js_de(vista, b, "control"), **comun)
         if _con_entrada(b) and hasattr(b.entrada, "input"):
@@ -345,8 +367,22 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
         trigger_mode="always_last",
         **un_reloj(vista.salidas),
     )
+    gr.on(
+        [pedido_vista.change],
+        envolver(vista.fn),
+        inputs=vista.entradas,
+        outputs=vista.salidas,
+        api_visibility="private",
+        trigger_mode="always_last",
+        **un_reloj(vista.salidas),
+    )
 
 
 def paquetes_de(vista, valores: list, hecha: tuple | None = None) -> list[dict]:
-    """Los paquetes de todos los barridos de la vista con las entradas en `valores`."""
-    return [paquete(vista, b, valores, hecha) for b in vista.barridos]
+    """Los paquetes de todos los barridos de la vista con las entradas en `valores`: entre todos, a lo sumo
+    `MAX_BYTES` (el primero, el control principal, elige primero; el que no cabe va al servidor)."""
+    paquetes, libre = [], MAX_BYTES
+    for b in vista.barridos:
+        paquetes.append(paquete(vista, b, valores, hecha, tope=libre))
+        libre -= tamano(paquetes[-1:])
+    return paquetes
