@@ -101,7 +101,7 @@ def test_cada_parada_es_lo_que_da_la_funcion_en_esa_parada(id_, k):
     valores = [fijos.get(id(c), c.value) for c in vista.entradas]
     i = barrido._indice(vista.entradas, b)
     assert p["otros"] == [v for j, v in enumerate(valores) if j != i]
-    assert p["paradas"] == paradas_de(b, valores)
+    assert p["paradas"] == paradas_de(b)
     for n, valor in enumerate(p["entradas"]):
         args = [*valores[:i], valor, *valores[i + 1 :]]
         if str(n) in p["errores"]:
@@ -128,14 +128,14 @@ def test_los_pasos_del_deslizador_son_los_del_navegador():
     from demos.temperatura import LOG_T_MAX, LOG_T_MIN, PASO_LOG_T
 
     c = gr.Slider(LOG_T_MIN, LOG_T_MAX, step=PASO_LOG_T)
-    paradas = paradas_de(barrido.Barrido(c), [])
+    paradas = paradas_de(barrido.Barrido(c))
     assert paradas[0] == -1.3 and paradas[-1] == 1 and len(paradas) == 116 and -0.6 in paradas
-    assert all(isinstance(x, int) for x in paradas_de(barrido.Barrido(gr.Slider(1, 16, step=1)), []))
+    assert all(isinstance(x, int) for x in paradas_de(barrido.Barrido(gr.Slider(1, 16, step=1))))
 
 
 def test_un_control_con_demasiadas_paradas_no_se_barre():
     with pytest.raises(ValueError, match="256"):
-        paradas_de(barrido.Barrido(gr.Slider(1, 512, step=1)), [])
+        paradas_de(barrido.Barrido(gr.Slider(1, 512, step=1)))
 
 
 def test_el_evento_publico_sigue_dando_una_vista_y_la_pagina_no_lo_dispara():
@@ -162,6 +162,6 @@ def test_un_paquete_que_pasaria_de_200_kb_va_al_servidor_sin_calcular_todas_sus_
     monkeypatch.setattr(vista, "fn", lambda *a: llamadas.append(a) or fn(*a))
     paquetes = paquetes_de(vista, valores)
     assert all("servidor" in p and "salidas" not in p for p in paquetes)
-    assert paquetes[0]["paradas"] == paradas_de(vista.barridos[0], valores)  # el control sigue a su entrada igual
-    w, g = (len(paradas_de(b, valores)) for b in vista.barridos)
+    assert paquetes[0]["paradas"] == paradas_de(vista.barridos[0])  # el control sigue a su entrada igual
+    w, g = (len(paradas_de(b)) for b in vista.barridos)
     assert tamano(paquetes) < 2000 and len(llamadas) <= 2 * barrido.CADA + g < w + g

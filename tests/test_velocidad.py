@@ -146,7 +146,7 @@ def es_parada(vista, componente, texto: str) -> bool:
     from demos.comun.barrido import paradas_de
 
     for b in vista.barridos:
-        paradas = paradas_de(b, [c.value for c in vista.entradas])
+        paradas = paradas_de(b)
         if componente is b.control:
             valores = paradas
         elif componente is b.entrada:

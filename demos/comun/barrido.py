@@ -21,7 +21,6 @@ Los paquetes de la vista inicial se calculan una vez por proceso (`demos.servir.
 from __future__ import annotations
 
 import json
-import logging
 import math
 import re
 from collections.abc import Callable
@@ -35,8 +34,6 @@ import orjson
 
 from demos.comun.vista import Barrido, envolver, salidas_para_gradio, un_reloj
 
-log = logging.getLogger(__name__)
-
 MAX_PARADAS = 256  # más paradas que esto no se precalculan: el control queda en el servidor
 MAX_BYTES = 200_000  # lo que pesan, en JSON, los paquetes de una pestaña (tests/test_barrido.py lo mide)
 
@@ -44,17 +41,14 @@ MAX_BYTES = 200_000  # lo que pesan, en JSON, los paquetes de una pestaña (test
 # --- las paradas ---------------------------------------------------------------------------------
 
 
-def paradas_de(barrido: Barrido, valores: list) -> list:
-    """Los valores del control en cada parada (los de `barrido.paradas`, o los pasos u opciones del control)."""
-    if barrido.paradas is not None:
-        lista = list(barrido.paradas(*valores))
+def paradas_de(barrido: Barrido) -> list:
+    """Los valores del control en cada parada: los pasos del deslizador o las opciones de la lista."""
+    c = barrido.control
+    if isinstance(c, gr.Slider):
+        n = round((c.maximum - c.minimum) / c.step) + 1
+        lista = [_redondo(c.minimum + k * c.step) for k in range(n)]
     else:
-        c = barrido.control
-        if isinstance(c, gr.Slider):
-            n = round((c.maximum - c.minimum) / c.step) + 1
-            lista = [_redondo(c.minimum + k * c.step) for k in range(n)]
-        else:
-            lista = [o[1] if isinstance(o, tuple | list) else o for o in c.choices]
+        lista = [o[1] if isinstance(o, tuple | list) else o for o in c.choices]
     if not 1 <= len(lista) <= MAX_PARADAS:
         raise ValueError(f"Un barrido tiene de 1 a {MAX_PARADAS} paradas (este, {len(lista)}).")
     return lista
@@ -104,7 +98,7 @@ def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None, 
         fijos = {id(c): v for c, v in barrido.con}
         valores = [fijos.get(id(c), v) for c, v in zip(vista.entradas, valores, strict=True)]
         hecha = None  # la vista de la página es con los valores de antes
-    paradas = paradas_de(barrido, valores)
+    paradas = paradas_de(barrido)
     a_entrada = barrido.a_entrada or (lambda v: v)
     entradas = [a_entrada(v) for v in paradas]
     cabecera = {"paradas": paradas, "entradas": entradas, "otros": [v for k, v in enumerate(valores) if k != i]}

@@ -42,9 +42,6 @@ class Barrido:
     control: Any  # Deslizador u Opcion: lo que se arrastra o se elige
     entrada: Any = None  # la entrada de `fn` que fija el control (por omisión, el control mismo)
     a_entrada: Callable[[Any], Any] | None = None  # valor del control -> valor de esa entrada (en Python)
-    # Los valores del control en cada parada, según los valores de las entradas de la vista (en su orden).
-    # Por omisión, los pasos del deslizador o las opciones del control.
-    paradas: Callable[..., list] | None = None
     atajos: tuple = ()  # (botón, valor del control): un clic salta a esa parada, también sin servidor
     # (componente, valor): otras entradas que el control solo muestra con ese valor (w de la máscara solo se ve con
     # la máscara de ventana). Sus paradas se calculan con ese valor: siguen valiendo aunque la otra cambie antes.
