@@ -62,8 +62,12 @@ def calma(pg) -> int:
 
 
 def abrir(pg, url_app: str, id_: str) -> None:
+    """Abre la pestaña y espera su evento `load` (el único que manda al abrir) y la calma."""
+    antes = len(pg.joins)
     pg.goto(f"{url_app}demo/{id_}/?predecir=0")
     fuente_figura(pg, id_)
+    while len(pg.joins) == antes:  # la primera figura llega con la página, antes que `load`
+        pg.wait_for_timeout(100)
     calma(pg)
 
 

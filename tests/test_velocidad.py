@@ -318,8 +318,9 @@ def test_load_no_vuelve_a_mandar_las_figuras_que_trae_la_pagina():
     vista = app.vistas(una)["temperatura"]
     valores = [c.value for c in vista.entradas]
     _, salidas = vista_inicial("temperatura", vista, {}, valores)
-    es_figura = [isinstance(c, gr.Plot) for c in vista.salidas]
-    assert [s == gr.skip() for s in salidas] == es_figura  # las figuras no; la tabla y los textos, sí
+    # Las figuras y las paradas del barrido (gr.JSON) no: ya están en la página. La tabla y los textos, sí.
+    en_la_pagina = [isinstance(c, gr.Plot | gr.JSON) for c in vista.salidas_de_pagina]
+    assert [s == gr.skip() for s in salidas] == en_la_pagina and any(isinstance(c, gr.JSON) for c in vista.paquetes)
     _, con_url = vista_inicial("temperatura", vista, {"T": "0.25"}, valores)  # otra vista: se manda entera
     assert not any(s == gr.skip() for s in con_url)
 
