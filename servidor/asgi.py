@@ -13,7 +13,8 @@ tests/test_servidor.py::test_un_montaje_perezoso_responde_corre_su_cola_y_borra_
 falla si una versión de Gradio las rompe.
 
 ¿Y servir /demo/<id>/ desde la suite, con una sola cola (sin montajes, sin contadores entre colas)?
-Probado (scripts/espiga_una_cola.py, 2 núcleos con carga 7–11: valen las proporciones) y descartado:
+Probado (la espiga scripts/espiga_una_cola.py, ya borrada: está en la historia de git; 2 núcleos con carga 7–11,
+valen las proporciones) y descartado:
 - La página de la suite abierta en `?tab=<id>` tarda 1.5–2.9× más que /demo/<id>/ en mostrar su primera
   figura, con 1.7–2.3× más memoria de JavaScript (715 kB de configuración contra 72–159 kB): una
   diapositiva pagaría las 14 pestañas.

@@ -142,10 +142,11 @@ def test_una_respuesta_calculada_que_no_es_ninguna_opcion_se_nota():
         q.correcta()
 
 
-def test_la_ruta_tiene_que_mirar_para_las_13_y_cada_siguiente_es_la_de_despues():
+def test_la_ruta_tiene_que_mirar_para_cada_pestana_y_cada_siguiente_es_la_de_despues():
     from demos.servir.aprender import html_ruta
 
-    assert all(p.que_mirar for p in PESTANAS)
+    sin = [p.id for p in PESTANAS if not p.que_mirar]
+    assert not sin, f"Falta la línea «Qué mirar» de {sin} en QUE_MIRAR (demos/__init__.py)"
     for k, p in enumerate(PESTANAS[:-1]):
         assert f'data-siguiente="{PESTANAS[k + 1].id}"' in html_ruta(p)
 
