@@ -1,0 +1,66 @@
+"""El contrato de una pestaña, en un solo lugar (#39): lo que el registro y la `Vista` tienen que declarar.
+
+Cada fallo nombra la pestaña y lo que le falta. Lo que cumple una pestaña que pasa esta prueba: README,
+«Para añadir una pestaña».
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import gradio as gr
+import pytest
+
+from demos import PESTANAS
+from demos.comun.controles import Deslizador, Desplegable, Numero, Opcion
+
+# Lo que Gradio valida antes de llamar a la función, en inglés, y su variante que deja hablar a la función.
+EN_ESPANOL = {gr.Slider: Deslizador, gr.Number: Numero, gr.Radio: Opcion, gr.Dropdown: Desplegable}
+
+
+def vista_de(id_: str):
+    import app
+
+    return app.vistas(app.demo)[id_]
+
+
+@pytest.mark.parametrize("p", PESTANAS, ids=[p.id for p in PESTANAS])
+def test_cada_pestana_cumple_su_contrato(p):
+    faltas = []
+    if not p.que_mirar:
+        faltas.append("su línea «Qué mirar» en QUE_MIRAR (demos/__init__.py)")
+    if not hasattr(p.cargar(), "construir"):
+        faltas.append(f"construir() en {p.modulo}")
+    vista = vista_de(p.id)
+    parametros = list(inspect.signature(vista.fn).parameters.values())
+    if len(parametros) != len(vista.entradas):
+        faltas.append(f"una entrada por parámetro de {vista.fn.__name__} ({len(parametros)} y {len(vista.entradas)})")
+    faltas += [
+        f"un valor por omisión para «{x.name}» (una llamada sin argumentos da la vista inicial)"
+        for x in parametros
+        if x.default is inspect.Parameter.empty and x.kind is not inspect.Parameter.VAR_POSITIONAL
+    ]
+    for c in vista.entradas:
+        propia = EN_ESPANOL.get(type(c))
+        if propia is not None:
+            faltas.append(
+                f"{propia.__name__} (demos.comun.controles) en vez de gr.{type(c).__name__} para «{c.label}»: "
+                "con el de Gradio, el API contesta en inglés a un valor fuera de rango"
+            )
+    ids = {id(c) for c in vista.entradas}
+    faltas += [f"«{n}» de `url` entre las entradas" for n, c in vista.url.items() if id(c) not in ids]
+    for b in vista.barridos:
+        if id(b.entrada if b.entrada is not None else b.control) not in ids:
+            faltas.append(f"la entrada que barre «{b.control.label}» entre las entradas")
+        if not isinstance(b.control, gr.Slider | gr.Radio):
+            faltas.append(f"un deslizador o una lista de opciones como control barrido («{b.control.label}»)")
+    assert not faltas, f"La pestaña «{p.id}» necesita: " + "; ".join(faltas)
+
+
+@pytest.mark.parametrize("p", PESTANAS, ids=[p.id for p in PESTANAS])
+def test_sin_argumentos_da_una_salida_por_componente(p):
+    vista = vista_de(p.id)
+    if any(isinstance(c, gr.State) for c in vista.entradas):  # un modelo entrenado en la sesión: None al abrir
+        pytest.skip("su vista inicial lleva un estado de la sesión")
+    salida = vista.fn()
+    assert len(salida) == len(vista.salidas), f"«{p.id}»: {vista.fn.__name__}() da {len(salida)} valores"
