@@ -168,7 +168,7 @@ def _tabla(etiquetas_filas, encabezados, matriz) -> dict:
     """Una tabla de salida: la palabra en la primera columna y los números con dos decimales."""
     filas = list(zip(etiquetas_filas, matriz, strict=True))
     return {
-        "headers": ["", *encabezados],
+        "headers": ["Palabra", *encabezados],  # con nombre: una celda de encabezado vacía no se lee (axe)
         "data": [[e, *(round(float(x), 2) for x in fila)] for e, fila in filas],
         # lo que se ve: siempre dos decimales («1.00», no «1»)
         "metadata": {"display_value": [[e, *(_fmt(x) for x in fila)] for e, fila in filas], "styling": None},

@@ -197,7 +197,7 @@ def test_el_deslizador_de_la_fila_llega_solo_hasta_las_palabras():
 
 def test_palabras_repetidas_tienen_etiquetas_distintas():
     _, puntajes, *_ = calcular("la casa la")
-    assert puntajes["headers"] == ["", "la", "casa", "la (2)"]
+    assert puntajes["headers"] == ["Palabra", "la", "casa", "la (2)"]
 
 
 def test_valores_enormes_dentro_del_limite_no_dan_nan():

@@ -69,6 +69,29 @@ def test_portatil_la_figura_primero_en_espanol_y_sin_fallas_graves_de_accesibili
         contexto.close()
 
 
+@pytest.mark.timeout(900)  # todas las pestañas, dos veces
+@pytest.mark.parametrize("esquema", ["light", "dark"])
+def test_cada_pestana_suelta_sin_fallas_graves_de_accesibilidad_clara_y_oscura(navegador, url_app, esquema):
+    """/demo/<id>/ de cada pestaña (la página de una diapositiva), clara y oscura, a 1280 × 800: axe-core sin
+    violaciones serias ni críticas. Medido en #37: la caja vacía de una figura con aria-label y sin rol
+    (aria-prohibited-attr, parches ViT y CBAM); tampoco falta el <h1>."""
+    requiere_npm()
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 800}, locale="en-US", color_scheme=esquema)
+    contexto.set_default_timeout(ESPERA_MS)
+    pg = contexto.new_page()
+    try:
+        fallas = []
+        for p in PESTANAS:
+            pg.goto(url_app + f"demo/{p.id}/?predecir=0")
+            fuente_figura(pg, p.id)
+            fallas += [f"{p.id}: {v}" for v in violaciones_graves(pg)]
+            if not pg.evaluate("!!document.querySelector(\"h1, [role=heading][aria-level='1']\")"):
+                fallas.append(f"{p.id}: sin <h1>")
+        assert not fallas, "\n".join(fallas)
+    finally:
+        contexto.close()
+
+
 # Lo que se mide en el teléfono, en la pestaña visible: desborde horizontal de la página, fórmulas
 # que no caben y no se desplazan, títulos de pestaña cortados, controles más chicos que un pulgar.
 TELEFONO = """(id) => {
