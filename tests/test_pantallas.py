@@ -99,7 +99,7 @@ TELEFONO = """(id) => {
   const fallas = [];
   if (document.documentElement.scrollWidth > ancho + 1)
     fallas.push(`la página se desborda a lo ancho (${document.documentElement.scrollWidth} px de ${ancho})`);
-  const tab = document.querySelector("#pestana-" + id);
+  const tab = document.querySelector("#pestana-" + id) || document.body; // en /demo/<id>/, la página
   for (const f of tab.querySelectorAll(".katex-display")) {
     if (!f.checkVisibility()) continue;
     const desplaza = ["auto", "scroll"].includes(getComputedStyle(f).overflowX);
@@ -132,6 +132,18 @@ TELEFONO = """(id) => {
         fallas.push(`«${t.textContent.slice(0, 40)}» se sale de su figura (${r.left | 0}–${r.right | 0} px)`);
     }
   }
+  // Una tabla no parte una palabra (la de CBAM decía «Exactit / ud» a 390 px): si no cabe, se desplaza.
+  for (const c of tab.querySelectorAll("th, td")) {
+    if (!c.checkVisibility() || c.closest(".table-container")) continue;
+    const e = getComputedStyle(c);
+    if (["break-word", "anywhere"].includes(e.overflowWrap) || e.wordBreak === "break-all")
+      fallas.push(`la celda «${c.textContent.slice(0, 20)}» parte sus palabras`);
+  }
+  // La barra de Plotly no se muestra (ni al tocar): taparía el título o un control. Sin ratón encima mide 0 × 0:
+  // lo que cuenta es su display.
+  for (const m of tab.querySelectorAll(".modebar-container")) {
+    if (getComputedStyle(m).display !== "none") fallas.push("la barra de Plotly puede verse");
+  }
   // Los controles de una fila, uno por renglón: cinco casillas juntas quedaban de 60 px y no se leían.
   for (const b of tab.querySelectorAll(".row .block")) {
     if (!b.checkVisibility() || b.closest(".js-plotly-plot, .table-container")) continue;
@@ -152,9 +164,10 @@ TELEFONO = """(id) => {
 
 @pytest.mark.timeout(900)  # recorre todas las pestañas
 def test_telefono_controles_para_el_pulgar_formulas_y_titulos_enteros(navegador, url_app):
-    """390 × 844 táctil: nada se desborda a lo ancho, cada fórmula cabe o se desplaza, ningún título
-    de pestaña ni de eje y de una figura se corta y cada deslizador y botón mide al menos 44 × 44 px (fuera
-    de las tablas, los acordeones y las figuras; el ↺ del deslizador queda como lo dibuja Gradio)."""
+    """390 × 844 táctil: nada se desborda a lo ancho, cada fórmula cabe o se desplaza, ninguna tabla parte una
+    palabra, la barra de Plotly no se ve, ningún título de pestaña ni de eje y de una figura se corta y cada
+    deslizador y botón mide al menos 44 × 44 px (fuera de las tablas, los acordeones y las figuras; el ↺ del
+    deslizador queda como lo dibuja Gradio)."""
     contexto = navegador.new_context(
         viewport={"width": 390, "height": 844}, locale="en-US", has_touch=True, is_mobile=True, device_scale_factor=2
     )
