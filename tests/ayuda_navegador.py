@@ -171,3 +171,39 @@ def violaciones_graves(pg) -> list[str]:
     if not pg.evaluate("typeof axe !== 'undefined'"):
         pg.add_script_tag(path=str(AXE))
     return pg.evaluate(AXE_GRAVES)
+
+
+# --- textos que se pisan dentro de una figura (#37) -----------------------------------------------
+
+# Por figura de Plotly que se ve (el id de su bloque), los pares de textos de su SVG cuyas cajas se cruzan más de
+# 1 px en cada sentido: dos nombres de un eje que se tocan, un número de casilla sobre un rótulo. Solo los textos
+# que se ven (sin opacidad 0 ni visibility: hidden) y con caja.
+SOLAPES = """() => {
+  const res = {};
+  const ver = {visibilityProperty: true, opacityProperty: true};
+  let n = 0;
+  for (const g of document.querySelectorAll(".js-plotly-plot")) {
+    if (!g.checkVisibility(ver)) continue;
+    const cajas = [...g.querySelectorAll("text")].filter((t) => t.textContent.trim() && t.checkVisibility(ver))
+      .map((t) => [t.textContent.trim(), t.getBoundingClientRect()]).filter(([, r]) => r.width > 0 && r.height > 0);
+    const pares = [];
+    for (let i = 0; i < cajas.length; i++) for (let j = i + 1; j < cajas.length; j++) {
+      const [a, ra] = cajas[i], [b, rb] = cajas[j];
+      const x = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const y = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (x > 1 && y > 1) pares.push(`«${a}» y «${b}»`);
+    }
+    const bloque = g.closest(".block[id]");
+    if (pares.length) res[bloque ? bloque.id : `figura ${++n}`] = pares;
+  }
+  return res;
+}"""
+
+
+def textos_que_se_solapan(pg) -> dict[str, list[str]]:
+    """Los pares de textos que se pisan en cada figura que se ve (las de abajo también: se llega a ellas)."""
+    pg.evaluate("""() => new Promise((listo) => {
+      window.scrollTo(0, document.body.scrollHeight);  // las de abajo se dibujan al acercarse a la vista
+      setTimeout(() => { window.scrollTo(0, 0); setTimeout(listo, 800); }, 800);
+    })""")
+    return pg.evaluate(SOLAPES)
