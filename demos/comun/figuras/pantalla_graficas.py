@@ -74,7 +74,7 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
         xs, ys = [-0.5, n - 0.5], [r.valor, r.valor]
         lienzo.datos.append(linea_ref(r.texto, *((ys, xs) if f.horizontal else (xs, ys)), xa, ya, r.color, r.punteada))
     lienzo.leyenda |= len(f.series) > 1 or bool(f.referencias)
-    eje_cat = {"title": {"text": f.eje_x}, "domain": None, "showgrid": False, **ticks(f.categorias, 32)}
+    eje_cat = {"title": {"text": f.eje_x}, "domain": None, "showgrid": False, **_marcas_de_categorias(f, lienzo, dom_x)}
     eje_cat["automargin"] = True  # una categoría larga al lado de barras horizontales («LayerNorm») no se corta
     eje_val = {"title": {"text": f.eje_y}, "domain": None, "gridcolor": REJILLA, "zeroline": True}
     if f.rango:
@@ -84,6 +84,19 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
         eje_y["autorange"] = "reversed"
     lienzo.ejes[kx] = eje_x | {"domain": dom_x} | _con_margen(lienzo)
     lienzo.ejes[ky] = eje_y | {"domain": dom_y} | _con_margen(lienzo)
+
+
+def _marcas_de_categorias(f: Barras, lienzo: Lienzo, dom_x) -> dict:
+    """Las marcas del eje de categorías. En un teléfono, con barras de pie, las que caben sin pisarse (#37): nombres
+    cortos (los 32 canales de CBAM) derechos y uno cada tantos; largos, de pie (-90) y uno cada tantos si ni su alto
+    cabe. Inclinados por Plotly, los 32 números se amontonaban en 270 px."""
+    if not lienzo.ancho_px or f.horizontal or not f.categorias:
+        return ticks(f.categorias, 32)
+    area = 0.85 * lienzo.ancho_px * (dom_x[1] - dom_x[0])  # el resto, las marcas del eje y y su título
+    largo = max(len(c) for c in f.categorias)
+    if largo <= 3:
+        return ticks(f.categorias, max(2, int(area / (largo * 0.6 * LETRA + 8)))) | {"tickangle": 0}
+    return ticks(f.categorias, max(2, int(area / (1.3 * LETRA)))) | {"tickangle": -90}
 
 
 _MODOS = {"lineas+puntos": "lines+markers", "lineas": "lines", "puntos": "markers", "punteada": "lines"}
