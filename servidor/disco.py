@@ -6,6 +6,10 @@ descargas (todo lo que pasa por `tempfile`). Al arrancar se borran las carpetas 
 ya no existen (un `kill -9` a mitad de clase no deja basura para siempre); al salir, la propia.
 Mientras corre, un barrendero quita cada 10 minutos las carpetas vacías (Gradio borra sus
 archivos con `delete_cache`, y las figuras y descargas expiran solas, pero todos dejan la carpeta).
+
+Las subidas (`/gradio_api/upload`) tienen un tope en total, `MAX_SUBIDAS`, que cuenta lo que ya
+está en su carpeta y lo que está llegando (`Reserva`, que servidor/laterales.py toma por cada
+subida), y las que ningún evento usó se borran a los 5 minutos (`barrer_subidas`).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
+import math
 import os
 import shutil
 import tempfile
@@ -26,7 +31,7 @@ log = logging.getLogger(__name__)
 PREFIJO = "proceso-"
 CADA_S = 600  # cada cuánto pasa el barrendero (como `delete_cache` de la suite)
 EDAD_CARPETA_VACIA_S = 300  # una carpeta recién creada puede estar por recibir su archivo
-MAX_SUBIDAS = 256 * 2**20  # la carpeta de subidas, en total: más allá, /upload contesta 429
+MAX_SUBIDAS = 256 * 2**20  # las subidas, en total (en disco y llegando): más allá, /upload contesta 429
 VIDA_SIN_USO_S = 300  # una subida que ningún evento usó se borra a los 5 minutos
 CADA_SUBIDAS_S = 30  # cada cuánto se barren las subidas sin uso
 
@@ -134,7 +139,19 @@ def subidas() -> Path:
 
 
 _usadas: dict[str, float] = {}  # ruta de una subida que un evento usó -> cuándo
-_medida: list[float] = [0.0, -1.0]  # [bytes, cuándo se midió]
+
+
+class _Cuenta:
+    """Lo que ocupan las subidas, en bytes (se lee y se cambia con `_cerrojo`)."""
+
+    def __init__(self):
+        self.medida = 0  # la carpeta de subidas en la última medida
+        self.medida_en = -math.inf  # cuándo empezó esa medida (`time.monotonic`)
+        self.en_curso = 0  # lo reservado por las subidas que están llegando
+        self.llegadas: list[tuple[float, int]] = []  # (cuándo terminó, bytes) de las que esa medida quizá no vio
+
+
+_cuenta = _Cuenta()
 
 
 def usada(ruta: str) -> None:
@@ -145,10 +162,72 @@ def usada(ruta: str) -> None:
 
 def bytes_de_subidas(vigencia_s: float = 1.0) -> int:
     """Lo que ocupa la carpeta de subidas (medido a lo sumo una vez por `vigencia_s`)."""
-    ahora = time.monotonic()
-    if ahora - _medida[1] > vigencia_s:
-        _medida[:] = [tamano(subidas()) if subidas().is_dir() else 0, ahora]
-    return int(_medida[0])
+    if time.monotonic() - _cuenta.medida_en > vigencia_s:
+        inicio = time.monotonic()
+        medida = tamano(subidas()) if subidas().is_dir() else 0
+        with _cerrojo:
+            if inicio > _cuenta.medida_en:
+                _cuenta.medida, _cuenta.medida_en = medida, inicio
+                # las que terminaron antes de empezar a medir ya están en la medida
+                _cuenta.llegadas = [(t, n) for t, n in _cuenta.llegadas if t >= inicio]
+    return _cuenta.medida
+
+
+def bytes_ocupados(vigencia_s: float = 1.0) -> int:
+    """Lo que cuenta contra `MAX_SUBIDAS`: la carpeta medida, lo que está llegando y lo que llegó después de medirla."""
+    bytes_de_subidas(vigencia_s)
+    with _cerrojo:
+        return _ocupados()
+
+
+def _ocupados() -> int:
+    return _cuenta.medida + _cuenta.en_curso + sum(n for _, n in _cuenta.llegadas)
+
+
+class Reserva:
+    """Los bytes de una subida a `/gradio_api/upload`, contados contra `MAX_SUBIDAS` desde antes de su primer byte.
+
+    Medir la carpeta no basta: las subidas de una ráfaga empiezan todas antes de que la primera
+    llegue al disco, y todas verían la misma medida. Cada una reserva al empezar lo que puede pesar
+    (su `Content-Length`; sin él, el tope del cuerpo), y lo que llegue de más, mientras llega. Al
+    terminar, lo que llegó sigue contado hasta que lo ve una medida de la carpeta que empezó
+    después: ni queda un momento en que no se cuenta, ni se cuenta dos veces más de un segundo.
+    Mientras llega, lo ya escrito puede contarse en la medida y en la reserva: el tope se adelanta
+    un poco, nunca se pasa.
+    """
+
+    def __init__(self):
+        self.bytes = 0
+        self._suelta = False
+
+    def ampliar(self, n: int, vigencia_s: float = 1.0) -> bool:
+        """Reserva `n` bytes más si, con ellos, lo ocupado no pasa de `MAX_SUBIDAS`; si no, False y no reserva nada."""
+        return self._tomar(n, vigencia_s, entero=True) == n
+
+    def tomar(self, n: int, vigencia_s: float = 1.0) -> int:
+        """Reserva hasta `n` bytes más, los que quepan bajo `MAX_SUBIDAS`; devuelve cuántos."""
+        return self._tomar(n, vigencia_s, entero=False)
+
+    def _tomar(self, n: int, vigencia_s: float, entero: bool) -> int:
+        bytes_de_subidas(vigencia_s)
+        with _cerrojo:
+            libre = 0 if self._suelta else max(0, MAX_SUBIDAS - _ocupados())
+            n = n if n <= libre else (0 if entero else libre)
+            _cuenta.en_curso += n
+            self.bytes += n
+            return n
+
+    def soltar(self, llegados: int) -> None:
+        """La subida terminó tras recibir `llegados` bytes: sus archivos ya están en la carpeta, o borrados.
+
+        Lo que se guardó no pesa más que lo que llegó: eso queda contado hasta la próxima medida.
+        """
+        with _cerrojo:
+            if self._suelta:
+                return
+            self._suelta = True
+            _cuenta.en_curso -= self.bytes
+            _cuenta.llegadas.append((time.monotonic(), min(self.bytes, llegados)))
 
 
 def barrer_subidas(conjuntos: Iterable[set], ahora: float | None = None) -> int:
@@ -171,7 +250,8 @@ def barrer_subidas(conjuntos: Iterable[set], ahora: float | None = None) -> int:
     with _cerrojo:
         for r in [r for r, t in _usadas.items() if t < ahora - 2 * 3600]:
             del _usadas[r]
-    _medida[1] = -1.0
+    with _cerrojo:
+        _cuenta.medida_en = -math.inf  # la próxima consulta mide otra vez
     return borradas
 
 

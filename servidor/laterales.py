@@ -10,7 +10,14 @@
   español (Gradio contestaba 500 con una traza de 100 líneas, y corría los eventos privados).
 - `…/gradio_api/deep_link`: apagada (la app no tiene botón de enlace profundo; cada llamada
   escribía un archivo de ≈ 300 kB que nada borraba).
-- `…/gradio_api/upload`: con la carpeta de subidas por encima de `disco.MAX_SUBIDAS`, 429.
+- `…/gradio_api/upload`: cada subida reserva sus bytes (`disco.Reserva`) antes de que llegue el
+  primero: lo que declara su `Content-Length` (sin él, lo que un cuerpo puede pesar o lo que quede
+  libre), y lo que llegue de más, mientras llega. La que no cabe bajo `disco.MAX_SUBIDAS` (lo que
+  hay en disco más lo que está llegando) recibe 429; la que deja de caber a mitad se corta con el
+  mismo 429. El archivo a medias que Gradio estaba escribiendo (o el de un campo que Gradio no
+  guarda) se borra al terminar la petición, corte o no: Gradio solo borra los suyos si el
+  multipart está mal, no si el cuerpo se corta. Sin la reserva, 60 subidas de 9.9 MB a la vez
+  veían todas la misma medida de la carpeta y entraban todas (594 MB con un tope de 256).
 - `…/assets/<trozo>.js`: los trozos del frontend de Gradio que `gradio_interno.trozos_corregidos`
   arregla (la lista de un desplegable que recibe opciones más cortas estando abierta; Plotly.js registrando
   solo las trazas que dibuja la suite) salen corregidos, con su ETag.
@@ -26,17 +33,21 @@ Toda negativa: un JSON {"detail": motivo en español} y una línea en el log, si
 from __future__ import annotations
 
 import collections
+import contextlib
+import contextvars
 import hashlib
 import json
 import logging
+import os
 import re
+import sys
 import threading
 import time
 from functools import cache
 
 import gradio as gr
 from starlette.datastructures import Headers, UploadFile
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from servidor import disco, paginas
 from servidor.gradio_interno import (
@@ -47,6 +58,7 @@ from servidor.gradio_interno import (
     poner_delante,
     trozos_corregidos,
 )
+from servidor.protecciones import MAX_SUBIDA
 from servidor.reparto import direccion
 
 log = logging.getLogger("atencion.laterales")
@@ -90,9 +102,8 @@ class Laterales:
             return await _componentes(scope, receive, send, self.app, self.blocks)
         if ruta.endswith("/gradio_api/deep_link"):
             return await negar(send, 404, "Esta app no usa enlaces profundos.", "deep_link")
-        if ruta.endswith("/gradio_api/upload") and metodo == "POST" and disco.bytes_de_subidas() > disco.MAX_SUBIDAS:
-            motivo = "El servidor tiene demasiados archivos subidos en este momento; prueba en unos minutos."
-            return await negar(send, 429, motivo, "upload")
+        if ruta.endswith("/gradio_api/upload") and metodo == "POST":
+            return await _subida(scope, receive, send, self.app)
         por_nombre = _POR_NOMBRE.fullmatch(ruta) if metodo == "POST" else None
         if por_nombre and por_nombre.group(1) not in _publicos(self.blocks):
             return await negar(send, 404, "No hay un evento público con ese nombre en esta página.", "call")
@@ -198,6 +209,106 @@ def _repetir(cuerpo: bytes):
         return {"type": "http.request", "body": cuerpo, "more_body": False}
 
     return receive
+
+
+# --- upload ----------------------------------------------------------------------------------------
+
+SIN_LUGAR = "El servidor tiene demasiados archivos subidos en este momento; prueba en unos minutos."
+
+# Los archivos temporales que se crean mientras se atiende una subida (los de Gradio, uno por archivo).
+_temporales: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("temporales", default=None)
+
+
+def _anotar_temporal(evento: str, argumentos: tuple) -> None:
+    """Gancho de auditoría: Python anuncia cada `tempfile` que crea; dentro de una subida, se anota."""
+    if evento == "tempfile.mkstemp":
+        anotados = _temporales.get()
+        if anotados is not None:
+            anotados.append(argumentos[0])
+
+
+@cache
+def _anotar_temporales() -> None:
+    """Instala el gancho, una vez por proceso (no se puede quitar; fuera de una subida no hace nada)."""
+    sys.addaudithook(_anotar_temporal)
+
+
+async def _subida(scope, receive, send, siguiente) -> None:
+    """`/gradio_api/upload` con sus bytes reservados contra `disco.MAX_SUBIDAS` mientras llegan, y sin restos.
+
+    Reserva el `Content-Length` antes de leer (429 si no cabe); sin él (a trozos), lo que el cuerpo
+    pueda pesar o lo que quede libre. Mientras el cuerpo llega, reserva lo que pase de lo reservado:
+    si no cabe, el cuerpo se corta (Gradio ve que el cliente se fue y no recibe un byte más) y la
+    respuesta es el mismo 429. Como `protecciones.CuerpoAcotado`, pero con el tope que dejan las
+    otras subidas. Al terminar, se borra todo temporal de Gradio de esta petición que siga en la
+    carpeta de subidas: el de un cuerpo cortado (aquí, por `CuerpoAcotado` o porque el cliente se
+    fue) queda a medias y Gradio no lo borra. Lo que llegó bien ya no es un temporal: Gradio lo
+    movió a la carpeta de su contenido. El final de la respuesta sale después de borrar y soltar la
+    reserva. Un cliente que se va a mitad deja una línea en el log, no la traza de `ClientDisconnect`.
+    """
+    _anotar_temporales()
+    declarado = Headers(scope=scope).get("content-length", "").strip()  # CuerpoAcotado ya negó uno que no es número
+    reserva = disco.Reserva()
+    if declarado.isdigit() and not reserva.ampliar(int(declarado)):
+        return await negar(send, 429, SIN_LUGAR, "upload")
+    # a trozos: lo que pueda pesar (`CuerpoAcotado` la corta en MAX_SUBIDA), o lo que quede; el resto, al llegar
+    if not declarado.isdigit() and not reserva.tomar(MAX_SUBIDA):
+        return await negar(send, 429, SIN_LUGAR, "upload")
+    cortada = respondida = se_fue = False
+    recibidos = 0
+
+    async def recibir():
+        nonlocal cortada, recibidos, se_fue
+        if cortada:
+            return {"type": "http.disconnect"}
+        mensaje = await receive()
+        se_fue = se_fue or mensaje["type"] == "http.disconnect"
+        if mensaje["type"] == "http.request":
+            recibidos += len(mensaje.get("body", b""))
+            if recibidos > reserva.bytes and not reserva.ampliar(recibidos - reserva.bytes):
+                cortada = True  # no se entrega, ni se sigue leyendo
+                return {"type": "http.disconnect"}
+        return mensaje
+
+    ultimo = None  # el final de la respuesta sale cuando ya no quedan temporales ni reserva
+
+    async def enviar(mensaje):
+        nonlocal respondida, ultimo
+        if cortada:
+            return
+        respondida = respondida or mensaje["type"] == "http.response.start"
+        if mensaje["type"] == "http.response.body" and not mensaje.get("more_body"):
+            ultimo = mensaje
+            return
+        await send(mensaje)
+
+    temporales: list[str] = []
+    marca = _temporales.set(temporales)
+    try:
+        await siguiente(scope, recibir, enviar)
+    except Exception as error:
+        if not (cortada or (se_fue and isinstance(error, ClientDisconnect))):
+            raise
+        if se_fue:  # el cliente (o `CuerpoAcotado`, que contesta su 413) cortó: una línea, no una traza
+            log.info("Subida interrumpida a mitad por el cliente (%d bytes recibidos)", recibidos)
+    finally:
+        _temporales.reset(marca)
+        _borrar_a_medias(temporales)
+        reserva.soltar(recibidos)
+    if ultimo is not None:
+        await send(ultimo)
+    elif cortada and not respondida:
+        await negar(send, 429, SIN_LUGAR, "upload")
+
+
+def _borrar_a_medias(temporales: list[str]) -> None:
+    """Borra los temporales anotados que siguen en la carpeta de subidas (no los que Gradio ya movió)."""
+    carpeta = os.path.realpath(disco.subidas())
+    for ruta in temporales:
+        if os.path.dirname(os.path.realpath(ruta)) == carpeta:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(ruta)
+                log.info("Borrado un temporal que Gradio dejó de una subida: %s", os.path.basename(ruta))
 
 
 # --- component_server ----------------------------------------------------------------------------
