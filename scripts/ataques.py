@@ -135,15 +135,52 @@ def ataque_sesiones(s: Servidor, n: int = 2000, conexiones: int = 4) -> list[str
     ]
 
 
-def ataque_subidas(s: Servidor, n: int = 40, tamano: int = int(9.9 * MB)) -> list[str]:
-    """`n` subidas de 9.9 MB que ningún evento usa: cuánto queda en disco."""
-    estados = Counter()
-    for i in range(n):
-        datos = os.urandom(64) + bytes([i % 256]) * (tamano - 64)
-        r = httpx.post(f"{s.url}gradio_api/upload", files={"files": (f"x{i}.png", datos)}, timeout=120)
-        estados[r.status_code] += 1
-    disco = sum(f.stat().st_size for f in Path(s.carpeta).rglob("*") if f.is_file()) / MB
-    return [f"| {n} subidas de 9.9 MB | {dict(estados)} | disco del servidor: {disco:.0f} MB |"]
+def ataque_subidas(s: Servidor, n: int = 60, tamano: int = int(9.9 * MB)) -> list[str]:
+    """`n` subidas de 9.9 MB a la vez que ningún evento usa: cuántas entran y cuánto queda en disco.
+
+    Primero con `Content-Length` (lo que manda un navegador); después, en un servidor nuevo, las
+    mismas a trozos (sin `Content-Length`: el servidor no sabe cuánto pesan hasta recibirlas).
+    """
+    lineas = [_rafaga(s, n, tamano, a_trozos=False)]
+    with Servidor(s.arbol) as otro:
+        lineas.append(_rafaga(otro, n, tamano, a_trozos=True))
+    return lineas
+
+
+def _rafaga(s: Servidor, n: int, tamano: int, a_trozos: bool) -> str:
+    """`n` subidas distintas de `tamano` bytes, todas a la vez; lo que contestó el servidor y su disco."""
+    frontera = uuid.uuid4().hex
+    cabeza = f'--{frontera}\r\nContent-Disposition: form-data; name="files"; filename="x.png"\r\n\r\n'.encode()
+    cola = f"\r\n--{frontera}--\r\n".encode()
+    listas = threading.Barrier(n)
+
+    def subir(i: int) -> str:
+        datos = os.urandom(64) + bytes([i % 256]) * (tamano - 64)  # distintas: Gradio guarda una vez cada contenido
+        cuerpo = cabeza + datos + cola
+        contenido = (cuerpo[j : j + MB] for j in range(0, len(cuerpo), MB)) if a_trozos else cuerpo
+        listas.wait()
+        try:
+            r = httpx.post(
+                f"{s.url}gradio_api/upload",
+                content=contenido,
+                headers={"content-type": f"multipart/form-data; boundary={frontera}"},
+                timeout=300,
+            )
+            return str(r.status_code)
+        except httpx.HTTPError as e:  # el servidor cortó la subida a mitad
+            return type(e).__name__
+
+    with ThreadPoolExecutor(n) as hilos:
+        estados = Counter(hilos.map(subir, range(n)))
+    time.sleep(1)
+    archivos = [f for f in Path(s.carpeta).rglob("*") if f.is_file()]
+    subidas = sum(f.stat().st_size for f in archivos if "gradio" in f.parts) / MB
+    a_medias = sum(1 for f in archivos if f.parent.name == "gradio")  # los temporales de Gradio, fuera de su carpeta
+    modo = "a trozos, sin Content-Length" if a_trozos else "con Content-Length"
+    return (
+        f"| {n} subidas de {tamano / MB:.1f} MB a la vez, {modo} | {dict(sorted(estados.items()))} "
+        f"| carpeta de subidas: {subidas:.0f} MB | archivos a medias: {a_medias} |"
+    )
 
 
 def _fn_index(config: dict, nombre: str) -> int:
