@@ -47,17 +47,24 @@ def pg(navegador):
     contexto = navegador.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
     pagina = contexto.new_page()
     pagina.joins = []
+    pagina.flujos = set()  # los `queue/data` abiertos: Gradio cierra el de la sesión cuando no le quedan eventos
     pagina.on("request", lambda r: "queue/join" in r.url and pagina.joins.append(r.url))
+    pagina.on("request", lambda r: "queue/data" in r.url and pagina.flujos.add(r))
+    pagina.on("requestfinished", lambda r: pagina.flujos.discard(r))
+    pagina.on("requestfailed", lambda r: pagina.flujos.discard(r))
     yield pagina
     contexto.close()
 
 
 def calma(pg) -> int:
-    """Espera a que no salga ninguna petición nueva ni quede un evento en curso; devuelve las enviadas."""
+    """Espera a que no salga ninguna petición nueva ni quede un evento en curso; devuelve las enviadas.
+
+    Un evento generador (la vista y después las paradas) deja de estar `.pending` con su primer resultado: lo que
+    dice que terminó es que Gradio cerró el flujo `queue/data` de la sesión, que cierra al no quedarle eventos."""
     while True:
         antes = len(pg.joins)
         pg.wait_for_timeout(CALMA_MS)
-        if len(pg.joins) == antes and pg.evaluate("() => !document.querySelector('.pending')"):
+        if len(pg.joins) == antes and not pg.flujos and pg.evaluate("() => !document.querySelector('.pending')"):
             return antes
 
 
