@@ -165,3 +165,23 @@ def test_un_paquete_que_pasaria_de_200_kb_va_al_servidor_sin_calcular_todas_sus_
     assert paquetes[0]["paradas"] == paradas_de(vista.barridos[0])  # el control sigue a su entrada igual
     w, g = (len(paradas_de(b)) for b in vista.barridos)
     assert tamano(paquetes) < 2000 and len(llamadas) <= 2 * barrido.CADA + g < w + g
+
+
+def test_editar_con_entradas_que_no_caben_da_la_vista_y_el_aviso_de_servidor():
+    """El evento que recalcula (una edición: variantes con L = 64) entrega la vista y después los paquetes «servidor»,
+    sin error: un paquete que no cabe no trae `hay_errores` (en la mezcla de clase de `make bench`, esas ediciones
+    terminaban en «Algo falló al calcular esta vista»)."""
+    import app
+
+    vista = vistas()["variantes"]
+    [fn] = [
+        f
+        for f in app.demo.fns.values()
+        if f.name == "recalcular" and [c._id for c in f.inputs] == [c._id for c in vista.entradas]
+    ]
+    valores = [c.value for c in vista.entradas]
+    valores[0] = 64  # L
+    vista_, paquetes = list(fn.fn(*valores))
+    assert not any(isinstance(x, dict) and x.get("__type__") == "update" and "Algo" in str(x) for x in vista_)
+    n = len(vista.salidas)
+    assert all("servidor" in p for p in paquetes[n : n + len(vista.barridos)])

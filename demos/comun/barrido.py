@@ -346,7 +346,7 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
         # El texto bajo cada control: el suyo (la parada de ahora es válida: acaba de calcularse), no el motivo de
         # una parada rechazada que barrido.js haya dejado antes de esta edición.
         infos = [
-            gr.update(info=getattr(c, "info", None)) if p["hay_errores"] else gr.skip()
+            gr.update(info=getattr(c, "info", None)) if p.get("hay_errores") else gr.skip()  # «servidor»: sin paradas
             for c, p in zip(controles, paquetes, strict=True)
         ]
         yield (*[gr.skip()] * len(vista.salidas), *paquetes, *infos)
