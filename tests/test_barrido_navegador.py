@@ -216,3 +216,34 @@ def test_con_un_paquete_demasiado_grande_cada_movimiento_pide_solo_su_vista(pg):
     n = len(vista.salidas)
     assert salida[:n] == [None] * n and salida[n] == 8  # la vista no se toca; el control, en su parada
     assert salida[-2] is None and salida[-1] > 0  # el pedido de paquetes no; el de la vista, sí
+
+
+def test_con_las_paradas_en_camino_cada_movimiento_pide_solo_su_vista(pg):
+    """Otras entradas (otra semilla) y el paquete de antes: la edición ya pidió las paradas nuevas, así que un
+    movimiento pide solo su vista (el segundo número oculto), no todas las paradas otra vez (el primero); si en
+    `ESPERA_PAQUETE_MS` no llegaron, las pide. Un número que no es una parada también pide solo su vista."""
+    from demos.comun.barrido import ESPERA_PAQUETE_MS
+
+    vista = vistas()["temperatura"]
+    b = vista.barridos[0]
+    valores = [c.value for c in vista.entradas]
+    p = json.loads(json.dumps(paquete(vista, b, valores)))
+    otra = list(valores)
+    i_semilla = next(j for j, c in enumerate(vista.entradas) if "emilla" in (c.label or ""))
+    otra[i_semilla] = valores[i_semilla] + 1
+    pg.goto("about:blank")
+    mover = f"([p, x, v]) => ({js_de(vista, b, 'control', 'prueba')})(x, p, 3, ...v)"
+    n = len(vista.salidas)
+    parada = p["paradas"][5]
+    salida = pg.evaluate(mover, [p, parada, otra])
+    assert salida[:n] == [None] * n and salida[n] == parada
+    assert salida[-2] is None and salida[-1] > 0, "con las paradas en camino, solo la vista"
+    pg.evaluate(  # pasó la espera: las paradas no llegaron
+        "([clave, ms]) => { for (const k of globalThis.__esperasDeBarrido.keys())"
+        " if (k.startsWith(clave)) globalThis.__esperasDeBarrido.set(k, Date.now() - ms - 1); }",
+        ["prueba", ESPERA_PAQUETE_MS],
+    )
+    salida = pg.evaluate(mover, [p, parada, otra])
+    assert salida[-2] == 4 and salida[-1] is None, "sin paradas tras la espera, se piden"
+    salida = pg.evaluate(mover, [p, parada + 0.001, valores])  # no es una parada; el paquete vale
+    assert salida[:n] == [None] * n and salida[-2] is None and salida[-1] > 0

@@ -5,15 +5,20 @@
 // Entradas: el valor que se movió (el control, la entrada que fija o nada, en un atajo), el paquete, el pedido
 // y las entradas de la vista. Salidas: las de la vista, el control (y la entrada que fija, si es otra) y dos
 // números ocultos: cambiar el pedido manda al servidor el evento que recalcula la vista y los paquetes; el otro,
-// el que calcula solo la vista (el paquete con estas entradas pasaría de 200 kB y no trae vistas). Se
-// cambia si el paquete no vale para las demás entradas (otra frase, otra semilla), si el valor no es una
-// parada (un número escrito a mano). Si la función de Python rechazó esa parada, el motivo va bajo el control.
+// el que calcula solo la vista. Solo la vista: si el valor no es una parada (un número escrito a mano: el
+// paquete sigue valiendo), si el paquete con estas entradas pasaría de 200 kB (no trae vistas) y si el paquete
+// no vale para las demás entradas (otra frase, otra semilla) porque las paradas nuevas vienen en camino: la
+// edición ya mandó el evento que las recalcula. Pedirlas otra vez repetiría todas sus paradas detrás de él
+// (con la clase, la mitad de las ediciones). Si no llegaron en ESPERA_MS (una edición rechazada o perdida), se
+// piden. Si la función de Python rechazó esa parada, el motivo va bajo el control.
 // Ninguna fórmula de la lección está aquí: cada parada es lo que dio la función de Python.
 (fuente, paquete, pedido, ...entradas) => {
   const MODO = __MODO__; // "control", "entrada", o el valor del control en un atajo
   const N = __SALIDAS__; // las salidas de la vista
   const I = __I_ENTRADA__; // la entrada de la vista que fija el control
   const CONTROLES = __CONTROLES__; // 1: el control es la entrada; 2: el control y la entrada que fija
+  const CLAVE = __CLAVE__; // este barrido (el id de su paquete)
+  const ESPERA_MS = __ESPERA_MS__; // lo que se esperan las paradas de una edición antes de pedirlas
   // Gradio entrega el paquete como un proxy de Svelte (no se puede clonar, y leerlo es lento): se copia a un objeto
   // simple una vez por paquete.
   const copias = (globalThis.__paquetesDeBarrido ??= new WeakMap());
@@ -41,8 +46,17 @@
   const entrada = k < 0 ? undefined : p.entradas[k];
   const otros = entradas.filter((_, j) => j !== I);
   const vale = JSON.stringify(otros) === JSON.stringify(p.otros);
-  if (k < 0 || !vale) return respuesta(null, control, entrada, "paquete");
-  if (p.servidor) return respuesta(null, control, entrada, "vista"); // demasiado grande con estas entradas
+  if (!vale) {
+    // Desde cuándo esta página espera las paradas de estas entradas (la primera vez que un movimiento las vio).
+    const esperas = (globalThis.__esperasDeBarrido ??= new Map());
+    const clave = CLAVE + JSON.stringify(otros);
+    const ahora = Date.now();
+    if (!esperas.has(clave)) esperas.set(clave, ahora);
+    if (ahora - esperas.get(clave) < ESPERA_MS) return respuesta(null, control, entrada, "vista");
+    esperas.set(clave, ahora);
+    return respuesta(null, control, entrada, "paquete");
+  }
+  if (k < 0 || p.servidor) return respuesta(null, control, entrada, "vista"); // no es una parada, o no caben
   // Una parada que la función de Python rechaza (p. ej. 5 cabezas con d_modelo = 16): la figura se queda como
   // está y el motivo, en español, va bajo el control (su `info`), sin ir al servidor.
   const error = p.errores[String(k)];

@@ -8,9 +8,10 @@ da a Gradio como si hubiera llegado del servidor: la figura sigue al pulgar y la
 
 `barrer` cablea una vista (la de una pestaña, con `demos.servir.conectar`, o una sección suya):
 - el `input` del control (y de la entrada que fija, si es otra, y los atajos) corre `barrido.js`, sin cola;
-- si el paquete no sirve (otras entradas cambiaron, el valor no es una parada), `barrido.js` pide al servidor
-  la vista y los paquetes: un solo evento, el mismo que el de editar otra entrada (`recalcular`); una parada
-  que la función rechaza muestra el motivo bajo el control, sin servidor;
+- si el valor no es una parada (un número escrito), `barrido.js` pide al servidor solo esa vista; si el
+  paquete no sirve porque otras entradas cambiaron, también solo la vista mientras llegan las paradas de esa
+  edición (las pide el evento de la edición, `recalcular`), y los paquetes otra vez si no llegan en
+  `ESPERA_PAQUETE_MS`; una parada que la función rechaza muestra el motivo bajo el control, sin servidor;
 - si el paquete pesaría más de `MAX_BYTES` con estas entradas, no lleva vistas: cada movimiento pide solo su
   vista al servidor (otro evento, el de la vista), como antes del barrido;
 - `recalcular` (privado) es un generador: primero la vista, después los paquetes. Así una edición se ve tan
@@ -36,6 +37,7 @@ from demos.comun.vista import Barrido, envolver, salidas_para_gradio, un_reloj
 
 MAX_PARADAS = 256  # más paradas que esto no se precalculan: el control queda en el servidor
 MAX_BYTES = 200_000  # lo que pesan, en JSON, los paquetes de una pestaña (tests/test_barrido.py lo mide)
+ESPERA_PAQUETE_MS = 20_000  # tras una edición, lo que barrido.js espera sus paradas antes de pedirlas otra vez
 
 
 # --- las paradas ---------------------------------------------------------------------------------
@@ -279,11 +281,14 @@ def _js() -> str:
     return (Path(__file__).with_name("barrido.js")).read_text(encoding="utf-8")
 
 
-def js_de(vista, barrido: Barrido, modo: str | float) -> str:
-    """La función de `barrido.js` para un evento: `modo` es "control", "entrada" o el valor fijo de un atajo."""
+def js_de(vista, barrido: Barrido, modo: str | float, clave: str = "") -> str:
+    """La función de `barrido.js` para un evento: `modo` es "control", "entrada" o el valor fijo de un atajo;
+    `clave` nombra el barrido en la página (el id de su paquete)."""
     cuerpo = _js()[_js().index("(fuente") :]
     return (
         cuerpo.replace("__MODO__", json.dumps(modo))
+        .replace("__CLAVE__", json.dumps(clave))
+        .replace("__ESPERA_MS__", str(ESPERA_PAQUETE_MS))
         .replace("__SALIDAS__", str(len(vista.salidas)))
         .replace("__I_ENTRADA__", str(_indice(vista.entradas, barrido)))
         .replace("__CONTROLES__", "2" if _con_entrada(barrido) else "1")
@@ -330,11 +335,12 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
     for b, paq in zip(barridos, vista.paquetes, strict=True):
         salidas = [*vista.salidas, b.control, *([b.entrada] if _con_entrada(b) else []), pedido, pedido_vista]
         entradas = [paq, pedido, *vista.entradas]
-        b.control.input(None, [b.control, *entradas], salidas, js=js_de(vista, b, "control"), **comun)
+        clave = str(paq._id)
+        b.control.input(None, [b.control, *entradas], salidas, js=js_de(vista, b, "control", clave), **comun)
         if _con_entrada(b) and hasattr(b.entrada, "input"):
-            b.entrada.input(None, [b.entrada, *entradas], salidas, js=js_de(vista, b, "entrada"), **comun)
+            b.entrada.input(None, [b.entrada, *entradas], salidas, js=js_de(vista, b, "entrada", clave), **comun)
         for boton, valor in b.atajos:
-            boton.click(None, [b.control, *entradas], salidas, js=js_de(vista, b, valor), **comun)
+            boton.click(None, [b.control, *entradas], salidas, js=js_de(vista, b, valor, clave), **comun)
     otros = [d for d in disparadores if id(_componente(d)) not in barridos_comp]
 
     controles = [b.control for b in barridos]
