@@ -93,7 +93,9 @@ def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None, 
 
     Si las paradas pesarían más de `tope` bytes (variantes con L = 64: 2.9 MB), o ninguna da una vista, el paquete
     no lleva vistas sino "servidor": el motivo; el navegador pide entonces cada vista al servidor, de a una, como
-    antes del barrido. El peso se estima cada `CADA` paradas, para no calcularlas todas en vano.
+    antes del barrido. El peso se estima tras `CADA`, 2·`CADA`, 4·`CADA`… paradas (cada estimación comprime
+    lo hecho: a intervalos que se duplican, comprimir para estimar cuesta a lo sumo lo que la compresión final), para
+    no calcularlas todas en vano.
     """
     i = _indice(vista.entradas, barrido)
     if barrido.con:
@@ -114,11 +116,13 @@ def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None, 
             errores[str(k)] = str(e)
         vistas.append(ultima)
         hechas = k + 1
-        if hechas % CADA == 0 and hechas < len(entradas) and ultima is not None:
-            # Lo común pesa una vez; cada parada más, lo que creció el paquete en las últimas `CADA`.
-            pesos.append(tamano([_comprimidas(vista, [x for x in vistas if x is not None])]))
-            if len(pesos) > 1 and pesos[-1] + (pesos[-1] - pesos[-2]) / CADA * (len(entradas) - hechas) > tope * 1.5:
-                return {**cabecera, "servidor": f"más de {tope // 1000} kB"}
+        if hechas >= CADA and hechas & (hechas - 1) == 0 and hechas < len(entradas) and ultima is not None:
+            # Lo común pesa una vez; cada parada más, lo que creció el paquete por parada desde la estimación anterior.
+            pesos.append((hechas, tamano([_comprimidas(vista, [x for x in vistas if x is not None])])))
+            if len(pesos) > 1:
+                (h0, p0), (h1, p1) = pesos[-2:]
+                if p1 + (p1 - p0) / (h1 - h0) * (len(entradas) - hechas) > tope * 1.5:
+                    return {**cabecera, "servidor": f"más de {tope // 1000} kB"}
     relleno = next((v for v in vistas if v is not None), None)
     if relleno is None:
         return {**cabecera, "servidor": "ninguna parada da una vista"}
@@ -136,7 +140,7 @@ def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None, 
     return completo
 
 
-CADA = 8  # cada cuántas paradas se estima el peso del paquete
+CADA = 8  # tras cuántas paradas se estima por primera vez el peso del paquete (y después, al doble)
 
 
 def _comprimidas(vista, vistas: list) -> list[dict]:
