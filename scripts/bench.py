@@ -1,13 +1,13 @@
-"""Rendimiento medido de la suite: arranque en frío, la clase, el navegador, la apertura, carga y entrenamiento.
+"""Rendimiento medido de la suite: arranque en frío, clase, navegador, barrido, apertura, carga y entrenamiento.
 
-    python scripts/bench.py                      todo (≈ 6 min en 2 núcleos)
-    python scripts/bench.py --solo clase         una sección: arranque, clase, cpu, navegador, apertura…
+    python scripts/bench.py                      todo (≈ 12 min en 2 núcleos)
+    python scripts/bench.py --solo clase         una sección: arranque, clase, mezcla, cpu, navegador, barrido…
     python scripts/bench.py --markdown BENCHMARKS.md   además escribe las tablas en ese archivo
 
 Cada cifra va junto a su referencia medida en la misma corrida: el arranque junto a
-`import gradio, torch`; la clase (scripts/bench_clase.py) junto a un endpoint vacío servido por
-Gradio con la misma cola, la CPU por evento (scripts/bench_cpu.py) junto a ese mismo endpoint,
-el navegador junto a una página que solo devuelve el número, y la
+`import gradio, torch`; la clase y la mezcla de clase (scripts/bench_clase.py) junto a un endpoint vacío servido
+por Gradio con la misma cola, la CPU por evento (scripts/bench_cpu.py) junto a ese mismo endpoint,
+el navegador y el barrido (scripts/bench_navegador.py) junto a una página que solo devuelve el número, y la
 apertura (scripts/bench_apertura.py) junto a una página de Gradio con una sola figura. Se dan
 medianas y percentiles, no tiempos sueltos. Todo en loopback; el servidor corre en otro proceso,
 para que el cliente no le quite el GIL.
@@ -28,87 +28,11 @@ from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-RAIZ = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(RAIZ))
-ENTORNO = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(RAIZ)}
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `python scripts/bench.py`, desde la raíz
+
+from scripts.medir import ENTORNO, Servidor, ms, percentil, puerto_libre, tabla
 
 LECTURA = "### Lectura"  # desde aquí, BENCHMARKS.md es prosa y `--markdown` la conserva
-
-VACIA = """
-import sys, gradio as gr
-with gr.Blocks() as demo:
-    entrada, salida = gr.Number(0), gr.Number()
-    entrada.change(lambda x: x, entrada, salida, api_name="vacia")
-demo.queue(default_concurrency_limit=4, max_size=64)
-demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]))
-"""
-
-
-def puerto_libre() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def percentil(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, round(q / 100 * (len(xs) - 1)))]
-
-
-def ms(x: float) -> str:
-    return f"{1000 * x:,.0f} ms" if x >= 0.1 else f"{1000 * x:.1f} ms"
-
-
-def tabla(titulo: str, cabecera: list[str], filas: list[list]) -> str:
-    lineas = [f"\n### {titulo}\n", "| " + " | ".join(cabecera) + " |", "|" + "---|" * len(cabecera)]
-    lineas += ["| " + " | ".join(str(c) for c in fila) + " |" for fila in filas]
-    texto = "\n".join(lineas)
-    print(texto, flush=True)
-    return texto
-
-
-class Servidor:
-    """Un proceso servidor; espera hasta que el API responde."""
-
-    def __init__(self, argumentos: list[str], puerto: int, ruta: str = "/", entorno: dict | None = None):
-        self.url = f"http://127.0.0.1:{puerto}{ruta}"
-        self.proceso = subprocess.Popen(
-            [sys.executable, *argumentos],
-            cwd=RAIZ,
-            env={**ENTORNO, **(entorno or {})},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-
-    def esperar(self, limite: float = 300) -> float:
-        import urllib.request
-
-        inicio = time.perf_counter()
-        while time.perf_counter() - inicio < limite:
-            if self.proceso.poll() is not None:
-                raise RuntimeError(self.proceso.stderr.read().decode()[-2000:])
-            try:
-                urllib.request.urlopen(self.url + "gradio_api/info", timeout=1)
-                return time.perf_counter() - inicio
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"{self.url} no respondió en {limite} s")
-
-    def rss_pico_mb(self) -> float:
-        for linea in Path(f"/proc/{self.proceso.pid}/status").read_text().splitlines():
-            if linea.startswith("VmHWM:"):
-                return int(linea.split()[1]) / 1024
-        return float("nan")
-
-    def cerrar(self):
-        self.proceso.terminate()
-        try:
-            self.proceso.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # uvicorn espera conexiones abiertas; no hace falta
-            self.proceso.kill()
-            self.proceso.wait()
 
 
 def arranque(repeticiones: int) -> str:
@@ -271,7 +195,7 @@ def entrenamiento() -> str:
     return tabla("Entrenamiento de la inversión de dígitos, hasta el 100 % de secuencias", *comparar())
 
 
-SECCIONES = ("arranque", "clase", "cpu", "navegador", "apertura", "carga", "entrenamiento")
+SECCIONES = ("arranque", "clase", "mezcla", "cpu", "navegador", "barrido", "apertura", "carga", "entrenamiento")
 
 
 def main() -> None:
@@ -299,6 +223,10 @@ def main() -> None:
             from scripts.bench_clase import clase
 
             partes.append(clase(args.estudiantes, 40))
+        elif s == "mezcla":
+            from scripts.bench_clase import mezcla
+
+            partes.append(mezcla(args.estudiantes, 40))
         elif s == "cpu":
             from scripts.bench_cpu import cpu
 
@@ -307,6 +235,10 @@ def main() -> None:
             from scripts.bench_navegador import navegador
 
             partes.append(navegador())
+        elif s == "barrido":
+            from scripts.bench_navegador import barrido
+
+            partes.append(barrido())
         elif s == "apertura":
             from scripts.bench_apertura import apertura
 
@@ -317,23 +249,29 @@ def main() -> None:
             partes.append(entrenamiento())
         print(f"\n(La sección {s} tardó {time.perf_counter() - inicio:.0f} s.)", file=sys.stderr, flush=True)
     if args.markdown:
-        # La lectura (prosa escrita a mano al final del archivo) se conserva: hay que revisarla si
-        # las cifras cambian, pero no se pierde al volver a medir.
-        # Con --solo, las secciones que no se midieron esta vez se conservan (con su fecha de antes).
-        previo = args.markdown.read_text(encoding="utf-8") if args.markdown.exists() else ""
-        lectura = previo[previo.index(LECTURA) :] if LECTURA in previo else ""
-        nuevas = {_clave(t): t for parte in partes for t in _secciones(parte)}
-        viejas = [t for t in _secciones(previo.split(LECTURA)[0]) if _clave(t) not in nuevas]
-        if viejas and args.solo:
-            viejas = [
-                f"{t.rstrip()}\n\n(De una corrida anterior; esta vez se midió solo: {', '.join(args.solo)}.)\n"
-                if "De una corrida anterior" not in t
-                else t
-                for t in viejas
-            ]
-        cuerpo = "\n".join(partes) + ("\n" + "\n".join(viejas) if args.solo else "")
-        texto = "# Rendimiento medido\n\n" + cabecera + "\n" + cuerpo + "\n\n" + lectura
-        args.markdown.write_text(texto, encoding="utf-8")
+        escribir(args.markdown, cabecera, partes, args.solo)
+
+
+def escribir(ruta: Path, cabecera: str, partes: list[str], solo: list[str] | None) -> None:
+    """Las tablas de esta corrida en `ruta` (BENCHMARKS.md).
+
+    La lectura (prosa escrita a mano al final del archivo) se conserva: hay que revisarla si las cifras cambian,
+    pero no se pierde al volver a medir. Con `solo`, las secciones que no se midieron esta vez se conservan (con su
+    fecha de antes). También sirve para pasar al archivo lo que imprimió una corrida sin `--markdown`."""
+    previo = ruta.read_text(encoding="utf-8") if ruta.exists() else ""
+    lectura = previo[previo.index(LECTURA) :] if LECTURA in previo else ""
+    nuevas = {_clave(t): t for parte in partes for t in _secciones(parte)}
+    viejas = [t for t in _secciones(previo.split(LECTURA)[0]) if _clave(t) not in nuevas]
+    if viejas and solo:
+        viejas = [
+            f"{t.rstrip()}\n\n(De una corrida anterior; esta vez se midió solo: {', '.join(solo)}.)\n"
+            if "De una corrida anterior" not in t
+            else t
+            for t in viejas
+        ]
+    cuerpo = "\n".join(partes) + ("\n" + "\n".join(viejas) if solo else "")
+    texto = "# Rendimiento medido\n\n" + cabecera + "\n" + cuerpo + "\n\n" + lectura
+    ruta.write_text(texto, encoding="utf-8")
 
 
 def _secciones(texto: str) -> list[str]:

@@ -16,8 +16,8 @@ import statistics
 import sys
 import time
 
-from scripts.bench import Servidor, ms, puerto_libre, tabla
 from scripts.bench_navegador import PRIMERA
+from scripts.medir import Servidor, ms, puerto_libre, tabla
 
 # La referencia: lo mínimo de Gradio para abrir con una figura, un gr.Plot con su valor en la página.
 REFERENCIA = """

@@ -1,6 +1,7 @@
 """La clase como carga: 30 estudiantes moviendo controles a la vez.
 
     python scripts/bench.py --solo clase
+    python scripts/bench.py --solo mezcla
 
 «clase»: cada estudiante elige una pestaña y, cada 0.2–0.6 s, manda valores nuevos (al azar, en
 su rango, o entre los que da la página: la d de escalado sale de su deslizador de log₂ d) de todos
@@ -9,6 +10,14 @@ sus deslizadores y números, como un navegador: POST a
 nombre por la misma conexión abierta. Los mismos estudiantes repiten contra un endpoint vacío en la
 misma corrida: la razón entre ambos es lo que cuesta cada pestaña. Lo que se siente en el
 navegador está en scripts/bench_navegador.py.
+
+Desde el barrido (#36), la página ya no manda los movimientos de un control barrido (arrastrarlo no
+va al servidor): en «clase», esos movimientos son llamadas directas al API público, que sigue
+contestando una vista; sirve de tope (todos los controles movidos a la vez, cada 0.2–0.6 s), no de
+retrato de la clase. «mezcla» es la clase de ahora: arrastres que no mandan nada y, cada 3–5 s, una
+edición de otra entrada, que es un evento privado (el que la página manda: `queue/join` con su
+`fn_index` y el token de la página) que calcula la vista y después las paradas de todos los
+barridos; se mide cuándo llega cada una.
 """
 
 from __future__ import annotations
@@ -25,9 +34,10 @@ import sys
 import threading
 import time
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.bench import VACIA, Servidor, ms, percentil, puerto_libre, tabla
+from scripts.medir import VACIA, Servidor, ms, percentil, puerto_libre, tabla
 
 
 def _por_omision(url: str) -> dict[str, list]:
@@ -376,8 +386,438 @@ def clase(estudiantes: int = 30, segundos: float = 40) -> str:
         )
     return tabla(
         f"Clase: {estudiantes} estudiantes durante {segundos:.0f} s, valores nuevos cada 0.2–0.6 s "
-        f"(HTTP crudo, como el navegador; RSS pico del servidor: {rss:,.0f} MB; antes, una llamada a cada "
-        f"pestaña para calentar: {calentar:.1f} s)",
+        f"(HTTP crudo al API público, una vista por llamada; desde el barrido, la página ya no manda así los "
+        f"controles barridos: ver «Mezcla de clase»; RSS pico del servidor: {rss:,.0f} MB; antes, una llamada a "
+        f"cada pestaña para calentar: {calentar:.1f} s)",
         COLUMNAS,
+        filas,
+    )
+
+
+# --- «mezcla»: la clase con el barrido (#36) ------------------------------------------------------------------------
+
+# Opciones que un estudiante no elige sin hacer antes otra cosa (subir una foto, dibujar, entrenar su modelo).
+SIN_ELEGIR = {"mi imagen (subida)", "mi dibujo", "el-mio"}
+EDICION_CADA_S = (3.0, 5.0)  # de una edición a la siguiente, desde que se vio la vista de la anterior
+ARRASTRE_CADA_S = (0.2, 0.6)  # entre ediciones, un arrastre (no manda nada)
+
+
+@dataclass
+class Edicion:
+    """Editar una entrada no barrida de una pestaña como la página: el evento que dispara (su fn_index), sus
+    entradas (ids de componente, con el valor de la página) y cómo sortear un valor nuevo de lo que cambia."""
+
+    pestana: str
+    fn_index: int
+    disparador: int  # el id del componente editado (trigger_id)
+    entradas: list[int]
+    valores: dict[int, object]  # id -> valor de la página al abrirla
+    nuevos: dict[int, callable]  # id -> azar -> valor nuevo: la entrada editada
+    generador: bool  # la vista y después los paquetes (un evento con dos respuestas)
+    solo_vista: int | None = None  # el evento que calcula solo la vista (el que barrido.js pide al arrastrar)
+
+    def datos(self, azar: random.Random) -> list:
+        valores = dict(self.valores)
+        for i, nuevo in self.nuevos.items():
+            valores[i] = nuevo(azar)
+        return [valores[i] for i in self.entradas]
+
+
+def _sorteo(c, pestana: str):
+    """azar -> un valor nuevo para el control `c` de la página (None si no se edita así)."""
+    import gradio as gr
+
+    if isinstance(c, gr.Slider | gr.Number):
+        lo, hi = c.minimum, c.maximum
+        if lo is None or hi is None:
+            return None
+        paso = float(getattr(c, "step", None) or 1)
+        return lambda azar: _valor(azar, float(lo), float(hi), paso)
+    if isinstance(c, gr.Radio | gr.Dropdown):
+        opciones = [o[1] if isinstance(o, tuple | list) else o for o in c.choices]
+        opciones = [o for o in opciones if o not in SIN_ELEGIR]
+        return (lambda azar: azar.choice(opciones)) if len(opciones) > 1 else None
+    if isinstance(c, gr.Checkbox):
+        return lambda azar: azar.random() < 0.5
+    if isinstance(c, gr.Textbox) and pestana == "inversion-digitos":  # ocho dígitos, como en «clase»
+        return lambda azar: " ".join(str(azar.randint(0, 9)) for _ in range(8))
+    return None
+
+
+def ediciones_de(config: dict, pestana: str, vista) -> list[Edicion]:
+    """Las ediciones de una pestaña: cada entrada de su URL que no es un control barrido (ni la entrada que fija uno) y
+    que se edita sin escribir texto (salvo los dígitos), con el evento que la página manda al editarla. Los ids y el
+    evento salen de la configuración que sirve la app (la de «/»), por el elem_id `<pestaña>-<nombre>`. Las demás
+    entradas, y los controles barridos, van con el valor con que abre la página."""
+    por_elem = {c["props"]["elem_id"]: c for c in config["components"] if c.get("props", {}).get("elem_id")}
+    figura = por_elem[f"{pestana}-figura1"]["id"]
+    # El evento de solo la vista: mismas salidas que el evento público de la pestaña, disparado por el `change` de
+    # un número oculto (barrido.py, `pedido_vista`), y no generador (el de los paquetes sí lo es).
+    publico = next((d for d in config["dependencies"] if d.get("api_name") == pestana.replace("-", "_")), None)
+    solo_vista = next(
+        (
+            d["id"]
+            for d in config["dependencies"]
+            if publico is not None
+            and d["backend_fn"]
+            and d["outputs"] == publico["outputs"]
+            and d["targets"]
+            and all(t[1] == "change" for t in d["targets"])
+            and not (d.get("types") or {}).get("generator")
+        ),
+        None,
+    )
+    valores = {c["id"]: c.get("props", {}).get("value") for c in config["components"]}
+    barridos = {id(c) for b in vista.barridos for c in (b.control, b.entrada) if c is not None}
+    ediciones = []
+    for nombre, c in vista.url.items():
+        sorteo = _sorteo(c, pestana)
+        if id(c) in barridos or sorteo is None or f"{pestana}-{nombre}" not in por_elem:
+            continue
+        x = por_elem[f"{pestana}-{nombre}"]["id"]
+        evento = next(
+            (
+                d
+                for d in config["dependencies"]
+                if d["backend_fn"]
+                and figura in d["outputs"]
+                and any(t[0] == x and t[1] in ("input", "submit", "change", "select") for t in d["targets"])
+            ),
+            None,
+        )
+        if evento is None:
+            continue
+        ediciones.append(
+            Edicion(
+                pestana=pestana,
+                fn_index=evento["id"],
+                disparador=x,
+                entradas=list(evento["inputs"]),
+                valores=valores,
+                nuevos={x: sorteo},
+                generador=bool((evento.get("types") or {}).get("generator")),
+                solo_vista=solo_vista,
+            )
+        )
+    return ediciones
+
+
+def _editar(
+    http, url: str, fn_index: int, disparador: int, datos: list, sesion: str, token: str | None, visto=None
+) -> dict:
+    """Un evento por la cola, como la página: POST a `queue/join` (con el token de la página) y los mensajes de
+    `queue/data` hasta `close_stream`. Devuelve los segundos hasta la primera respuesta (la vista: el primer
+    `process_generating`, o `process_completed` si no es un generador), hasta la segunda (los paquetes) y los bytes.
+    Da `Rechazo` si la función rechazó la entrada; un fallo inesperado va en "fallo" (con la vista, si llegó).
+    `visto` (un threading.Event), si se da, se marca al llegar la vista."""
+    cabeceras = {"x-atencion-pagina": token} if token else {}
+    cuerpo = {"data": datos, "fn_index": fn_index, "trigger_id": disparador, "session_hash": sesion}
+    t0 = time.perf_counter()
+    r = http.post(f"{url}gradio_api/queue/join", json=cuerpo, headers=cabeceras)
+    r.raise_for_status()
+    evento = r.json()["event_id"]
+    respuestas, total, final = [], len(r.content), None
+    with http.stream("GET", f"{url}gradio_api/queue/data", params={"session_hash": sesion}) as flujo:
+        for linea in flujo.iter_lines():
+            total += len(linea)
+            if not linea.startswith("data:"):
+                continue
+            m = json.loads(linea[5:])
+            if m.get("msg") == "close_stream":
+                break
+            if m.get("event_id") != evento:
+                continue
+            if m["msg"] == "process_generating":
+                respuestas.append(time.perf_counter() - t0)
+                if visto is not None:
+                    visto.set()
+            elif m["msg"] == "process_completed":
+                final = m
+                respuestas.append(time.perf_counter() - t0)
+    if final is None:
+        raise RuntimeError("la cola cerró el flujo sin process_completed")
+    salida = {"vista": respuestas[0], "paquete": respuestas[1] if len(respuestas) > 2 else None, "bytes": total}
+    if not final.get("success", True):
+        error = final.get("output") or {}
+        if error.get("title") == "Entrada no válida":  # demos.comun.vista: un ValueError de la pestaña
+            raise Rechazo(str(error.get("error", ""))[:300])
+        # Un fallo inesperado; en un generador, la vista pudo llegar antes (el estudiante la ve, y después el aviso).
+        salida["fallo"] = str(error.get("error", ""))[:90]
+        salida["vista"] = respuestas[0] if len(respuestas) > 1 else None
+    return salida
+
+
+def _cpu_s(pid: int) -> float:
+    """Segundos de CPU (usuario + sistema) del proceso `pid` hasta ahora."""
+    campos = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(campos[11]) + int(campos[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _sala_mezcla(url: str, alumnos: list[tuple[str, list[Edicion], bool]], segundos: float) -> dict[str, dict]:
+    """Cada alumno (pestaña, sus ediciones, si tiene barridos): edita 3–5 s después de ver la vista de su edición
+    anterior y, entre ediciones, arrastra cada 0.2–0.6 s (se cuenta, no se manda). Mientras las paradas de su edición
+    no llegan, cada arrastre pide al servidor solo su vista (`barrido.js`: el paquete no vale para las entradas
+    nuevas y las paradas vienen en camino), de a una (always_last): «vistas en la espera». Esas van por otra sesión
+    con su propio token (el flujo `queue/data` de una sesión lo lee uno solo; en el navegador es el mismo)."""
+    import httpx
+
+    res: dict[str, dict] = defaultdict(
+        lambda: {
+            "vista": [],
+            "paquete": [],
+            "b": [],
+            "arrastres": 0,
+            "en_espera": [],
+            "errores": 0,
+            "motivos": Counter(),
+            "rechazos": 0,
+            "estudiantes": 0,
+        }
+    )
+    cerrojo = threading.Lock()
+    fin: list[float] = []
+    todos_abrieron = threading.Barrier(len(alumnos), action=lambda: fin.append(time.perf_counter() + segundos))
+
+    def una(http, r, edicion, datos, sesion, token, visto=None, fn_index=None) -> dict | None:
+        try:
+            x = _editar(http, url, fn_index or edicion.fn_index, edicion.disparador, datos, sesion, token, visto)
+        except Rechazo:
+            with cerrojo:
+                r["rechazos"] += 1
+            return None
+        except Exception as e:
+            with cerrojo:
+                r["errores"] += 1
+                r["motivos"][_motivo(e)] += 1
+            return None
+        with cerrojo:
+            if x.get("fallo"):
+                r["errores"] += 1
+                r["motivos"][f"fallo: {x['fallo']}"] += 1
+            if x["vista"] is not None:
+                r["vista"].append(x["vista"])
+                r["b"].append(x["bytes"])
+            if x["paquete"] is not None:
+                r["paquete"].append(x["paquete"])
+        return x if x["vista"] is not None else None
+
+    def vista_en_espera(http, r, edicion, datos, sesion, token) -> None:
+        try:
+            x = _editar(http, url, edicion.solo_vista, edicion.disparador, datos, sesion, token)
+        except Exception as e:  # también un Rechazo: en la espera, la vista es la de la edición
+            with cerrojo:
+                r["errores"] += 1
+                r["motivos"][f"en la espera: {_motivo(e)}"] += 1
+            return
+        with cerrojo:
+            if x.get("fallo") or x["vista"] is None:
+                r["errores"] += 1
+                r["motivos"][f"en la espera: {x.get('fallo')}"] += 1
+            else:
+                r["en_espera"].append(x["vista"])
+
+    def estudiante(k: int, pestana: str, ediciones: list[Edicion], barre: bool) -> None:
+        azar = random.Random(k)
+        sesion = f"estudiante{k:02d}{azar.getrandbits(32):08x}"
+        r = res[pestana]
+        with httpx.Client(timeout=300) as http, httpx.Client(timeout=300) as http_vistas:
+            token = _token_de_la_pagina(http, url)
+            token_vistas = _token_de_la_pagina(http_vistas, url)
+            todos_abrieron.wait()
+            proxima = time.perf_counter() + azar.uniform(0, EDICION_CADA_S[0])  # no todos a la vez al empezar
+            while time.perf_counter() < fin[0]:
+                if time.perf_counter() < proxima:
+                    time.sleep(max(0.0, min(azar.uniform(*ARRASTRE_CADA_S), proxima - time.perf_counter())))
+                    if barre and time.perf_counter() < proxima:
+                        with cerrojo:
+                            r["arrastres"] += 1
+                    continue
+                edicion = azar.choice(ediciones)
+                datos = edicion.datos(azar)
+                t = time.perf_counter()
+                llego, hecho = threading.Event(), []
+                hilo = threading.Thread(
+                    target=lambda h=hecho, e=edicion, d=datos, v=llego: h.append(una(http, r, e, d, sesion, token, v)),
+                    daemon=True,
+                )
+                hilo.start()
+                while hilo.is_alive() and not llego.wait(0.05):  # la vista de la edición
+                    pass
+                # Las paradas vienen detrás: cada arrastre de mientras pide solo su vista, de a una.
+                while barre and edicion.solo_vista is not None and hilo.is_alive():
+                    time.sleep(azar.uniform(*ARRASTRE_CADA_S))
+                    if hilo.is_alive():
+                        vista_en_espera(http_vistas, r, edicion, datos, sesion + "v", token_vistas)
+                hilo.join()
+                x = hecho[0] if hecho else None
+                visto = t + (x["vista"] if x else time.perf_counter() - t)
+                proxima = visto + azar.uniform(*EDICION_CADA_S)
+
+    hilos = []
+    for k, (pestana, ediciones, barre) in enumerate(alumnos):
+        res[pestana]["estudiantes"] += 1
+        hilos.append(threading.Thread(target=estudiante, args=(k, pestana, ediciones, barre)))
+    for h in hilos:
+        h.start()
+    for h in hilos:
+        h.join()
+    return res
+
+
+def _ediciones_vacias(config: dict) -> list[Edicion]:
+    """La edición del endpoint vacío: su único evento, con un número nuevo."""
+    d = config["dependencies"][0]
+    return [
+        Edicion(
+            pestana="(endpoint vacío)",
+            fn_index=d["id"],
+            disparador=d["targets"][0][0],
+            entradas=list(d["inputs"]),
+            valores={},
+            nuevos={d["inputs"][0]: lambda azar: azar.random()},
+            generador=False,
+        )
+    ]
+
+
+def mezcla(estudiantes: int = 30, segundos: float = 40) -> str:
+    """La clase con el barrido: arrastres que no mandan nada y, de vez en cuando, una edición que calcula la vista y
+    todas las paradas (el evento privado que la página manda), junto al endpoint vacío con el mismo ritmo."""
+    import httpx
+
+    import app as suite
+    from demos import PESTANAS
+
+    p_app, p_vacia = puerto_libre(), puerto_libre()
+    servidor = Servidor(["app.py", "--port", str(p_app)], p_app)
+    vacia = Servidor(["-c", VACIA, str(p_vacia)], p_vacia)
+    try:
+        servidor.esperar()
+        vacia.esperar()
+        config = httpx.get(servidor.url + "config", timeout=60).json()
+        vistas = suite.vistas(suite.demo)
+        por_pestana = {p.id: ediciones_de(config, p.id, vistas[p.id]) for p in PESTANAS}
+        alumnos = []
+        for k in range(estudiantes):
+            p = PESTANAS[k % len(PESTANAS)]
+            if por_pestana[p.id]:
+                alumnos.append((p.id, por_pestana[p.id], bool(vistas[p.id].barridos)))
+        t = time.perf_counter()
+        with httpx.Client(timeout=300) as http:  # lo que paga el primero que edita cada pestaña (imports, cachés)
+            token = _token_de_la_pagina(http, servidor.url)
+            for ediciones in por_pestana.values():
+                for e in ediciones[:1]:
+                    with contextlib.suppress(Rechazo):
+                        _editar(
+                            http, servidor.url, e.fn_index, e.disparador, e.datos(random.Random(0)), "calentar", token
+                        )
+        calentar = time.perf_counter() - t
+        cpu = _cpu_s(servidor.proceso.pid)
+        res = _sala_mezcla(servidor.url, alumnos, segundos)
+        cpu = _cpu_s(servidor.proceso.pid) - cpu
+        rss = servidor.rss_pico_mb()
+        config_vacia = httpx.get(vacia.url + "config", timeout=60).json()
+        res_vacia = _sala_mezcla(
+            vacia.url, [("(endpoint vacío)", _ediciones_vacias(config_vacia), False)] * estudiantes, segundos
+        )
+    finally:
+        servidor.cerrar()
+        vacia.cerrar()
+    v = res_vacia["(endpoint vacío)"]
+    p50_v = statistics.median(v["vista"])
+    ritmo_v = len(v["vista"]) / segundos / estudiantes
+    filas = [
+        [
+            "(endpoint vacío)",
+            estudiantes,
+            f"{len(v['vista']) / segundos:.1f}",
+            "",
+            ms(p50_v),
+            ms(percentil(v["vista"], 95)),
+            "",
+            "",
+            f"{statistics.mean(v['b']) / 1e3:.1f}",
+            "1.00×",
+            "100 %",
+            "",
+            _errores(v),
+            "",
+        ]
+    ]
+    total_ed = total_arr = total_rep = 0
+    for p in PESTANAS:
+        r = res.get(p.id)
+        if not r or not r["vista"]:
+            n = r["estudiantes"] if r else 0
+            filas.append([p.id, n, "0", "", "—", "—", "—", "—", "—", "—", "—", "", r["errores"] if r else 0, ""])
+            continue
+        n_ed = len(r["vista"]) + r["rechazos"]
+        total_ed += n_ed
+        total_arr += r["arrastres"]
+        total_rep += len(r["en_espera"])
+        razon = statistics.median(r["vista"]) / p50_v
+        filas.append(
+            [
+                p.id,
+                r["estudiantes"],
+                f"{n_ed / segundos:.2f}",
+                f"{r['arrastres'] / segundos:.1f}" if vistas[p.id].barridos else "",
+                ms(statistics.median(r["vista"])),
+                ms(percentil(r["vista"], 95)),
+                ms(statistics.median(r["paquete"])) if r["paquete"] else "",
+                ms(percentil(r["paquete"], 95)) if r["paquete"] else "",
+                f"{statistics.mean(r['b']) / 1e3:.1f}",
+                f"**{razon:.2f}×**" if razon <= 3 else f"{razon:.2f}×",
+                f"{100 * len(r['vista']) / segundos / r['estudiantes'] / ritmo_v:.0f} %",
+                (f"{len(r['en_espera'])}, p50 {ms(statistics.median(r['en_espera']))}" if r["en_espera"] else ""),
+                _errores(r),
+                f"{100 * r['rechazos'] / n_ed:.0f} %" if r["rechazos"] else "",
+            ]
+        )
+    filas.append(
+        [
+            "**total**",
+            len(alumnos),
+            f"{total_ed / segundos:.1f}",
+            f"{total_arr / segundos:.1f}",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            f"{total_rep}",
+            "",
+            "",
+        ]
+    )
+    return tabla(
+        f"Mezcla de clase: {len(alumnos)} estudiantes durante {segundos:.0f} s; cada uno edita una entrada que no se "
+        f"barre (un valor nuevo: una semilla, un número, una opción, los dígitos) {EDICION_CADA_S[0]:g}–"
+        f"{EDICION_CADA_S[1]:g} s después de ver la vista de su edición anterior y, entre ediciones, arrastra un "
+        f"control barrido cada {ARRASTRE_CADA_S[0]:g}–{ARRASTRE_CADA_S[1]:g} s (no manda nada; en las pestañas sin "
+        f"barrido, no hace nada); si arrastra antes de que lleguen las paradas de su edición, la página pide solo "
+        f"la vista de cada arrastre, de a una (barrido.js: «vistas en la espera»). Por la cola, como la página "
+        f"(queue/join con el token de la página y queue/data); "
+        f"el vacío, con el mismo ritmo. CPU del servidor: {cpu:.0f} s en {segundos:.0f} s "
+        f"({100 * cpu / segundos / (os.cpu_count() or 1):.0f} % de {os.cpu_count()} núcleos); RSS pico: {rss:,.0f} MB; "
+        f"antes, una edición de cada pestaña para calentar: {calentar:.1f} s",
+        [
+            "pestaña",
+            "estudiantes",
+            "ediciones/s",
+            "arrastres/s (sin servidor)",
+            "vista p50",
+            "vista p95",
+            "paradas p50",
+            "paradas p95",
+            "kB por edición",
+            "vista p50 / vacío",
+            "ritmo / vacío",
+            "vistas en la espera",
+            "errores",
+            "rechazadas",
+        ],
         filas,
     )

@@ -27,7 +27,7 @@ import zlib
 from pathlib import Path
 
 from scripts import bench_clase as bc
-from scripts.bench import VACIA, Servidor, puerto_libre, tabla
+from scripts.medir import VACIA, Servidor, puerto_libre, tabla
 
 CALENTAR, LLAMADAS = 3, int(os.environ.get("BENCH_CPU_LLAMADAS", "12"))  # más llamadas, menos error del reloj
 SESION = f"cpu-pagina-{random.getrandbits(32):08x}"  # la de la página: la misma en todas las llamadas

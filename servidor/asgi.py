@@ -17,7 +17,7 @@ Probado (la espiga scripts/espiga_una_cola.py, ya borrada: está en la historia 
 valen las proporciones) y descartado:
 - La página de la suite abierta en `?tab=<id>` tarda 1.5–2.9× más que /demo/<id>/ en mostrar su primera
   figura, con 1.7–2.3× más memoria de JavaScript (715 kB de configuración contra 72–159 kB): una
-  diapositiva pagaría las 14 pestañas.
+  diapositiva pagaría todas las pestañas.
 - Con `Blocks.route` (páginas del mismo Blocks, cada una con su configuración filtrada) las 14 sueltas
   cuestan +21 MB de RSS en vez de los +173 MB de 14 montajes; pero se arman todas al arrancar (el
   arranque casi se duplica, por encima del tope), su camino no admite «/» (serían /demo-<id>, no

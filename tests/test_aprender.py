@@ -1,7 +1,7 @@
 """Predecir, comprobarse y la ruta (#24): las respuestas verdaderas son las de la lección y las de la pestaña.
 
 Las pruebas de datos no lanzan nada; las de navegador usan la app de la sesión (`url_app`), una
-página para la predicción y las preguntas (¿Por qué √d?) y otra para la ruta por las 13 pestañas.
+página para la predicción y las preguntas (¿Por qué √d?) y otra para la ruta por las pestañas.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 Las capas, de abajo arriba: `modelos` (PyTorch puro) → `demos.comun` (lo que llaman las pestañas) →
 las pestañas → `demos.servir` (lo que las conecta a Gradio) → `servidor` (sirve y protege) → `app`
-(arma la suite y la sirve). Nada importa hacia arriba. El grafo se arma con todos los `import` del archivo, también
+(arma la suite y la sirve). Nada importa hacia arriba. `scripts` (medidas, ataques, el Space) usa el proyecto; el
+proyecto no lo usa a él, y sus secciones de `make bench` toman lo común de `scripts.medir`, no unas de otras.
+El grafo se arma con todos los `import` del archivo, también
 los que van dentro de una función: un import perezoso no esconde un ciclo.
 """
 
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 
 RAIZ = Path(__file__).resolve().parent.parent
-PAQUETES = ("modelos", "demos", "servidor")
+PAQUETES = ("modelos", "demos", "servidor", "scripts")
 
 
 def _modulos() -> dict[str, Path]:
@@ -110,6 +112,8 @@ def test_no_hay_ciclos_de_import():
 
 
 def _capa(nombre: str) -> str:
+    if nombre.startswith("scripts."):
+        return "scripts"
     if nombre == "app" or nombre.startswith("servidor"):
         return nombre.split(".")[0]
     if nombre.startswith("modelos"):
@@ -133,6 +137,8 @@ PROHIBIDO = {
     "servidor": {"app"},
     "app": set(),
 }
+for _prohibido in PROHIBIDO.values():
+    _prohibido.add("scripts")  # nada del proyecto usa las medidas ni los ataques
 
 
 @pytest.mark.parametrize("capa", sorted(PROHIBIDO))
@@ -145,6 +151,14 @@ def test_nada_importa_hacia_arriba(capa):
         if _capa(destino) in PROHIBIDO[capa]
     ]
     assert not malos, f"Imports hacia arriba desde «{capa}»: " + ", ".join(malos)
+
+
+def test_make_bench_ordena_sus_secciones_y_ninguna_lo_importa():
+    """scripts/bench.py importa cada sección (bench_clase, bench_navegador…); ninguna importa scripts.bench: lo común
+    está en scripts.medir (antes, bench y bench_clase se importaban uno al otro)."""
+    malos = [o for o, destinos in GRAFO.items() if o.startswith("scripts.") and "scripts.bench" in destinos]
+    assert not malos, "Importan scripts.bench: " + ", ".join(malos)
+    assert {"scripts.bench_clase", "scripts.bench_navegador", "scripts.medir"} <= GRAFO["scripts.bench"]
 
 
 def test_una_pestana_no_importa_otra_pestana():
