@@ -516,7 +516,7 @@ def _editar(
     r = http.post(f"{url}gradio_api/queue/join", json=cuerpo, headers=cabeceras)
     r.raise_for_status()
     evento = r.json()["event_id"]
-    respuestas, total, final = [], len(r.content), None
+    respuestas, total, final, servidor = [], len(r.content), None, False
     with http.stream("GET", f"{url}gradio_api/queue/data", params={"session_hash": sesion}) as flujo:
         for linea in flujo.iter_lines():
             total += len(linea)
@@ -529,6 +529,7 @@ def _editar(
                 continue
             if m["msg"] == "process_generating":
                 respuestas.append(time.perf_counter() - t0)
+                servidor = servidor or (len(respuestas) > 1 and '"servidor"' in linea)
                 if visto is not None:
                     visto.set()
             elif m["msg"] == "process_completed":
@@ -536,7 +537,12 @@ def _editar(
                 respuestas.append(time.perf_counter() - t0)
     if final is None:
         raise RuntimeError("la cola cerró el flujo sin process_completed")
-    salida = {"vista": respuestas[0], "paquete": respuestas[1] if len(respuestas) > 2 else None, "bytes": total}
+    salida = {
+        "vista": respuestas[0],
+        "paquete": respuestas[1] if len(respuestas) > 2 else None,
+        "bytes": total,
+        "servidor": servidor,  # un paquete sin paradas (barrido.py: no caben, o el taller estaba lleno)
+    }
     if not final.get("success", True):
         error = final.get("output") or {}
         if error.get("title") == "Entrada no válida":  # demos.comun.vista: un ValueError de la pestaña
@@ -568,6 +574,8 @@ def _sala_mezcla(url: str, alumnos: list[tuple[str, list[Edicion], bool]], segun
             "b": [],
             "arrastres": 0,
             "en_espera": [],
+            "sin_paradas": [],
+            "ediciones_sin_paradas": 0,
             "errores": 0,
             "motivos": Counter(),
             "rechazos": 0,
@@ -601,7 +609,7 @@ def _sala_mezcla(url: str, alumnos: list[tuple[str, list[Edicion], bool]], segun
                 r["paquete"].append(x["paquete"])
         return x if x["vista"] is not None else None
 
-    def vista_en_espera(http, r, edicion, datos, sesion, token) -> None:
+    def vista_en_espera(http, r, edicion, datos, sesion, token, donde: str = "en_espera") -> None:
         try:
             x = _editar(http, url, edicion.solo_vista, edicion.disparador, datos, sesion, token)
         except Exception as e:  # también un Rechazo: en la espera, la vista es la de la edición
@@ -614,7 +622,7 @@ def _sala_mezcla(url: str, alumnos: list[tuple[str, list[Edicion], bool]], segun
                 r["errores"] += 1
                 r["motivos"][f"en la espera: {x.get('fallo')}"] += 1
             else:
-                r["en_espera"].append(x["vista"])
+                r[donde].append(x["vista"])
 
     def estudiante(k: int, pestana: str, ediciones: list[Edicion], barre: bool) -> None:
         azar = random.Random(k)
@@ -625,12 +633,15 @@ def _sala_mezcla(url: str, alumnos: list[tuple[str, list[Edicion], bool]], segun
             token_vistas = _token_de_la_pagina(http_vistas, url)
             todos_abrieron.wait()
             proxima = time.perf_counter() + azar.uniform(0, EDICION_CADA_S[0])  # no todos a la vez al empezar
+            sin_paradas, edicion, datos = False, None, None
             while time.perf_counter() < fin[0]:
                 if time.perf_counter() < proxima:
                     time.sleep(max(0.0, min(azar.uniform(*ARRASTRE_CADA_S), proxima - time.perf_counter())))
                     if barre and time.perf_counter() < proxima:
                         with cerrojo:
                             r["arrastres"] += 1
+                        if sin_paradas:  # el paquete no trajo paradas: cada arrastre pide su vista, de a una
+                            vista_en_espera(http_vistas, r, edicion, datos, sesion + "v", token_vistas, "sin_paradas")
                     continue
                 edicion = azar.choice(ediciones)
                 datos = edicion.datos(azar)
@@ -650,6 +661,10 @@ def _sala_mezcla(url: str, alumnos: list[tuple[str, list[Edicion], bool]], segun
                         vista_en_espera(http_vistas, r, edicion, datos, sesion + "v", token_vistas)
                 hilo.join()
                 x = hecho[0] if hecho else None
+                sin_paradas = bool(x and x.get("servidor") and edicion.solo_vista is not None)
+                if sin_paradas:
+                    with cerrojo:
+                        r["ediciones_sin_paradas"] += 1
                 visto = t + (x["vista"] if x else time.perf_counter() - t)
                 proxima = visto + azar.uniform(*EDICION_CADA_S)
 
@@ -740,21 +755,23 @@ def mezcla(estudiantes: int = 30, segundos: float = 40) -> str:
             "1.00×",
             "100 %",
             "",
+            "",
             _errores(v),
             "",
         ]
     ]
-    total_ed = total_arr = total_rep = 0
+    total_ed = total_arr = total_rep = total_sin = 0
     for p in PESTANAS:
         r = res.get(p.id)
         if not r or not r["vista"]:
             n = r["estudiantes"] if r else 0
-            filas.append([p.id, n, "0", "", "—", "—", "—", "—", "—", "—", "—", "", r["errores"] if r else 0, ""])
+            filas.append([p.id, n, "0", "", "—", "—", "—", "—", "—", "—", "—", "", "", r["errores"] if r else 0, ""])
             continue
         n_ed = len(r["vista"]) + r["rechazos"]
         total_ed += n_ed
         total_arr += r["arrastres"]
         total_rep += len(r["en_espera"])
+        total_sin += r["ediciones_sin_paradas"]
         razon = statistics.median(r["vista"]) / p50_v
         filas.append(
             [
@@ -770,6 +787,12 @@ def mezcla(estudiantes: int = 30, segundos: float = 40) -> str:
                 f"**{razon:.2f}×**" if razon <= 3 else f"{razon:.2f}×",
                 f"{100 * len(r['vista']) / segundos / r['estudiantes'] / ritmo_v:.0f} %",
                 (f"{len(r['en_espera'])}, p50 {ms(statistics.median(r['en_espera']))}" if r["en_espera"] else ""),
+                (
+                    f"{r['ediciones_sin_paradas']}; {len(r['sin_paradas'])} vistas, p50 "
+                    f"{ms(statistics.median(r['sin_paradas']))}"
+                    if r["sin_paradas"]
+                    else str(r["ediciones_sin_paradas"] or "")
+                ),
                 _errores(r),
                 f"{100 * r['rechazos'] / n_ed:.0f} %" if r["rechazos"] else "",
             ]
@@ -788,6 +811,7 @@ def mezcla(estudiantes: int = 30, segundos: float = 40) -> str:
             "",
             "",
             f"{total_rep}",
+            f"{total_sin}",
             "",
             "",
         ]
@@ -798,7 +822,8 @@ def mezcla(estudiantes: int = 30, segundos: float = 40) -> str:
         f"{EDICION_CADA_S[1]:g} s después de ver la vista de su edición anterior y, entre ediciones, arrastra un "
         f"control barrido cada {ARRASTRE_CADA_S[0]:g}–{ARRASTRE_CADA_S[1]:g} s (no manda nada; en las pestañas sin "
         f"barrido, no hace nada); si arrastra antes de que lleguen las paradas de su edición, la página pide solo "
-        f"la vista de cada arrastre, de a una (barrido.js: «vistas en la espera»). Por la cola, como la página "
+        f"la vista de cada arrastre, de a una (barrido.js: «vistas en la espera»), y hasta la edición siguiente "
+        f"si el paquete llegó sin paradas (el taller de paradas estaba lleno, o no caben). Por la cola, como la página "
         f"(queue/join con el token de la página y queue/data); "
         f"el vacío, con el mismo ritmo. CPU del servidor: {cpu:.0f} s en {segundos:.0f} s "
         f"({100 * cpu / segundos / (os.cpu_count() or 1):.0f} % de {os.cpu_count()} núcleos); RSS pico: {rss:,.0f} MB; "
@@ -816,6 +841,7 @@ def mezcla(estudiantes: int = 30, segundos: float = 40) -> str:
             "vista p50 / vacío",
             "ritmo / vacío",
             "vistas en la espera",
+            "ediciones sin paradas; vistas al arrastrar",
             "errores",
             "rechazadas",
         ],

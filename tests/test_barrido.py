@@ -185,3 +185,69 @@ def test_editar_con_entradas_que_no_caben_da_la_vista_y_el_aviso_de_servidor():
     assert not any(isinstance(x, dict) and x.get("__type__") == "update" and "Algo" in str(x) for x in vista_)
     n = len(vista.salidas)
     assert all("servidor" in p for p in paquetes[n : n + len(vista.barridos)])
+
+
+def test_el_taller_calcula_las_paradas_en_un_hilo_y_con_la_fila_llena_avisa(monkeypatch):
+    """Las paradas de las ediciones se calculan de a una, en el hilo del taller; las que llegan con la fila llena no
+    se calculan: su paquete es el aviso «servidor» (con las paradas y las demás entradas, para que el navegador siga
+    el control y pida cada vista), y la vista de la edición no espera nada."""
+    import threading
+    import time
+
+    vista = vistas()["multicabeza"]
+    valores = [c.value for c in vista.entradas]
+    taller = barrido.Taller(max_en_fila=2)
+    hilos, a_la_vez, ahora, cerrojo = set(), [], [0], threading.Lock()
+    original = barrido.paquetes_de
+
+    def lento(*a, **k):
+        with cerrojo:
+            hilos.add(threading.current_thread().name)
+            ahora[0] += 1
+            a_la_vez.append(ahora[0])
+        time.sleep(0.3)
+        try:
+            return original(*a, **k)
+        finally:
+            with cerrojo:
+                ahora[0] -= 1
+
+    monkeypatch.setattr(barrido, "paquetes_de", lento)
+    resultados = [None] * 6
+
+    def editar(j):
+        resultados[j] = taller.paquetes(vista, valores)
+
+    edits = [threading.Thread(target=editar, args=(j,)) for j in range(6)]
+    for h in edits:
+        h.start()
+    for h in edits:
+        h.join()
+    calculados = [r for r in resultados if "salidas" in r[0]]
+    avisos = [r for r in resultados if "servidor" in r[0]]
+    assert len(calculados) == 2 and len(avisos) == 4  # la fila admite 2; las otras 4, el aviso al instante
+    assert max(a_la_vez) == 1 and all(n.startswith("paquetes") for n in hilos)  # de a uno, en el hilo del taller
+    aviso = avisos[0][0]
+    assert aviso["servidor"] == barrido.OCUPADO
+    assert aviso["paradas"] == paradas_de(vista.barridos[0]) and aviso["otros"] == calculados[0][0]["otros"]
+    assert taller.paquetes(vista, valores)[0]["salidas"]  # la fila se vació: calcula otra vez
+
+
+def test_entre_parada_y_parada_el_taller_cede_el_turno_a_las_vistas():
+    """Con una vista calculándose (`EN_CURSO`), cada parada espera a que termine (a lo sumo `CEDER_MAX_S`); sin
+    vistas, no espera. Una vista de la página cuenta mientras corre; una función exclusiva (un entrenamiento), no."""
+    import time
+
+    from demos.comun.vista import EN_CURSO, envolver
+
+    t = time.monotonic()
+    barrido.ceder()
+    assert time.monotonic() - t < barrido.CEDER_MAX_S / 2
+    with EN_CURSO.vista():
+        t = time.monotonic()
+        barrido.ceder()
+        assert time.monotonic() - t >= barrido.CEDER_MAX_S
+    vistas_vistas = []
+    envolver(lambda: vistas_vistas.append(EN_CURSO.n) or ())()
+    envolver(lambda: vistas_vistas.append(EN_CURSO.n) or (), exclusivo_de="prueba")()
+    assert vistas_vistas == [1, 0] and EN_CURSO.n == 0

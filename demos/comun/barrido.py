@@ -15,7 +15,9 @@ da a Gradio como si hubiera llegado del servidor: la figura sigue al pulgar y la
 - si el paquete pesaría más de `MAX_BYTES` con estas entradas, no lleva vistas: cada movimiento pide solo su
   vista al servidor (otro evento, el de la vista), como antes del barrido;
 - `recalcular` (privado) es un generador: primero la vista, después los paquetes. Así una edición se ve tan
-  pronto como antes, y las paradas llegan detrás, en el mismo evento;
+  pronto como antes, y las paradas llegan detrás, en el mismo evento. Las paradas se calculan en el `Taller`: un
+  hilo para todo el proceso, con una fila corta (llena, el paquete es el aviso «servidor») y que entre parada y
+  parada cede el turno a las vistas en curso;
 Los paquetes de la vista inicial se calculan una vez por proceso (`demos.servir.conectar`) o al armar la sección.
 """
 
@@ -24,7 +26,10 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -33,7 +38,7 @@ from typing import Any
 import gradio as gr
 import orjson
 
-from demos.comun.vista import Barrido, envolver, salidas_para_gradio, un_reloj
+from demos.comun.vista import EN_CURSO, Barrido, envolver, salidas_para_gradio, un_reloj
 
 MAX_PARADAS = 256  # más paradas que esto no se precalculan: el control queda en el servidor
 MAX_BYTES = 200_000  # lo que pesan, en JSON, los paquetes de una pestaña (tests/test_barrido.py lo mide)
@@ -99,15 +104,13 @@ def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None, 
     """
     i = _indice(vista.entradas, barrido)
     if barrido.con:
-        fijos = {id(c): v for c, v in barrido.con}
-        valores = [fijos.get(id(c), v) for c, v in zip(vista.entradas, valores, strict=True)]
+        valores = _con(barrido, vista, valores)
         hecha = None  # la vista de la página es con los valores de antes
-    paradas = paradas_de(barrido)
-    a_entrada = barrido.a_entrada or (lambda v: v)
-    entradas = [a_entrada(v) for v in paradas]
-    cabecera = {"paradas": paradas, "entradas": entradas, "otros": [v for k, v in enumerate(valores) if k != i]}
+    cabecera = _cabecera(vista, barrido, valores)
+    entradas = cabecera["entradas"]
     vistas, errores, ultima, pesos = [], {}, None, []
     for k, v in enumerate(entradas):
+        ceder()
         args = [*valores[:i], v, *valores[i + 1 :]]
         try:
             resultado = hecha if hecha is not None and _mismo(v, valores[i]) else vista.fn(*args)
@@ -138,6 +141,27 @@ def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None, 
     if tamano([completo]) > tope:
         return {**cabecera, "servidor": f"más de {tope // 1000} kB"}
     return completo
+
+
+def _con(barrido: Barrido, vista, valores: list) -> list:
+    """Las entradas con las que se calculan las paradas: las de `Barrido.con` en su valor (la máscara que muestra k)."""
+    fijos = {id(c): v for c, v in barrido.con}
+    return [fijos.get(id(c), v) for c, v in zip(vista.entradas, valores, strict=True)]
+
+
+def _cabecera(vista, barrido: Barrido, valores: list) -> dict:
+    """Lo que todo paquete lleva, también el aviso «servidor»: las paradas, la entrada que fija cada una y las
+    demás entradas (el navegador ve si el paquete sigue valiendo)."""
+    i = _indice(vista.entradas, barrido)
+    if barrido.con:
+        valores = _con(barrido, vista, valores)
+    paradas = paradas_de(barrido)
+    a_entrada = barrido.a_entrada or (lambda v: v)
+    return {
+        "paradas": paradas,
+        "entradas": [a_entrada(v) for v in paradas],
+        "otros": [v for k, v in enumerate(valores) if k != i],
+    }
 
 
 CADA = 8  # tras cuántas paradas se estima por primera vez el peso del paquete (y después, al doble)
@@ -350,9 +374,10 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
     controles = [b.control for b in barridos]
 
     def recalcular(*valores):
-        resultado = vista.fn(*valores)
+        with EN_CURSO.vista():  # la vista de la edición: el taller le cede el turno
+            resultado = vista.fn(*valores)
         yield (*resultado, *[gr.skip()] * (len(barridos) * 2))
-        paquetes = paquetes_de(vista, list(valores), resultado)
+        paquetes = TALLER.paquetes(vista, list(valores), resultado)
         # El texto bajo cada control: el suyo (la parada de ahora es válida: acaba de calcularse), no el motivo de
         # una parada rechazada que barrido.js haya dejado antes de esta edición.
         infos = [
@@ -380,6 +405,53 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
         trigger_mode="always_last",
         **un_reloj(vista.salidas),
     )
+
+
+class Taller:
+    """Donde se calculan los paquetes de las ediciones: un hilo para todo el proceso, y una fila corta.
+
+    Calcular las paradas es Python puro (cientos de milisegundos) y se turna el GIL con las vistas de todos. Con
+    un hilo, una clase que edita a la vez no llena el proceso de cálculos de paradas: las vistas (lo que el
+    estudiante espera al editar) se siguen sirviendo, y las paradas llegan detrás. Si ya hay `max_en_fila`
+    esperando o en curso, no se calculan: el paquete es el aviso «servidor» (cada movimiento pide su vista, como
+    antes del barrido) hasta la próxima edición. Así, con la clase entera editando, la app se degrada a lo de
+    antes en vez de atrasarse sin tope. Sin estado por pedido: la fila cuenta, bajo un cerrojo, y nada más."""
+
+    def __init__(self, max_en_fila: int):
+        self.max_en_fila = max_en_fila
+        self._cerrojo = threading.Lock()
+        self._en_fila = 0
+        self._hilo: ThreadPoolExecutor | None = None
+
+    def paquetes(self, vista, valores: list, hecha: tuple | None = None) -> list[dict]:
+        with self._cerrojo:
+            if self._en_fila >= self.max_en_fila:
+                return [{**_cabecera(vista, b, valores), "servidor": OCUPADO} for b in vista.barridos]
+            self._en_fila += 1
+            if self._hilo is None:
+                self._hilo = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paquetes")
+            hilo = self._hilo
+        try:
+            return hilo.submit(paquetes_de, vista, valores, hecha).result()
+        finally:
+            with self._cerrojo:
+                self._en_fila -= 1
+
+
+CEDER_MAX_S = 0.05  # lo que una parada espera, a lo sumo, a que terminen las vistas en curso
+
+
+def ceder() -> None:
+    """Entre parada y parada: si hay vistas calculándose (`EN_CURSO`), espera a que terminen (a lo sumo
+    `CEDER_MAX_S`). Con el GIL, cada parada que se calcula es tiempo que una vista no corre; así la vista que un
+    estudiante espera pasa delante de las paradas, que nadie mira todavía."""
+    hasta = time.monotonic() + CEDER_MAX_S
+    while EN_CURSO.n and time.monotonic() < hasta:
+        time.sleep(0.002)
+
+
+OCUPADO = "el servidor está ocupado con las paradas de otras ediciones"
+TALLER = Taller(max_en_fila=6)
 
 
 def paquetes_de(vista, valores: list, hecha: tuple | None = None) -> list[dict]:

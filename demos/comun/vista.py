@@ -128,12 +128,36 @@ def exclusivo(nombre: str) -> threading.Lock:
         return _EXCLUSIVOS.setdefault(nombre, threading.Lock())
 
 
+class _EnCurso:
+    """Cuántas vistas se están calculando ahora en el proceso (un contador bajo un cerrojo, sin nada por pedido).
+    El taller de paradas (`demos.comun.barrido.Taller`) lo mira entre parada y parada y cede el turno: las vistas,
+    que un estudiante espera, van antes que las paradas, que llegan detrás."""
+
+    def __init__(self):
+        self._cerrojo = threading.Lock()
+        self.n = 0
+
+    @contextlib.contextmanager
+    def vista(self):
+        with self._cerrojo:
+            self.n += 1
+        try:
+            yield
+        finally:
+            with self._cerrojo:
+                self.n -= 1
+
+
+EN_CURSO = _EnCurso()
+
+
 def envolver(fn: Callable, exclusivo_de: str | None = None) -> Callable:
     """La función de cálculo lista para Gradio: ValueError -> gr.Error en español, figuras -> Plotly.
 
     Conserva la firma de `fn`, que Gradio usa para nombrar los parámetros del API.
     Sirve también para generadores (cada valor producido se convierte). Con
-    `exclusivo_de`, a lo sumo una llamada a la vez en todo el proceso; las demás esperan.
+    `exclusivo_de`, a lo sumo una llamada a la vez en todo el proceso; las demás esperan. Una función que no es
+    generador ni exclusiva es una vista: cuenta en `EN_CURSO` mientras corre.
     """
     cerrojo = exclusivo(exclusivo_de) if exclusivo_de else contextlib.nullcontext()
     donde = fn.__module__.removeprefix("demos.").removesuffix(".pestana")  # la pestaña (o su parte), para el log
@@ -152,9 +176,11 @@ def envolver(fn: Callable, exclusivo_de: str | None = None) -> Callable:
 
         return generador
 
+    contar = EN_CURSO.vista if not exclusivo_de else contextlib.nullcontext
+
     @functools.wraps(fn)
     def envuelta(*args, **kwargs):
-        with cerrojo:
+        with cerrojo, contar():
             try:
                 return salidas_para_gradio(fn(*args, **kwargs))
             except gr.Error:
