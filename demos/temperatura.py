@@ -13,7 +13,7 @@ from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import C0, C1, Barras, Paneles, Referencia, Serie, miles
 from demos.comun.glosario import seccion
 from demos.comun.seguridad import escapar_md
-from demos.comun.validar import entero, lista_de_palabras, real
+from demos.comun.validar import entero, lista_de_numeros, lista_de_palabras, real
 from demos.comun.vista import Barrido, Vista, explicacion, grafico
 
 PALABRAS = "plata, sacó, Ana, del"
@@ -52,14 +52,6 @@ PUENTE = (
 # --- validación ----------------------------------------------------------------------------------
 
 
-def _texto(valor, nombre: str) -> str:
-    if not isinstance(valor, str) or not valor.strip():
-        raise ValueError(f"Escribe {nombre}, separados por comas.")
-    if len(valor) > MAX_TEXTO:
-        raise ValueError(f"El texto de {nombre} es demasiado largo: a lo sumo {miles(MAX_TEXTO)} caracteres.")
-    return valor
-
-
 def leer_palabras(texto) -> list[str]:
     """«plata, sacó, Ana, del» -> ["plata", "sacó", "Ana", "del"]."""
     return lista_de_palabras(
@@ -74,21 +66,7 @@ def leer_palabras(texto) -> list[str]:
 
 def leer_puntajes(texto) -> list[float]:
     """«2, 1, 0.5, -1» -> [2.0, 1.0, 0.5, -1.0]. Punto decimal; la coma separa números."""
-    trozos = [t.strip().replace("−", "-") for t in _texto(texto, "los puntajes").split(",")]
-    if len(trozos) > MAX_PALABRAS:
-        raise ValueError(f"Hay {len(trozos)} puntajes: se aceptan a lo sumo {MAX_PALABRAS}.")
-    puntajes = []
-    for i, t in enumerate(trozos, start=1):
-        try:
-            x = float(t)
-        except ValueError:
-            raise ValueError(
-                f"El puntaje {i} («{t[:20]}») no es un número: sepáralos con comas y usa punto decimal (0.5)."
-            ) from None
-        if not math.isfinite(x) or abs(x) > MAX_PUNTAJE:
-            raise ValueError(f"El puntaje {i} debe ser un número finito entre −{MAX_PUNTAJE:g} y {MAX_PUNTAJE:g}.")
-        puntajes.append(x)
-    return puntajes
+    return lista_de_numeros(texto, "el puntaje", "puntajes", MAX_PALABRAS, MAX_PUNTAJE, MAX_TEXTO)
 
 
 # --- cálculo -------------------------------------------------------------------------------------

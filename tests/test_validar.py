@@ -78,3 +78,23 @@ def test_lista_de_palabras_mira_el_largo_antes_de_partir():
     """Un texto enorme de separadores no llega a partirse: lo para el tope de caracteres."""
     with pytest.raises(ValueError, match="demasiado largo"):
         lista_de_palabras("," * 10**6, "las palabras", separador="coma", **LIMITES)
+
+
+def test_lista_de_numeros_lee_comas_punto_decimal_y_el_menos_tipografico():
+    from demos.comun.validar import lista_de_numeros
+
+    leer = lambda t: lista_de_numeros(t, "el puntaje", "puntajes", 4, 100, 200)  # noqa: E731
+    assert leer("2, 1, 0.5, −1") == [2.0, 1.0, 0.5, -1.0]
+    for texto, motivo in [
+        ("", "Escribe los puntajes, separados por comas."),
+        (None, "Escribe los puntajes, separados por comas."),
+        ("1, 2, 3, 4, 5", "Hay 5 puntajes: se aceptan a lo sumo 4."),
+        ("1, dos", "El puntaje 2 («dos») no es un número: sepáralos con comas y usa punto decimal (0.5)."),
+        ("1,5; 2", "El puntaje 2 («5; 2») no es un número"),
+        ("1, 1e9", "El puntaje 2 debe ser un número finito entre −100 y 100."),
+        ("nan", "El puntaje 1 debe ser un número finito"),
+        ("1," * 1000, "El texto de los puntajes es demasiado largo: a lo sumo 200 caracteres."),
+    ]:
+        with pytest.raises(ValueError) as e:
+            leer(texto)
+        assert str(e.value).startswith(motivo), (texto, str(e.value))

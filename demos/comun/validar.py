@@ -1,7 +1,8 @@
 """Validación común de las funciones de cálculo: lo que llega por el API no pasó por los controles.
 
 Una sola dueña para cada cosa que llega de fuera: números enteros (`entero`), números reales
-(`real`), un valor de una lista cerrada (`uno_de`) y listas de palabras (`lista_de_palabras`). Cada una da
+(`real`), un valor de una lista cerrada (`uno_de`), listas de palabras (`lista_de_palabras`) y de números
+(`lista_de_numeros`). Cada una da
 un `ValueError` en español que dice qué se acepta; `envolver` lo vuelve un aviso en la página.
 """
 
@@ -102,3 +103,34 @@ def lista_de_palabras(
                 f"{max_letras} letras (a lo sumo {max_letras} por palabra)."
             )
     return lista
+
+
+def lista_de_numeros(texto, uno: str, varios: str, max_numeros: int, max_abs: float, max_texto: int) -> list[float]:
+    """«2, 1, 0.5, -1» -> [2.0, 1.0, 0.5, -1.0]: números separados por comas, con punto decimal (y el signo menos
+    tipográfico «−» también vale), o ValueError en español que dice qué se acepta.
+
+    `uno` nombra un número con su artículo («el puntaje»); `varios`, la lista sin él («puntajes»). Se miran el
+    largo del texto antes de partirlo y la cantidad antes de leer los números; cada número, finito y con valor
+    absoluto a lo sumo `max_abs`.
+    """
+    if not isinstance(texto, str) or not texto.strip():
+        raise ValueError(f"Escribe los {varios}, separados por comas.")
+    if len(texto) > max_texto:
+        raise ValueError(f"El texto de los {varios} es demasiado largo: a lo sumo {miles(max_texto)} caracteres.")
+    trozos = [t.strip().replace("−", "-") for t in texto.split(",")]
+    if len(trozos) > max_numeros:
+        raise ValueError(f"Hay {len(trozos)} {varios}: se aceptan a lo sumo {max_numeros}.")
+    articulo, _, nombre = uno.partition(" ")
+    Uno = f"{articulo.capitalize()} {nombre}"
+    numeros = []
+    for i, t in enumerate(trozos, start=1):
+        try:
+            x = float(t)
+        except ValueError:
+            raise ValueError(
+                f"{Uno} {i} («{t[:20]}») no es un número: sepáralos con comas y usa punto decimal (0.5)."
+            ) from None
+        if not math.isfinite(x) or abs(x) > max_abs:
+            raise ValueError(f"{Uno} {i} debe ser un número finito entre −{max_abs:g} y {max_abs:g}.")
+        numeros.append(x)
+    return numeros
