@@ -13,9 +13,9 @@ valores simples y descripciones de figuras de `demos.comun` fuera, que dibuja el
 componentes y declara entradas, salidas y ajustes de la URL. Una pestaña sola se sirve con
 `python app.py --demo ID`; ninguna importa `app`.
 
-Para añadir una pestaña: escribe `demos/mi_idea.py` y añade una línea aquí, con su grupo
+Para añadir una pestaña: escribe `demos/mi_idea.py` y añade su entrada aquí, con su grupo
 (la parte de la lección a la que pertenece: la barra de arriba muestra los grupos, cada
-uno con sus pestañas) y `del_tutorial=True` si va más allá de la lección.
+uno con sus pestañas), su línea «Qué mirar» y `del_tutorial=True` si va más allá de la lección.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ class Pestana:
     titulo: str
     modulo: str
     grupo: str  # la parte de la lección: la barra de arriba (GRUPOS), cada grupo con sus pestañas
+    que_mirar: str  # la línea «Qué mirar» de la ruta guiada (la ruta es el orden de PESTANAS, el de la lección)
     del_tutorial: bool = False  # va más allá de la lección: sale del tutorial (mecanismo_de_atencion_pytorch)
 
     @property
@@ -41,35 +42,113 @@ class Pestana:
     def cargar(self) -> ModuleType:
         return importlib.import_module(self.modulo)
 
-    @property
-    def que_mirar(self) -> str:
-        """La línea «Qué mirar» de la ruta guiada (la ruta es el orden de PESTANAS, el de la lección)."""
-        return QUE_MIRAR.get(self.id, "")
-
 
 MECANISMO, ARQUITECTURA, ENTRENADOS = "El mecanismo", "La arquitectura", "Modelos entrenados"
 
 # En el orden de la lección (atencion_y_transformers); las marcadas `del_tutorial` salen del
 # segundo documento (mecanismo_de_atencion_pytorch): la pestaña lo dice en su título.
 PESTANAS: tuple[Pestana, ...] = (
-    Pestana("a-mano", "Atención a mano", "demos.a_mano", MECANISMO),
-    Pestana("escalado", "¿Por qué √d?", "demos.escalado", MECANISMO),
-    Pestana("temperatura", "Temperatura", "demos.temperatura", MECANISMO),
-    Pestana("multicabeza", "Multicabeza", "demos.multicabeza", MECANISMO),
-    Pestana("mascara-causal", "Máscara causal", "demos.mascara_causal.pestana", MECANISMO),
-    Pestana("posicion", "Posición", "demos.posicion", MECANISMO),
-    Pestana("bloque", "Bloque transformer", "demos.bloque", ARQUITECTURA),
-    Pestana("memoria", "Memoria O(L²)", "demos.memoria.pestana", ARQUITECTURA),  # su tabla L²·4 bytes es de la lección
-    Pestana("atencion-cruzada", "Atención cruzada", "demos.atencion_cruzada.pestana", ARQUITECTURA, del_tutorial=True),
-    Pestana("variantes", "Variantes de la atención", "demos.variantes", ARQUITECTURA, del_tutorial=True),
-    Pestana("inversion-digitos", "Inversión de dígitos", "demos.inversion_digitos.pestana", ENTRENADOS),
-    Pestana("parches-vit", "Parches ViT", "demos.parches_vit.pestana", ENTRENADOS),
-    Pestana("cbam", "CBAM en imagen", "demos.cbam.pestana", ENTRENADOS, del_tutorial=True),
+    Pestana(
+        "a-mano",
+        "Atención a mano",
+        "demos.a_mano",
+        MECANISMO,
+        "cada peso es un softmax de una fila de Q·Kᵀ/√d, y cada fila de pesos suma 1.",
+    ),
+    Pestana(
+        "escalado",
+        "¿Por qué √d?",
+        "demos.escalado",
+        MECANISMO,
+        "sin dividir por √d, al crecer d un solo peso se lleva casi todo.",
+    ),
+    Pestana(
+        "temperatura",
+        "Temperatura",
+        "demos.temperatura",
+        MECANISMO,
+        "con T chica el peso se junta en una palabra; con T grande se empareja.",
+    ),
+    Pestana(
+        "multicabeza",
+        "Multicabeza",
+        "demos.multicabeza",
+        MECANISMO,
+        "cada cabeza mira distinto con los mismos parámetros, y da lo mismo que nn.MultiheadAttention.",
+    ),
+    Pestana(
+        "mascara-causal",
+        "Máscara causal",
+        "demos.mascara_causal.pestana",
+        MECANISMO,
+        "el −∞ antes del softmax deja en 0 exacto el peso de las palabras del futuro.",
+    ),
+    Pestana(
+        "posicion",
+        "Posición",
+        "demos.posicion",
+        MECANISMO,
+        "sin posición la atención no ve el orden: el modelo sin ella no aprende a invertir.",
+    ),
+    Pestana(
+        "bloque",
+        "Bloque transformer",
+        "demos.bloque",
+        ARQUITECTURA,
+        "la salida del bloque tiene la misma forma que la entrada, y dónde están los parámetros.",
+    ),
+    # memoria: su tabla L²·4 bytes es de la lección
+    Pestana(
+        "memoria",
+        "Memoria O(L²)",
+        "demos.memoria.pestana",
+        ARQUITECTURA,
+        "los pesos crecen como L²: diez veces más palabras, cien veces más memoria.",
+    ),
+    Pestana(
+        "atencion-cruzada",
+        "Atención cruzada",
+        "demos.atencion_cruzada.pestana",
+        ARQUITECTURA,
+        "las consultas salen de una frase y las claves de otra: la matriz no es cuadrada.",
+        del_tutorial=True,
+    ),
+    Pestana(
+        "variantes",
+        "Variantes de la atención",
+        "demos.variantes",
+        ARQUITECTURA,
+        "de dónde salen Q, K y V en cada variante, y qué casillas calcula la atención dispersa.",
+        del_tutorial=True,
+    ),
+    Pestana(
+        "inversion-digitos",
+        "Inversión de dígitos",
+        "demos.inversion_digitos.pestana",
+        ENTRENADOS,
+        "la diagonal invertida del mapa: cada posición mira a su espejo.",
+    ),
+    Pestana(
+        "parches-vit",
+        "Parches ViT",
+        "demos.parches_vit.pestana",
+        ENTRENADOS,
+        "una imagen se vuelve una secuencia de parches, y cada parche una ficha.",
+    ),
+    Pestana(
+        "cbam",
+        "CBAM en imagen",
+        "demos.cbam.pestana",
+        ENTRENADOS,
+        "la atención también pesa canales y píxeles de una imagen, no solo palabras.",
+        del_tutorial=True,
+    ),
     Pestana(
         "clasificador-atencion",
         "Clasificador con atención",
         "demos.clasificador_atencion.pestana",
         ENTRENADOS,
+        "qué palabras pesan al decidir la opinión, y qué pasa al quitarlas.",
         del_tutorial=True,
     ),
 )
@@ -80,24 +159,6 @@ GRUPOS: dict[str, tuple[Pestana, ...]] = {
 }
 
 POR_ID: dict[str, Pestana] = {p.id: p for p in PESTANAS}
-
-# La ruta guiada: una línea por pestaña, qué mirar en ella (el orden es el de PESTANAS).
-QUE_MIRAR: dict[str, str] = {
-    "a-mano": "cada peso es un softmax de una fila de Q·Kᵀ/√d, y cada fila de pesos suma 1.",
-    "escalado": "sin dividir por √d, al crecer d un solo peso se lleva casi todo.",
-    "temperatura": "con T chica el peso se junta en una palabra; con T grande se empareja.",
-    "multicabeza": "cada cabeza mira distinto con los mismos parámetros, y da lo mismo que nn.MultiheadAttention.",
-    "mascara-causal": "el −∞ antes del softmax deja en 0 exacto el peso de las palabras del futuro.",
-    "posicion": "sin posición la atención no ve el orden: el modelo sin ella no aprende a invertir.",
-    "bloque": "la salida del bloque tiene la misma forma que la entrada, y dónde están los parámetros.",
-    "memoria": "los pesos crecen como L²: diez veces más palabras, cien veces más memoria.",
-    "atencion-cruzada": "las consultas salen de una frase y las claves de otra: la matriz no es cuadrada.",
-    "variantes": "de dónde salen Q, K y V en cada variante, y qué casillas calcula la atención dispersa.",
-    "inversion-digitos": "la diagonal invertida del mapa: cada posición mira a su espejo.",
-    "parches-vit": "una imagen se vuelve una secuencia de parches, y cada parche una ficha.",
-    "cbam": "la atención también pesa canales y píxeles de una imagen, no solo palabras.",
-    "clasificador-atencion": "qué palabras pesan al decidir la opinión, y qué pasa al quitarlas.",
-}
 
 
 def buscar(id_: str) -> Pestana:

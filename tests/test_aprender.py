@@ -146,7 +146,7 @@ def test_la_ruta_tiene_que_mirar_para_cada_pestana_y_cada_siguiente_es_la_de_des
     from demos.servir.aprender import html_ruta
 
     sin = [p.id for p in PESTANAS if not p.que_mirar]
-    assert not sin, f"Falta la línea «Qué mirar» de {sin} en QUE_MIRAR (demos/__init__.py)"
+    assert not sin, f"Falta la línea «Qué mirar» (que_mirar) de {sin} en su entrada de demos/__init__.py"
     for k, p in enumerate(PESTANAS[:-1]):
         assert f'data-siguiente="{PESTANAS[k + 1].id}"' in html_ruta(p)
 

@@ -28,7 +28,7 @@ def vista_de(id_: str):
 def test_cada_pestana_cumple_su_contrato(p):
     faltas = []
     if not p.que_mirar:
-        faltas.append("su línea «Qué mirar» en QUE_MIRAR (demos/__init__.py)")
+        faltas.append("su línea «Qué mirar» (que_mirar, en su entrada de demos/__init__.py)")
     if not hasattr(p.cargar(), "construir"):
         faltas.append(f"construir() en {p.modulo}")
     vista = vista_de(p.id)
