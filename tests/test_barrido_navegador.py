@@ -247,3 +247,27 @@ def test_con_las_paradas_en_camino_cada_movimiento_pide_solo_su_vista(pg):
     assert salida[-2] == 4 and salida[-1] is None, "sin paradas tras la espera, se piden"
     salida = pg.evaluate(mover, [p, parada + 0.001, valores])  # no es una parada; el paquete vale
     assert salida[:n] == [None] * n and salida[-2] is None and salida[-1] > 0
+
+
+def test_las_descargas_son_de_la_parada_que_se_ve(pg, url_app):
+    """Tras barrer T (sin servidor), «Preparar descargas» dibuja la figura de la T que se ve: el título de la
+    primera figura en la página y en su SVG dicen la misma T, que no es la inicial."""
+    import re
+
+    abrir(pg, url_app, "temperatura")
+    rango = pg.locator("input[type=range]").first
+    rango.focus()
+    for _ in range(15):
+        pg.keyboard.press("ArrowRight")
+    pg.wait_for_function(
+        "() => !document.querySelector('#temperatura-figura1').innerText.includes('con T = 1 ')", timeout=ESPERA_MS
+    )
+    titulo = pg.locator("#temperatura-figura1 .gtitle").first.text_content()
+    t_pantalla = re.search(r"con T = ([0-9.]+)", titulo).group(1)
+    assert t_pantalla != "1"
+    pg.get_by_text("Descargar las figuras").first.click()
+    pg.get_by_role("button", name="Preparar descargas").first.click()
+    enlace = pg.locator("a[href$='.svg']").first
+    enlace.wait_for(timeout=ESPERA_MS)
+    svg = pg.request.get(enlace.get_attribute("href")).text()
+    assert f"T = {t_pantalla}" in svg, (t_pantalla, re.findall(r"T = [0-9.]+", svg)[:4])
