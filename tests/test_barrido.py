@@ -18,6 +18,14 @@ from demos.comun import barrido
 from demos.comun.barrido import MAX_BYTES, al_navegador, armar, comprimir, paquete, paquetes_de, paradas_de, tamano
 
 
+@pytest.fixture(autouse=True)
+def sin_guardados():
+    """Cada prueba calcula sus paquetes (los guardados de otra no cuentan)."""
+    barrido.GUARDADOS.vaciar()
+    yield
+    barrido.GUARDADOS.vaciar()
+
+
 def vistas():
     import app
 
@@ -251,3 +259,28 @@ def test_entre_parada_y_parada_el_taller_cede_el_turno_a_las_vistas():
     envolver(lambda: vistas_vistas.append(EN_CURSO.n) or ())()
     envolver(lambda: vistas_vistas.append(EN_CURSO.n) or (), exclusivo_de="prueba")()
     assert vistas_vistas == [1, 0] and EN_CURSO.n == 0
+
+
+def test_los_paquetes_ya_calculados_salen_de_los_guardados_sin_fila_ni_calculo(monkeypatch):
+    """La misma edición dos veces (otra T, las mismas demás entradas): la segunda no calcula ni pasa por el taller,
+    y da lo mismo. Otra semilla sí calcula. Lo guardado no pasa de su tope: sale primero lo que hace más que no se
+    pide."""
+    vista = vistas()["temperatura"]
+    valores = [c.value for c in vista.entradas]
+    primera = barrido.TALLER.paquetes(vista, valores)
+    llamadas = []
+    fn = vista.fn
+    monkeypatch.setattr(vista, "fn", lambda *a: llamadas.append(a) or fn(*a))
+    otra_t = list(valores)
+    i_t = next(j for j, c in enumerate(vista.entradas) if c is (vista.barridos[0].entrada or vista.barridos[0].control))
+    otra_t[i_t] = 2.0
+    lleno = barrido.Taller(max_en_fila=0)  # sin lugar en la fila: solo lo guardado da paradas
+    assert lleno.paquetes(vista, otra_t) == primera and not llamadas
+    i_semilla = next(j for j, c in enumerate(vista.entradas) if "emilla" in (c.label or ""))
+    otra_semilla = list(valores)
+    otra_semilla[i_semilla] += 1
+    assert "servidor" in lleno.paquetes(vista, otra_semilla)[0]  # no guardado, y la fila llena: el aviso
+    chico = barrido.Guardados(max_bytes=3 * barrido.tamano(primera[:1]))
+    for s in range(5):
+        chico.guardar(bytes([s]), primera[0])
+    assert chico.buscar(bytes([0])) is None and chico.buscar(bytes([4])) == primera[0]

@@ -28,6 +28,7 @@ import math
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -424,6 +425,8 @@ class Taller:
         self._hilo: ThreadPoolExecutor | None = None
 
     def paquetes(self, vista, valores: list, hecha: tuple | None = None) -> list[dict]:
+        if (guardados := guardados_de(vista, valores)) is not None:  # ya calculados: sin fila
+            return guardados
         with self._cerrojo:
             if self._en_fila >= self.max_en_fila:
                 return [{**_cabecera(vista, b, valores), "servidor": OCUPADO} for b in vista.barridos]
@@ -454,11 +457,85 @@ OCUPADO = "el servidor está ocupado con las paradas de otras ediciones"
 TALLER = Taller(max_en_fila=6)
 
 
+class Guardados:
+    """Los paquetes ya calculados, por lo que los define: la vista, el barrido, las demás entradas y el tope.
+
+    Una clase repite valores (la semilla + 1 desde la misma semilla, el ejemplo que el docente pide, la vista
+    inicial de una URL compartida): el segundo que edita a lo mismo no espera el taller. Cada función de una
+    pestaña es pura (la misma entrada, la misma vista), así que el paquete guardado es el que se calcularía. Se
+    guardan como JSON (nadie comparte un dict que Gradio pueda tocar), hasta `max_bytes` en total; sale primero
+    el que hace más que no se pide. Sin estado por pedido: un OrderedDict bajo un cerrojo."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self._cerrojo = threading.Lock()
+        self._guardados: OrderedDict[bytes, bytes] = OrderedDict()
+        self._bytes = 0
+
+    @staticmethod
+    def clave(vista, k: int, valores: list, tope: int) -> bytes | None:
+        otros = _cabecera(vista, vista.barridos[k], valores)["otros"]
+        try:
+            return orjson.dumps([id(vista), k, tope, otros], option=orjson.OPT_SERIALIZE_NUMPY)
+        except TypeError:  # una entrada que no es JSON (no pasa con las de la página): no se guarda
+            return None
+
+    def buscar(self, clave: bytes | None) -> dict | None:
+        if clave is None:
+            return None
+        with self._cerrojo:
+            guardado = self._guardados.get(clave)
+            if guardado is not None:
+                self._guardados.move_to_end(clave)
+        return None if guardado is None else orjson.loads(guardado)
+
+    def guardar(self, clave: bytes | None, paquete_: dict) -> None:
+        if clave is None:
+            return
+        datos = orjson.dumps(paquete_, option=orjson.OPT_SERIALIZE_NUMPY)
+        if len(datos) + len(clave) > self.max_bytes:
+            return
+        with self._cerrojo:
+            if clave in self._guardados:
+                return
+            self._guardados[clave] = datos
+            self._bytes += len(datos) + len(clave)
+            while self._bytes > self.max_bytes:
+                viejo, suyo = self._guardados.popitem(last=False)
+                self._bytes -= len(viejo) + len(suyo)
+
+    def vaciar(self) -> None:
+        with self._cerrojo:
+            self._guardados.clear()
+            self._bytes = 0
+
+
+GUARDADOS = Guardados(max_bytes=32_000_000)  # ≥ 160 paquetes de 200 kB
+
+
+def guardados_de(vista, valores: list) -> list[dict] | None:
+    """Los paquetes de la vista con estas entradas si ya están todos guardados; si falta uno, None."""
+    paquetes, libre = [], MAX_BYTES
+    for k in range(len(vista.barridos)):
+        p = GUARDADOS.buscar(GUARDADOS.clave(vista, k, valores, libre))
+        if p is None:
+            return None
+        paquetes.append(p)
+        libre -= tamano(paquetes[-1:])
+    return paquetes
+
+
 def paquetes_de(vista, valores: list, hecha: tuple | None = None) -> list[dict]:
     """Los paquetes de todos los barridos de la vista con las entradas en `valores`: entre todos, a lo sumo
-    `MAX_BYTES` (el primero, el control principal, elige primero; el que no cabe va al servidor)."""
+    `MAX_BYTES` (el primero, el control principal, elige primero; el que no cabe va al servidor). Los que ya se
+    calcularon con las mismas entradas salen de `GUARDADOS`."""
     paquetes, libre = [], MAX_BYTES
-    for b in vista.barridos:
-        paquetes.append(paquete(vista, b, valores, hecha, tope=libre))
+    for k, b in enumerate(vista.barridos):
+        clave = GUARDADOS.clave(vista, k, valores, libre)
+        p = GUARDADOS.buscar(clave)
+        if p is None:
+            p = paquete(vista, b, valores, hecha, tope=libre)
+            GUARDADOS.guardar(clave, p)
+        paquetes.append(p)
         libre -= tamano(paquetes[-1:])
     return paquetes
