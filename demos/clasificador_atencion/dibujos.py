@@ -116,7 +116,8 @@ def figura_cabezas(lectura: Lectura, bloque: int) -> Paneles:
         )
     alto = int(np.clip(140 + 14 * L, 300, 520))
     titulo = f"Bloque {bloque}: a quién mira cada palabra"
-    return Paneles(tuple(paneles), columnas=COLUMNAS, titulo=titulo, alto_fila=alto)
+    # En un teléfono, una cabeza a la vez con todas sus palabras: apiladas eran nueve mapas de ≈ 80 px de ancho.
+    return Paneles(tuple(paneles), columnas=COLUMNAS, titulo=titulo, alto_fila=alto, de_a_uno=True)
 
 
 def _pixeles(matriz: np.ndarray) -> np.ndarray:

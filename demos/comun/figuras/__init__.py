@@ -366,6 +366,9 @@ class Paneles:
 
     compartir_x / compartir_y: los paneles usan los mismos ejes (p. ej. dos
     histogramas que se comparan). anchos: proporción de cada columna.
+    de_a_uno: en un teléfono, en vez de apilarse, se ve un panel a la vez, elegido por su título en un
+    desplegable. Cada panel lleva entonces lo que la rejilla escribe una sola vez (las palabras de la
+    columna de la izquierda y de la fila de abajo, los títulos de los ejes).
     """
 
     paneles: tuple[Figura, ...]
@@ -375,6 +378,7 @@ class Paneles:
     compartir_y: bool = False
     anchos: tuple[float, ...] | None = None
     alto_fila: int = 330  # píxeles de pantalla por fila
+    de_a_uno: bool = False
 
     def __post_init__(self):
         if not self.paneles:

@@ -8,7 +8,8 @@
 // - modo oscuro (body.dark de Gradio): papel y área del color de la página, textos y rejilla claros
 //   (cada tinta de TINTAS por su par; las cajas claras de un diagrama conservan su texto oscuro);
 // - teléfono (página de menos de ANCHO_MAXIMO px): lo que trae layout.meta.angosto (paneles apilados,
-//   títulos partidos, números de casilla que caben o ninguno);
+//   títulos partidos, números de casilla que caben o ninguno); si los paneles van de a uno, con un
+//   desplegable, el que eligió el estudiante sigue elegido cuando llega otro valor;
 // - proyector (html.presentacion): la letra crece con la ventana (≥ 14 px a 1280 × 720) y la figura cabe
 //   bajo lo que tiene arriba;
 // - una figura oculta (una pestaña cerrada, un iframe de una diapositiva que no se ve) no se dibuja a
@@ -30,6 +31,7 @@
   window.__figurasDeLaSuite = true;
   const TINTAS = __TINTAS__;
   const ANCHO_MAXIMO = __ANCHO_MAXIMO__;
+  const TRANSPARENTE = __TRANSPARENTE__; // el fondo de un área que deja ver el papel (paneles de a uno)
   const LETRA_MINIMA_PROYECTOR = 14;
   const ESPERA_DIFERIDA_MS = 300; // lo más que espera una figura fuera de la pantalla a que el navegador quede libre
   const MARGEN_VISTA = "0px"; // con que asome un píxel, la figura es de las que se ven
@@ -86,12 +88,32 @@
     }
   };
 
+  // «annotations[3].visible» -> layout.annotations[3].visible = v (las rutas de una opción de un desplegable).
+  const poner = (o, ruta, v) => {
+    const partes = ruta.replace(/\[(\d+)\]/g, ".$1").split(".");
+    const ultima = partes.pop();
+    for (const p of partes) if (!(o = o[p])) return;
+    o[ultima] = v;
+  };
+
+  // Paneles de a uno (pantalla_angosta.selector): la opción k del desplegable, como si se la hubiera elegido.
+  const elegir = (data, layout, k) => {
+    const menu = (layout.updatemenus || [])[0];
+    const opcion = menu && menu.buttons && menu.buttons[k];
+    if (!opcion || opcion.method !== "update") return;
+    const [trazos, cambios] = opcion.args;
+    (trazos.visible || []).forEach((v, i) => { if (data[i]) data[i].visible = v; });
+    for (const [ruta, v] of Object.entries(cambios || {})) poner(layout, ruta, v);
+    menu.active = k;
+  };
+
   // La figura que se dibuja, según la página: una copia del valor de Gradio con sus adaptaciones.
   const adaptar = (g) => {
     const {data: d0, layout: l0} = g.__figura;
     const data = structuredClone(d0);
     const layout = structuredClone(l0);
     if (angosto() && layout.meta && layout.meta.angosto) aplicarCambios(data, layout, layout.meta.angosto);
+    if (g.__elegido) elegir(data, layout, g.__elegido);
     // meta es de «editType: plot» y sus listas llegan nuevas con cada valor: Plotly.react lo tomaría por un
     // cambio que pide rehacer la figura entera.
     layout.meta = {figura: 1};
@@ -108,7 +130,8 @@
     }
     if (oscuro()) {
       recorrer([data, layout], TINTAS, 0);
-      layout.paper_bgcolor = layout.plot_bgcolor = fondo(g.parentElement);
+      layout.paper_bgcolor = fondo(g.parentElement);
+      if (layout.plot_bgcolor !== TRANSPARENTE) layout.plot_bgcolor = layout.paper_bgcolor;
     }
     g.__clave = clave();
     // Los márgenes no se achican de un valor al siguiente (con la misma clave): si los nombres de un eje cambian
@@ -138,6 +161,10 @@
     Promise.resolve(listo).then(() => {
       const s = g._fullLayout && g._fullLayout._size;
       if (s && g.__clave === clave) g.__margenes = {clave, l: s.l, r: s.r, t: s.t, b: s.b};
+      if (!g.__escucha && g.on) { // el panel elegido en un desplegable de la figura (paneles de a uno)
+        g.__escucha = true;
+        g.on("plotly_buttonclicked", (e) => { g.__elegido = e.active; });
+      }
     }, () => {});
     if (g.__alto) requestAnimationFrame(() => requestAnimationFrame(() => reubicada(g)));
     return listo;

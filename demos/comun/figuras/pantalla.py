@@ -26,6 +26,7 @@ from demos.comun.figuras.pantalla_lienzo import (
     PLANTILLA,
     TEXTO,
     TINTAS,
+    TRANSPARENTE,
     Lienzo,
     ejes_de,
     recordando,
@@ -98,15 +99,19 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
     alto = alto_de(figura)
     lienzo = Lienzo(ancho_px, alto - 120 if ancho_px else None)
     paneles = figura.paneles if isinstance(figura, Paneles) else (figura,)
-    lienzo.barra_a_la_derecha = any(map(maqueta.lleva_barra, paneles, maqueta.barras_de(figura)))
+    # En un teléfono, un panel a la vez (Paneles.de_a_uno): todos en el mismo lugar, elegidos con un desplegable.
+    de_a_uno = bool(ancho_px) and isinstance(figura, Paneles) and figura.de_a_uno
+    lienzo.barra_abajo = de_a_uno
+    lienzo.barra_a_la_derecha = not de_a_uno and any(map(maqueta.lleva_barra, paneles, maqueta.barras_de(figura)))
+    menus = []
     if isinstance(figura, Paneles):
         hueco_x = 0.16 if maqueta.barras_propias(figura) else 0.1  # una barra por panel: más hueco
-        barras = maqueta.barras_de(figura)
+        barras = (True,) * len(paneles) if de_a_uno else maqueta.barras_de(figura)  # solo se ve la del elegido
         hueco_y = min(0.3, 60 / alto * figura.filas / max(1, figura.filas - 1) * 0.9)
         if ancho_px and figura.filas > 1:  # apilados: entre dos, las marcas y el eje de uno y el título del otro
             extra = max(getattr(f, "titulo", "").count("\n") for f in figura.paneles)
             hueco_y = min(0.3, (135 + 22 * extra) / (alto - 120))
-        dominios = _dominios(figura, hueco_x, hueco_y)
+        dominios = [([0.0, 1.0], [0.0, 1.0])] * len(paneles) if de_a_uno else _dominios(figura, hueco_x, hueco_y)
         if ancho_px:  # apilados en un teléfono: el margen izquierdo es el del panel que más ocupa
             lienzo.ocupado_izquierdo = max(
                 (
@@ -116,10 +121,13 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
                 ),
                 default=0.0,
             )
+        partes = []
+        compartidos = de_a_uno and angosta.mismos_ejes(figura.paneles)  # de a uno, si se puede, un solo par de ejes
         for k, (f, (dx, dy)) in enumerate(zip(figura.paneles, dominios, strict=True), start=1):
+            antes = len(lienzo.datos), len(lienzo.notas), len(lienzo.formas)
             # Una sola barra de color si todos los mapas comparten escala: la del último.
-            _panel(f, lienzo, k, dx, dy, con_barra=barras[k - 1])
-            if getattr(f, "titulo", ""):
+            _panel(f, lienzo, 1 if compartidos else k, dx, dy, con_barra=barras[k - 1])
+            if getattr(f, "titulo", "") and not de_a_uno:  # de a uno, el título es la opción del desplegable
                 lienzo.notas.append(
                     {
                         "x": (dx[0] + dx[1]) / 2,
@@ -133,7 +141,10 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
                         "font": {"size": LETRA if figura.columnas < 3 else LETRA - 2},
                     }
                 )
-        for k in range(2, len(figura.paneles) + 1):
+            ahora = len(lienzo.datos), len(lienzo.notas), len(lienzo.formas)
+            ejes = () if compartidos else ejes_de(k)[2:]
+            partes.append((*(range(a, b) for a, b in zip(antes, ahora, strict=True)), ejes))
+        for k in range(2, 1 if compartidos else len(figura.paneles) + 1):
             xa, ya, kx, ky = ejes_de(k)
             # Cada eje cruza su propio panel: sin `anchor`, Plotly pone las marcas y el título del eje x de
             # un panel de abajo al pie del primero (y las del eje y de uno a la derecha, junto al primero).
@@ -143,9 +154,16 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
             if figura.compartir_y:
                 lienzo.ejes[ky]["matches"] = "y"
         titulo = figura.titulo
+        if de_a_uno:
+            titulos = tuple(getattr(f, "titulo", "") or f"Panel {k}" for k, f in enumerate(figura.paneles, 1))
+            menus.append(angosta.selector(lienzo, titulos, partes))
     else:
         _panel(figura, lienzo, 1, [0, 1], [0, 1], con_barra=True)
         titulo = getattr(figura, "titulo", "")
+    abajo = 100 if lienzo.leyenda else 70
+    if de_a_uno:  # la barra de color acostada va al pie, bajo los nombres del eje x de cualquiera de los paneles
+        ejes_x = [e for k, e in lienzo.ejes.items() if k.startswith("xaxis")]
+        abajo = round(angosta.alto_bajo_el_area(ejes_x) + angosta.ALTO_BARRA_ABAJO)
     layout = {
         "height": alto,
         "font": {"family": FUENTE, "size": LETRA, "color": TEXTO},
@@ -157,7 +175,7 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
             "t": (70 + 22 * titulo.count("\n") if titulo else 40)
             + 22 * maqueta.lineas_de_mas_arriba(figura)
             + (24 if ancho_px and isinstance(figura, Paneles) and titulo else 0),
-            "b": 100 if lienzo.leyenda else 70,
+            "b": abajo,
         },
         "separators": ".\u202f",
         "showlegend": lienzo.leyenda,
@@ -170,6 +188,15 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         "template": PLANTILLA,
         **lienzo.ejes,
     }
+    if menus:
+        layout["updatemenus"] = menus
+        # El área, de un alto parecido a su ancho (el del teléfono sin los nombres del eje y): con el alto de una fila
+        # de la rejilla, las casillas salían el doble de altas que de anchas.
+        area = max(angosta.ALTO_PANEL, min(figura.alto_fila, angosta.AREA - lienzo.ocupado_izquierdo))
+        layout["height"] = round(area) + layout["margin"]["t"] + layout["margin"]["b"]
+        # Los paneles ocultos están en el mismo lugar, y Plotly da a cada uno su fondo, encima del de antes: el
+        # mapa que se ve quedaba bajo el fondo blanco de los de después. Sin fondo, se ve el papel.
+        layout["plot_bgcolor"] = TRANSPARENTE
     if any(t.get("type") == "bar" and t.get("opacity") for t in lienzo.datos):
         layout["barmode"] = "overlay"
     if titulo:
@@ -228,4 +255,8 @@ def con_constantes(texto: str) -> str:
     """El texto de un navegador.js -> su función, con las constantes de aquí (scripts/perfil_redibujo.py
     lo usa también con el navegador.js de otro commit)."""
     cuerpo = texto[texto.index("() => {") :]
-    return cuerpo.replace("__TINTAS__", json.dumps(TINTAS)).replace("__ANCHO_MAXIMO__", str(angosta.ANCHO_MAXIMO))
+    return (
+        cuerpo.replace("__TINTAS__", json.dumps(TINTAS))
+        .replace("__ANCHO_MAXIMO__", str(angosta.ANCHO_MAXIMO))
+        .replace("__TRANSPARENTE__", json.dumps(TRANSPARENTE))
+    )

@@ -1,4 +1,4 @@
-"""La misma figura en un teléfono: paneles apilados, títulos partidos, números que caben o ninguno.
+"""La misma figura en un teléfono: paneles apilados (o de a uno), títulos partidos, números que caben o ninguno.
 
 El servidor no sabe el ancho de la pantalla. `pantalla.figura_plotly` manda la figura de siempre y, en
 `layout.meta.angosto`, solo lo que cambia en un teléfono: las claves del layout y de cada trazo que
@@ -11,8 +11,8 @@ import dataclasses
 import itertools
 import textwrap
 
-from demos.comun.figuras import Paneles
-from demos.comun.figuras.pantalla_lienzo import LETRA_MENSAJE, MARGEN_IZQUIERDO
+from demos.comun.figuras import GRIS, Mapa, Paneles, maqueta
+from demos.comun.figuras.pantalla_lienzo import LETRA, LETRA_MENSAJE, MARGEN_IZQUIERDO, TEXTO_EN_CAJA, Lienzo
 
 ANCHO_MAXIMO = 600  # por debajo de este ancho de página, la figura es la de teléfono
 ANCHO_FIGURA = 330  # el ancho de la figura en un teléfono de 390 px (sin los bordes de la página)
@@ -25,6 +25,7 @@ ALTO_PANEL = 190
 # El ancho para un texto centrado en el área de dibujo (el título de un panel o de un eje x): las marcas y el título
 # del eje y la corren a la derecha («Largo de la frase L (palabras,» se salía por la derecha).
 ANCHO_CENTRADO = 230
+MAX_NOMBRES_DE_LA_PISTA = 12  # de a uno, un eje sin nombres toma los de la pista: no más que esto en ≈ 200 px
 
 
 def partir(texto: str, letra: int, ancho: float = ANCHO_FIGURA) -> str:
@@ -65,19 +66,125 @@ def _con_titulo_partido(f, letra: int, letra_eje: int, ancho_titulo: float = ANC
     return dataclasses.replace(f, **cambios) if cambios else f
 
 
+def _con_etiquetas_de_la_rejilla(paneles: tuple) -> tuple:
+    """Los paneles con lo que una rejilla escribe una sola vez: un mapa sin nombres en un eje (todos «») toma los
+    del primer mapa del mismo lado que los tiene, y uno sin título de eje, el del primero que lo tiene. Solo se ve
+    un panel a la vez (`Paneles.de_a_uno`): sin esto, una cabeza de la fila de arriba no dice qué palabra es cuál."""
+    mapas = [p for p in paneles if isinstance(p, Mapa)]
+
+    def de_otro(campo: str, n: int) -> tuple[str, ...] | None:
+        return next((e for m in mapas if (e := getattr(m, campo)) and len(e) == n and any(e)), None)
+
+    def de_la_pista(nombres: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        """Si ningún mapa los tiene (las cabezas son imágenes), los de la pista, cortos y uno cada tantos."""
+        cada = maqueta.paso(len(nombres or ()), MAX_NOMBRES_DE_LA_PISTA)
+        return nombres and tuple(n[:16] if i % cada == 0 else "" for i, n in enumerate(nombres))
+
+    completos = []
+    for p in paneles:
+        cambios = {}
+        if isinstance(p, Mapa):
+            for campo, eje in (("x", "eje_x"), ("y", "eje_y")):
+                propias = getattr(p, campo)
+                if propias is not None and not any(propias):
+                    otras = de_otro(campo, len(propias)) or de_la_pista(getattr(p, "nombres_" + campo))
+                    if otras:
+                        cambios[campo] = otras
+                if not getattr(p, eje):
+                    cambios[eje] = next((t for m in mapas if (t := getattr(m, eje))), "")
+        completos.append(dataclasses.replace(p, **cambios) if cambios else p)
+    return tuple(completos)
+
+
 def apilar(figura, letra: int, letra_titulo: int):
-    """La figura de teléfono: los paneles uno por fila y los títulos partidos."""
+    """La figura de teléfono: los paneles uno por fila (o uno sobre otro, de a uno) y los títulos partidos."""
     letra_eje = round(1.2 * letra)  # la del título de un eje, que Plotly hace 1.2 veces la de la figura
     if not isinstance(figura, Paneles):
         return _con_titulo_partido(figura, letra_titulo, letra_eje)
+    paneles = _con_etiquetas_de_la_rejilla(figura.paneles) if figura.de_a_uno else figura.paneles
     return dataclasses.replace(
         figura,
-        paneles=tuple(_con_titulo_partido(p, letra, letra_eje, ANCHO_CENTRADO) for p in figura.paneles),
-        columnas=1,
+        paneles=tuple(_con_titulo_partido(p, letra, letra_eje, ANCHO_CENTRADO) for p in paneles),
+        columnas=len(paneles) if figura.de_a_uno else 1,  # de a uno, todos en el mismo lugar: el alto de una fila
         anchos=None,
         titulo=partir(figura.titulo, letra_titulo),
         alto_fila=min(figura.alto_fila, ALTO_FILA),
     )
+
+
+def mismos_ejes(paneles: tuple) -> bool:
+    """¿Comparten un par de ejes los paneles de a uno? Sí si son mapas de la misma forma, con los mismos nombres y
+    títulos de eje (ya completados): cada uno dibujaría los mismos ejes, y en la respuesta irían nueve veces las 24
+    palabras de una frase larga. Si no (cabezas como imágenes y su promedio como mapa), cada uno con los suyos."""
+
+    def clave(f) -> tuple:
+        return (f.matriz.shape, f.x, f.y, f.eje_x, f.eje_y, f.cuadrado, f.ejes)
+
+    return all(isinstance(f, Mapa) for f in paneles) and len({clave(f) for f in paneles}) == 1
+
+
+# Un panel a la vez (`Paneles.de_a_uno`): lo que dibujó cada panel, como tramos de las listas del lienzo.
+Partes = tuple[range, range, range, tuple[str, str]]  # trazos, notas, formas y sus ejes («xaxis2», «yaxis2»)
+ALTO_BARRA_ABAJO = 56  # la barra de color acostada al pie: su grosor, sus marcas y el hueco sobre ella
+
+
+def selector(lienzo: Lienzo, titulos: tuple[str, ...], partes: list[Partes]) -> dict:
+    """El desplegable que elige el panel que se ve (un `updatemenus` de Plotly, sobre el área de dibujo), con el
+    primero ya elegido en el lienzo: los demás, con sus trazos, ejes, notas y formas ocultos. Cada opción dice qué
+    se ve al elegirla (`navegador.js` la vuelve a aplicar cuando llega otro valor: el panel elegido se queda)."""
+    visibles = {e: lienzo.ejes[e].get("visible", True) for *_, ejes in partes for e in ejes}
+
+    def mostrar(k: int) -> list:
+        trazos = [False] * len(lienzo.datos)
+        cambios = {}
+        for j, (datos, notas, formas, ejes) in enumerate(partes):
+            for i in datos:
+                trazos[i] = j == k
+            cambios |= {f"{e}.visible": visibles[e] and j == k for e in ejes}
+            cambios |= {f"annotations[{i}].visible": j == k for i in notas}
+            cambios |= {f"shapes[{i}].visible": j == k for i in formas}
+        return [{"visible": trazos}, cambios]
+
+    opciones = [{"label": t.replace("\n", " "), "method": "update", "args": mostrar(k)} for k, t in enumerate(titulos)]
+    for j, (datos, notas, formas, ejes) in enumerate(partes):  # en el lienzo, el primero elegido
+        for i in datos:
+            lienzo.datos[i]["visible"] = j == 0
+        for e in ejes:
+            lienzo.ejes[e]["visible"] = visibles[e] and j == 0
+        for lista, indices in ((lienzo.notas, notas), (lienzo.formas, formas)):
+            for i in indices:
+                lista[i]["visible"] = j == 0
+    return {
+        "type": "dropdown",
+        "buttons": opciones,
+        "active": 0,
+        # Al borde derecho del área, y hacia la izquierda, sobre los nombres del eje y: centrado sobre el área, la
+        # opción más larga («Promedio de las cabezas») no cabía y Plotly achicaba el mapa para hacerle lugar.
+        "x": 1,
+        "xanchor": "right",
+        "y": 1,
+        "yanchor": "bottom",
+        "pad": {"b": 6},
+        "showactive": True,
+        # Una caja clara con su texto oscuro, también en modo oscuro: Plotly pinta la opción elegida de un azul
+        # muy claro (#F4FAFF), donde un texto claro no se leería.
+        "bgcolor": "#ffffff",
+        "bordercolor": GRIS,
+        "font": {"size": LETRA, "color": TEXTO_EN_CAJA},
+    }
+
+
+def alto_bajo_el_area(ejes: list[dict]) -> float:
+    """Los píxeles que pide el eje x más alto de los `ejes` bajo el área de dibujo (sus nombres, de pie si van
+    girados, y su título), con holgura: la barra de color acostada va debajo, al pie de la figura."""
+    alto = 0.0
+    for e in ejes:
+        letra = (e.get("tickfont") or {}).get("size", LETRA)
+        textos = e.get("ticktext") or ["00"]
+        nombres = max(map(len, textos)) * 0.6 * letra if e.get("tickangle") else 1.3 * letra
+        lineas = len(((e.get("title") or {}).get("text") or "").split("\n"))
+        alto = max(alto, 12 + nombres + 10 + 1.2 * LETRA * 1.3 * lineas)
+    return alto
 
 
 def _distintas(a: dict, b: dict) -> dict:
@@ -120,7 +227,8 @@ def _estirar(layout: dict, datos: list[dict], altos: dict[tuple[float, float], f
 
     for k, eje in list(layout.items()):
         if k.startswith("yaxis") and isinstance(eje, dict) and "domain" in eje:
-            layout[k] = eje | {"domain": [mover(v) for v in eje["domain"]]}
+            # Un dominio no pasa de 1: el crecimiento va redondeado a píxeles (un solo panel llegaba a 1.0012).
+            layout[k] = eje | {"domain": [min(1.0, mover(v)) for v in eje["domain"]]}
     layout["annotations"] = [n | {"y": mover(n["y"])} if n.get("yref") == "paper" else n for n in layout["annotations"]]
     for t in datos:
         if "colorbar" in t and "y" in t["colorbar"]:

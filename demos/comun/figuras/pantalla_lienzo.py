@@ -67,6 +67,7 @@ PLANTILLA = {"layout": {"xaxis": SIN_RECORTE, "yaxis": SIN_RECORTE}, "data": {"h
 TEXTO, TEXTO_SUAVE, TEXTO_GRIS, NOTA, REJILLA = "#222222", "#595959", "#666666", "#333333", "#eeeeee"
 TINTAS = {TEXTO: "#e6e6e6", TEXTO_SUAVE: "#bdbdbd", TEXTO_GRIS: "#b3b3b3", NOTA: "#d9d9d9", REJILLA: "#3a3a3a"}
 TEXTO_EN_CAJA = "#1a1a1a"
+TRANSPARENTE = "rgba(0,0,0,0)"  # un fondo de área que deja ver el papel (también el oscuro: navegador.js lo deja)
 LETRA_MINIMA = 8  # un número de casilla más chico no se lee: en un teléfono se omite (queda al pasar el dedo)
 LETRA_MENSAJE = 16  # la del mensaje de un Aviso (pantalla_graficas._mensaje)
 ANCHO_LETRA = 0.7  # el ancho de una cifra (o del signo menos, más ancho), en veces el tamaño de la letra
@@ -162,6 +163,7 @@ class Lienzo:
         self.ancho_px = ancho_px  # el ancho del área de dibujo si es la de un teléfono (None: la de siempre)
         self.alto_px = alto_px  # y su alto (el de todos los paneles)
         self.barra_a_la_derecha = False  # algún panel lleva barra de color: el margen derecho crece para todos
+        self.barra_abajo = False  # la barra de color va acostada al pie de la figura (un panel a la vez, teléfono)
         # Teléfono: lo que el panel que más ocupa a la izquierda (nombres y título del eje y) se lleva del ancho.
         # El automargin de Plotly corre el margen izquierdo de toda la figura: todos los paneles apilados lo pagan.
         self.ocupado_izquierdo = 0.0
@@ -193,7 +195,21 @@ def ticks(etiquetas: tuple[str, ...], maximo: int = 40) -> dict:
     return {"tickmode": "array", "tickvals": valores, "ticktext": [texto_plano(t) for t in textos]}
 
 
-def barra_color(titulo: str, dom_x, dom_y) -> dict:
+def barra_color(titulo: str, dom_x, dom_y, abajo: bool = False) -> dict:
+    if abajo:  # acostada al pie de la figura, bajo el eje x: no le quita ancho a las casillas
+        return {
+            "title": {"text": titulo, "side": "right"},
+            "orientation": "h",
+            "x": (dom_x[0] + dom_x[1]) / 2,
+            "xanchor": "center",
+            "y": 0,
+            "yref": "container",
+            "yanchor": "bottom",
+            "ypad": 12,
+            "len": 0.8 * (dom_x[1] - dom_x[0]),
+            "thickness": 12,
+            "outlinewidth": 0,
+        }
     return {
         "title": {"text": titulo, "side": "right"},
         "x": min(dom_x[1] + 0.01, 1.02),
