@@ -131,7 +131,7 @@ def _figura_paneles(palabras, puntajes, T_elegida: float = 1.0) -> Paneles:
         p = pesos(puntajes, T)
         marca = ""
         if k == cercano:
-            marca = "  ◀ la T elegida" if math.isclose(T, T_elegida) else f"  ◀ la más cercana a T = {T_elegida:g}"
+            marca = "  ◀ la T elegida" if math.isclose(T, T_elegida) else "  ◀ la más cercana"
         paneles.append(
             Barras(
                 categorias,
