@@ -189,23 +189,11 @@ def test_telefono_controles_para_el_pulgar_formulas_y_titulos_enteros(navegador,
         contexto.close()
 
 
-# Las pestañas cuyas figuras todavía pisan textos a 390 px (#37, medido: pares de textos que se cruzan). Cuando una
-# queda en 0, la prueba lo dice (XPASS estricto) y se quita de aquí.
-SOLAPAN_EN_EL_TELEFONO = {"multicabeza", "cbam"}
-
-
 @pytest.mark.timeout(900)  # todas las pestañas
-@pytest.mark.parametrize(
-    "pendientes",
-    [
-        pytest.param(False, id="sin-solapes"),
-        pytest.param(True, id="pendientes", marks=pytest.mark.xfail(strict=True, reason="#37: nombres de eje largos")),
-    ],
-)
-def test_telefono_ningun_texto_de_una_figura_pisa_a_otro(navegador, url_app, pendientes):
+def test_telefono_ningun_texto_de_una_figura_pisa_a_otro(navegador, url_app):
     """390 × 844 táctil, /demo/<id>/ de cada pestaña: en ninguna figura dos textos se pisan (los nombres de un eje
-    largo se ralean o se pliegan, no se amontonan). Las pestañas de SOLAPAN_EN_EL_TELEFONO van aparte, como
-    pendientes: su caso falla hoy (esperado), y si deja de fallar, también."""
+    largo se ralean o se pliegan, no se amontonan; los paneles apilados dejan lugar al eje x de uno y al título del
+    siguiente)."""
     contexto = navegador.new_context(
         viewport={"width": 390, "height": 844}, locale="en-US", has_touch=True, is_mobile=True, device_scale_factor=2
     )
@@ -214,8 +202,6 @@ def test_telefono_ningun_texto_de_una_figura_pisa_a_otro(navegador, url_app, pen
     try:
         fallas = {}
         for p in PESTANAS:
-            if (p.id in SOLAPAN_EN_EL_TELEFONO) != pendientes:
-                continue
             pg.goto(url_app + f"demo/{p.id}/?predecir=0")
             fuente_figura(pg, p.id)
             pg.wait_for_timeout(500)

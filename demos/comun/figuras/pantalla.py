@@ -95,6 +95,16 @@ def figura_plotly(figura) -> dict:
     return ancha
 
 
+def _arriba(figura, ancho_px: float | None) -> int:
+    """El margen de arriba: el título de la figura y lo que los títulos de los paneles de arriba tienen de más."""
+    titulo = getattr(figura, "titulo", "")
+    return (
+        (70 + 22 * titulo.count("\n") if titulo else 40)
+        + 22 * maqueta.lineas_de_mas_arriba(figura)
+        + (24 if ancho_px and isinstance(figura, Paneles) and titulo else 0)
+    )
+
+
 def _armar(figura, ancho_px: float | None = None) -> dict:
     alto = alto_de(figura)
     lienzo = Lienzo(ancho_px, alto - 120 if ancho_px else None)
@@ -110,7 +120,11 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         hueco_y = min(0.3, 60 / alto * figura.filas / max(1, figura.filas - 1) * 0.9)
         if ancho_px and figura.filas > 1:  # apilados: entre dos, las marcas y el eje de uno y el título del otro
             extra = max(getattr(f, "titulo", "").count("\n") for f in figura.paneles)
-            hueco_y = min(0.3, (135 + 22 * extra) / (alto - 120))
+            # En fracción del área (sin los márgenes de arriba y de abajo) y hasta 0.6 (después `terminar` estira los
+            # paneles y deja los huecos en píxeles). Con alto − 120 y a lo sumo 0.3, un título largo arriba achicaba
+            # el hueco (CBAM: 129 px de 157) y con dos filas no cabían un título de tres líneas y el eje x de arriba
+            # (multicabeza, #37).
+            hueco_y = min(0.6, (135 + 22 * extra) / (alto - _arriba(figura, ancho_px) - 70))
         dominios = [([0.0, 1.0], [0.0, 1.0])] * len(paneles) if de_a_uno else _dominios(figura, hueco_x, hueco_y)
         if ancho_px:  # apilados en un teléfono: el margen izquierdo es el del panel que más ocupa
             lienzo.ocupado_izquierdo = max(
@@ -140,6 +154,9 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
                         "showarrow": False,
                         "font": {"size": LETRA if figura.columnas < 3 else LETRA - 2},
                     }
+                    # Apilados, un poco más arriba: el nombre de la primera fila de un mapa chico asoma sobre el panel
+                    # (variantes: 16 filas en 100 px) y tocaba el título.
+                    | ({"yshift": 4} if ancho_px else {})
                 )
             ahora = len(lienzo.datos), len(lienzo.notas), len(lienzo.formas)
             ejes = () if compartidos else ejes_de(k)[2:]
@@ -172,9 +189,7 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         "margin": {
             "l": 70,
             "r": 40,
-            "t": (70 + 22 * titulo.count("\n") if titulo else 40)
-            + 22 * maqueta.lineas_de_mas_arriba(figura)
-            + (24 if ancho_px and isinstance(figura, Paneles) and titulo else 0),
+            "t": _arriba(figura, ancho_px),
             "b": abajo,
         },
         "separators": ".\u202f",

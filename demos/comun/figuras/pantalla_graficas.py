@@ -95,7 +95,9 @@ def _marcas_de_categorias(f: Barras, lienzo: Lienzo, dom_x) -> dict:
     area = 0.85 * lienzo.ancho_px * (dom_x[1] - dom_x[0])  # el resto, las marcas del eje y y su título
     largo = max(len(c) for c in f.categorias)
     if largo <= 3:
-        return ticks(f.categorias, max(2, int(area / (largo * 0.6 * LETRA + 8)))) | {"tickangle": 0}
+        # Un poco más abajo: el nombre de la primera barra tocaba el 0 del eje y, en la esquina (CBAM, #37).
+        marcas = ticks(f.categorias, max(2, int(area / (largo * 0.6 * LETRA + 8))))
+        return marcas | {"tickangle": 0, "ticklabelstandoff": 10}
     return ticks(f.categorias, max(2, int(area / (1.3 * LETRA)))) | {"tickangle": -90}
 
 

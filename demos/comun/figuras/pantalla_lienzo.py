@@ -164,6 +164,9 @@ class Lienzo:
         self.alto_px = alto_px  # y su alto (el de todos los paneles)
         self.barra_a_la_derecha = False  # algún panel lleva barra de color: el margen derecho crece para todos
         self.barra_abajo = False  # la barra de color va acostada al pie de la figura (un panel a la vez, teléfono)
+        # En un teléfono, la barra de un panel apilado no pasa de su alto: más larga se metía en el hueco de abajo y
+        # su «0» pisaba el título del panel siguiente (variantes, #37).
+        self.minimo_barra = 0.0 if ancho_px else 0.3
         # Teléfono: lo que el panel que más ocupa a la izquierda (nombres y título del eje y) se lleva del ancho.
         # El automargin de Plotly corre el margen izquierdo de toda la figura: todos los paneles apilados lo pagan.
         self.ocupado_izquierdo = 0.0
@@ -195,7 +198,8 @@ def ticks(etiquetas: tuple[str, ...], maximo: int = 40) -> dict:
     return {"tickmode": "array", "tickvals": valores, "ticktext": [texto_plano(t) for t in textos]}
 
 
-def barra_color(titulo: str, dom_x, dom_y, abajo: bool = False) -> dict:
+def barra_color(titulo: str, dom_x, dom_y, abajo: bool = False, minimo: float = 0.3) -> dict:
+    """La barra de color de un panel: a su derecha, de su alto (al menos `minimo` del área), o acostada al pie."""
     if abajo:  # acostada al pie de la figura, bajo el eje x: no le quita ancho a las casillas
         return {
             "title": {"text": titulo, "side": "right"},
@@ -215,7 +219,7 @@ def barra_color(titulo: str, dom_x, dom_y, abajo: bool = False) -> dict:
         "x": min(dom_x[1] + 0.01, 1.02),
         "xanchor": "left",
         "y": (dom_y[0] + dom_y[1]) / 2,
-        "len": max(0.3, dom_y[1] - dom_y[0]),
+        "len": max(minimo, dom_y[1] - dom_y[0]),
         "thickness": 14,
         "outlinewidth": 0,
     }

@@ -159,7 +159,7 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
         if en_bloques:
             _en_bloques(trazo, visibles, f, lienzo, dom_x, dom_y)
     if trazo["showscale"]:
-        trazo["colorbar"] = barra_color(f.barra, dom_x, dom_y, lienzo.barra_abajo)
+        trazo["colorbar"] = barra_color(f.barra, dom_x, dom_y, lienzo.barra_abajo, lienzo.minimo_barra)
     lienzo.datos.append(trazo)
     if f.tapada.any():
         tapadas = np.where(f.tapada, 1.0, np.nan)
@@ -364,7 +364,7 @@ def imagen(f: Imagen, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> 
         if textos and tam >= LETRA_MINIMA:
             trazo |= {"text": textos, "texttemplate": "%{text}", "textfont": {"size": tam}}
         if trazo["showscale"]:
-            trazo["colorbar"] = barra_color(f.barra, dom_x, dom_y, lienzo.barra_abajo)
+            trazo["colorbar"] = barra_color(f.barra, dom_x, dom_y, lienzo.barra_abajo, lienzo.minimo_barra)
         lienzo.datos.append(trazo)
     if f.rejilla:
         for c in range(0, ancho + 1, f.rejilla):
