@@ -37,7 +37,8 @@ import gradio as gr
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
 
-from servidor import disco, gradio_interno, paginas, registro
+from demos.comun.figuras.componente import RUTA_PLOTLY
+from servidor import disco, paginas, registro
 from servidor.cola import configurar_cola
 from servidor.entradas import montados, montar_protegido
 from servidor.protecciones import Protecciones
@@ -65,11 +66,9 @@ def crear_app(
     disco.arrancar_barrendero(lambda: [b.upload_file_set for b in montados()])
     opciones = {**(opciones or {}), "show_error": False}
     opciones["head"] = paginas.GUION + (opciones.get("head") or "")  # el token de la página (servidor/paginas.py)
-    # Plotly.js y el Plot, pedidos antes de montar la primera figura: en el HTML (mientras el navegador lo lee) y,
-    # para quien solo pide /config, en el `head` que Gradio agrega después de `load`.
-    precarga = gradio_interno.precarga_del_plot()
-    opciones["head"] += precarga
-    opciones["cabeza_html"] = opciones.get("cabeza_html", "") + precarga
+    # Plotly.js, pedido mientras el navegador lee el HTML (no cuando se monta la primera figura): `async`, lo
+    # evalúa en cuanto llega. Cada figura lo pide también en su `head` (quien arma la página desde /config).
+    opciones["cabeza_html"] = opciones.get("cabeza_html", "") + f'<script async src="{RUTA_PLOTLY}"></script>'
     app = FastAPI(title=raiz.title, docs_url=None, redoc_url=None)
     if construir_una is None:
         return Protecciones(montar_protegido(app, configurar_cola(raiz), path="/", **opciones), host_propio)

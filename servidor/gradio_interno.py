@@ -14,12 +14,9 @@ delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
 - `gr.ImageEditor.blob_storage`: el dict donde `accept_blobs` deja los trozos de un dibujo.
 - La cola (`gradio.queueing.Queue`: sus filas por `concurrency_id` y `Event.concurrency_id`):
   `mover_a_carril` pasa una llamada lenta a la fila de su carril (servidor/reparto.py).
-- Los trozos del frontend instalado (`gradio/templates/frontend/assets/`): `modulos_del_plot` lee
-  qué archivos importa la página para montar un `gr.Plot` con Plotly (el de Plotly.js pesa 4.6 MB y
-  Gradio lo pide recién al montar la primera figura), y `precarga_del_plot` los pide en la cabecera;
-  `trozos_corregidos` arregla un error de la lista del desplegable y deja que Plotly.js registre solo las
-  trazas de la suite (`plotly_con_trazas`), sin los módulos que entonces nada llama (`sin_modulos_muertos`);
-  servidor/laterales.py los sirve.
+- Los trozos del frontend instalado (`gradio/templates/frontend/assets/`): `trozos_corregidos` arregla
+  un error de la lista del desplegable (servidor/laterales.py los sirve así). Las figuras no tocan nada de
+  Gradio: son un `gr.HTML` con el Plotly.js oficial (demos/comun/figuras/componente.py).
 
 tests/test_seguridad_interno.py falla si una versión de Gradio cambia algo de esto.
 """
@@ -31,7 +28,6 @@ import datetime
 import logging
 import os
 import re
-import threading
 import weakref
 from collections.abc import Iterator
 from copy import copy
@@ -220,42 +216,6 @@ def editores(blocks: gr.Blocks) -> dict[int, gr.ImageEditor]:
 
 TROZOS = Path(gr.__file__).parent / "templates" / "frontend" / "assets"
 
-# En el mapa de componentes del frontend (core-*.js): `plot:{base:()=>v(()=>import(`./Plot-….js`),…),
-# component:()=>v(()=>import(`./Index-….js`),…)`; en Plot-….js, `plotly:()=>d(()=>import(`./PlotlyPlot-….js`),…)`.
-_IMPORTA = r"\(\)=>\w+\(\(\)=>import\(`\./([\w.-]+\.js)`\)"
-_PLOT = re.compile(r"\bplot:\{base:" + _IMPORTA + r"[^}]*?component:" + _IMPORTA)
-_PLOTLY = re.compile(r"\bplotly:" + _IMPORTA)
-
-
-@cache
-def modulos_del_plot(trozos: Path = TROZOS) -> tuple[str, ...]:
-    """Los archivos de `trozos` que la página importa para dibujar un `gr.Plot` de Plotly, el más pesado primero.
-
-    (Plotly.js, la figura, el componente), leídos del frontend instalado; () si no se encuentran (con
-    otra versión de Gradio): la página anda igual, solo que pide Plotly.js al montar la figura.
-    """
-    for mapa in sorted(trozos.glob("core-*.js")):
-        hallado = _PLOT.search(mapa.read_text(encoding="utf-8", errors="replace"))
-        if hallado is None:
-            continue
-        base, componente = hallado.groups()
-        plotly = _PLOTLY.search((trozos / base).read_text(encoding="utf-8", errors="replace"))
-        nombres = (plotly.group(1),) if plotly else ()
-        nombres += (base, componente)
-        if all((trozos / n).is_file() for n in nombres):
-            return nombres
-    log.warning("No se encontraron los trozos del gr.Plot en %s: la página no los precarga", trozos)
-    return ()
-
-
-def precarga_del_plot() -> str:
-    """Para el `<head>`: un `modulepreload` por archivo de `modulos_del_plot`, relativos a la página como los de Gradio.
-
-    `crossorigin` como los `modulepreload` que pone Vite (el frontend) al importar: el mismo pedido, una vez.
-    """
-    return "".join(f'<link rel="modulepreload" crossorigin href="./assets/{n}">' for n in modulos_del_plot())
-
-
 # La lista abierta de un gr.Dropdown (DropdownOptions) dibuja `choices[i][0]` por cada índice de
 # `filtered_indices`, y Gradio 6.31 rehace esos índices en un `$effect`, después de dibujar: si llegan
 # opciones nuevas más cortas con la lista abierta (las palabras de otra frase en el clasificador), un
@@ -266,31 +226,13 @@ _DE_LA_LISTA = b"filtered_indices"
 CORRECCIONES_ESPERADAS = 2  # las dos filas del `{#each}` de DropdownOptions en 6.31.0: aria-label y texto
 
 
-_cerrojo_trozos = threading.Lock()
-
-
+@cache
 def trozos_corregidos(trozos: Path = TROZOS) -> dict[str, bytes]:
-    """{nombre del archivo de `trozos`: su JS corregido}: los trozos del frontend con el error de la lista y el
-    de Plotly.js con las trazas de la suite (`plotly_recortado`).
+    """{nombre del archivo de `trozos`: su JS corregido}: los trozos del frontend con el error de la lista.
 
-    Sin los que no se encuentran tal cual (otra versión de Gradio): esos se sirven sin tocar. Se arman una vez
-    (≈ 0.5 s de CPU; `calentar_trozos` lo hace al montar, en un hilo): quien los pide mientras tanto, espera.
+    Sin los que no se encuentran tal cual (otra versión de Gradio): esos se sirven sin tocar.
     """
-    with _cerrojo_trozos:
-        return _trozos_corregidos(trozos)
-
-
-@cache
-def _trozos_corregidos(trozos: Path) -> dict[str, bytes]:
-    return {**_listas_corregidas(trozos), **plotly_recortado(trozos)}
-
-
-@cache
-def calentar_trozos() -> threading.Thread:
-    """Arma `trozos_corregidos()` en un hilo (una vez por proceso): la primera página no lo espera."""
-    hilo = threading.Thread(target=trozos_corregidos, name="trozos-corregidos", daemon=True)
-    hilo.start()
-    return hilo
+    return _listas_corregidas(trozos)
 
 
 def _listas_corregidas(trozos: Path) -> dict[str, bytes]:
@@ -305,176 +247,3 @@ def _listas_corregidas(trozos: Path) -> dict[str, bytes]:
     if not corregidos:
         log.warning("No se encontró la lista del desplegable en %s: se sirve sin corregir", trozos)
     return corregidos
-
-
-# Plotly.js entero registra, al evaluarse, sus 48 tipos de traza y los calendarios: `<x>.register([co(),So(),…])`
-# al final de su paquete, donde cada `co()` evalúa (una vez, perezoso) el módulo de un tipo. La suite dibuja
-# cuatro (`TRAZAS_PLOTLY`; scatter viene con el núcleo): registrar solo esos le ahorra a cada página ≈ 150–220 ms
-# de evaluar el trozo en 2 núcleos (BENCHMARKS.md). Cada elemento de la lista es `co=h((e,t)=>{t.exports=so()})`
-# y el módulo `so` del tipo lleva `moduleType:`trace`,name:`bar``.
-_REGISTRO = re.compile(rb"\b[\w$]+\.register\(\[((?:[\w$]+\(\),)*[\w$]+\(\))\]\)")
-_PEREZOSO = re.compile(rb"[,;{ ]([\w$]+)=[\w$]+\((?:\(\w*(?:,\w+)?\)|\w+)=>\{")
-_REEXPORTA = re.compile(rb"\w+\.exports=([\w$]+)\(\)\}\)[,;]?")
-_TRAZA = re.compile(rb"moduleType:[`\"']trace[`\"'],name:[`\"'](\w+)[`\"']")
-
-
-def _modulos(js: bytes) -> dict[bytes, bytes]:
-    """{nombre: cuerpo} de los módulos perezosos del paquete (`nombre=h((e,t)=>{cuerpo`, hasta el siguiente)."""
-    inicios = [(m.group(1), m.start(), m.end()) for m in _PEREZOSO.finditer(js)]
-    fines = [s for _, s, _ in inicios[1:]] + [len(js)]
-    return {nombre: js[fin_cabeza:fin] for (nombre, _, fin_cabeza), fin in zip(inicios, fines, strict=True)}
-
-
-def _traza_registrada(modulos: dict[bytes, bytes], elemento: bytes) -> str | None:
-    """El tipo de traza que registra `elemento` (`co()`) de la lista de `register`, o None si no es una traza."""
-    cuerpo = modulos.get(elemento[:-2], b"")
-    if reexporta := _REEXPORTA.fullmatch(cuerpo):  # `co` solo reexporta el módulo del tipo
-        cuerpo = modulos.get(reexporta.group(1), b"")
-    tipo = _TRAZA.search(cuerpo)
-    return tipo.group(1).decode() if tipo else None
-
-
-def plotly_con_trazas(js: bytes, trazas: frozenset[str]) -> bytes | None:
-    """El paquete de Plotly.js `js` registrando solo las `trazas` (las demás no se evalúan), o None si no se
-    reconoce la lista de `register` o falta alguna de las `trazas` que no vienen con el núcleo."""
-    registros = list(_REGISTRO.finditer(js))
-    if not registros:
-        return None
-    lista = registros[-1]  # la del paquete entero; las de antes son del núcleo (scatter y los componentes)
-    elementos, modulos = lista.group(1).split(b","), _modulos(js)
-    tipos = [_traza_registrada(modulos, e) for e in elementos]
-    quedan = [e for e, t in zip(elementos, tipos, strict=True) if t in trazas]
-    if sorted(t for t in tipos if t in trazas) != sorted(trazas - {"scatter"}):
-        return None
-    inicio, fin = lista.span(1)
-    return js[:inicio] + b",".join(quedan) + js[fin:]
-
-
-# --- Plotly.js sin los módulos que nada llama -------------------------------------------------------
-# Con la lista de `register` recortada, la mayor parte del paquete queda sin quien la llame: maplibre y mapbox-gl
-# (≈ 1.5 MB), regl y lo de WebGL, d3-geo… V8 igual la lee entera antes de evaluar (≈ 75 % del trozo). Cada módulo
-# perezoso es `X=h((e,t)=>{cuerpo})` y se usa solo llamándolo, `X()`: desde lo que queda fuera de los módulos, se
-# siguen las llamadas a módulos; los que no se alcanzan quedan con el cuerpo vacío. Solo se vacía un módulo cuyo
-# cuerpo termina justo donde empieza el siguiente (`}),Y=h(`): si entre dos hay otro código, o si la lectura de
-# llaves no llega ahí (una expresión regular que no se reconoce), ese módulo se deja entero.
-_PALABRA_ANTES_DE_VALOR = re.compile(
-    rb"(?:return|typeof|case|do|else|in|of|new|delete|void|throw|instanceof|yield|await)"
-)
-_INTERES = re.compile(rb"[{}()\[\]\"'`/]")
-_CADENA = {ord('"'): re.compile(rb'"(?:[^"\\\n]|\\.)*"'), ord("'"): re.compile(rb"'(?:[^'\\\n]|\\.)*'")}
-_PLANTILLA = re.compile(rb"(?:[^`\\$]|\\.|\$(?!\{))*", re.S)  # hasta el ` que la cierra o un ${
-_EXPRESION_REGULAR = re.compile(rb"/(?:[^/\\\[\n]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/[a-z]*")
-_PAR = {ord("{"): ord("}"), ord("("): ord(")"), ord("["): ord("]")}
-_LLAMADA = re.compile(rb"(?<![\w$.])([\w$]+)\(\)")
-
-
-def _division(js: bytes, i: int) -> bool:
-    """Si la `/` en `i` divide (viene tras un valor) en vez de abrir una expresión regular."""
-    antes = js[max(0, i - 64) : i].rstrip()[-16:]  # minificado: sin espacios largos
-    if not antes:
-        return False
-    if antes[-1:].isalnum() or antes[-1:] in b"_$":
-        palabra = re.search(rb"[\w$]+$", antes).group()
-        return not _PALABRA_ANTES_DE_VALOR.fullmatch(palabra)
-    return antes[-1:] in b")]}\"'`"
-
-
-def _tras_plantilla(js: bytes, i: int, pila: list[int]) -> int | None:
-    """Desde dentro de una plantilla: la posición tras su ` de cierre, o tras un `${` (que queda en `pila`)."""
-    fin = _PLANTILLA.match(js, i).end()
-    if js[fin : fin + 1] == b"`":
-        return fin + 1
-    if js[fin : fin + 2] == b"${":
-        pila.append(ord("$"))
-        return fin + 2
-    return None
-
-
-def _cierre(js: bytes, i: int) -> int | None:
-    """La posición del `}` que cierra el `{` de `i` en el JS minificado `js`, o None si no se entiende.
-
-    Salta cadenas, plantillas (con sus `${…}`), comentarios y expresiones regulares (una `/` que no viene tras
-    un valor)."""
-    pila: list[int] = []
-    while hallado := _INTERES.search(js, i):
-        i, c = hallado.start(), js[hallado.start()]
-        if c in _PAR:
-            pila.append(c)
-            i += 1
-        elif c in b")]}":
-            if not pila:
-                return None
-            abre = pila.pop()
-            if abre == ord("$") and c == ord("}"):  # fin de un ${…}: sigue la plantilla
-                i = _tras_plantilla(js, i + 1, pila)
-            elif abre in _PAR and _PAR[abre] == c:
-                if not pila:
-                    return i
-                i += 1
-            else:
-                return None
-        elif c in _CADENA:
-            cadena = _CADENA[c].match(js, i)
-            i = cadena.end() if cadena else None
-        elif c == ord("`"):
-            i = _tras_plantilla(js, i + 1, pila)
-        elif js[i + 1 : i + 2] in (b"/", b"*"):  # comentario
-            fin = js.find(b"\n" if js[i + 1] == ord("/") else b"*/", i + 2)
-            i = None if fin < 0 else fin + 2
-        elif _division(js, i):
-            i += 1
-        else:
-            regex = _EXPRESION_REGULAR.match(js, i)
-            i = regex.end() if regex else None
-        if i is None:
-            return None
-    return None
-
-
-def _cuerpos_limpios(js: bytes, fin: int) -> dict[bytes, tuple[int, int]]:
-    """{nombre: (inicio, fin) de su cuerpo} de los módulos perezosos de `js[:fin]` que terminan donde empieza el
-    siguiente (el último, en `fin`) sin otro código entre ambos."""
-    cabezas = [(m.group(1), m.end(), m.start()) for m in _PEREZOSO.finditer(js, 0, fin)]
-    limpios = {}
-    for (nombre, inicio, _), (_, _, siguiente) in zip(cabezas, [*cabezas[1:], (b"", 0, fin)], strict=True):
-        cierre = _cierre(js, inicio - 1)
-        if cierre is not None and js[cierre : cierre + 2] == b"})" and not js[cierre + 2 : siguiente].strip(b",;"):
-            limpios[nombre] = (inicio, cierre)
-    return limpios
-
-
-def sin_modulos_muertos(js: bytes) -> bytes:
-    """`js` (el paquete de Plotly.js) con vacíos los cuerpos de los módulos que ninguna llamada alcanza."""
-    registros = list(_REGISTRO.finditer(js))
-    if not registros:
-        return js
-    cola = js.rfind(b"return ", 0, registros[-1].start())  # lo del final: registra y devuelve Plotly
-    cuerpos = _cuerpos_limpios(js, cola if cola > 0 else len(js))
-    fuera = bytearray(js)
-    for inicio, fin in cuerpos.values():
-        fuera[inicio:fin] = bytes(fin - inicio)
-    alcanzados: set[bytes] = set()
-    pendientes = [n for n in _LLAMADA.findall(fuera) if n in cuerpos]
-    while pendientes:
-        nombre = pendientes.pop()
-        if nombre not in alcanzados:
-            alcanzados.add(nombre)
-            pendientes.extend(n for n in _LLAMADA.findall(js, *cuerpos[nombre]) if n in cuerpos)
-    partes, desde = [], 0
-    for inicio, fin in sorted(v for n, v in cuerpos.items() if n not in alcanzados):
-        partes.append(js[desde:inicio])
-        desde = fin
-    return b"".join([*partes, js[desde:]])
-
-
-def plotly_recortado(trozos: Path = TROZOS) -> dict[str, bytes]:
-    """{el trozo de Plotly.js del frontend: registrando solo `TRAZAS_PLOTLY` y sin los módulos que entonces nada
-    llama}, o {} si no se reconoce la lista de trazas."""
-    from demos.comun.figuras.pantalla import TRAZAS_PLOTLY
-
-    nombre = next((n for n in modulos_del_plot(trozos) if n.startswith("PlotlyPlot-")), None)
-    recortado = plotly_con_trazas((trozos / nombre).read_bytes(), TRAZAS_PLOTLY) if nombre else None
-    if recortado is None:
-        log.warning("No se reconoció la lista de trazas de Plotly.js en %s: se sirve entero", trozos)
-        return {}
-    return {nombre: sin_modulos_muertos(recortado)}

@@ -19,13 +19,14 @@
   multipart está mal, no si el cuerpo se corta. Sin la reserva, 60 subidas de 9.9 MB a la vez
   veían todas la misma medida de la carpeta y entraban todas (594 MB con un tope de 256).
 - `…/assets/<trozo>.js`: los trozos del frontend de Gradio que `gradio_interno.trozos_corregidos`
-  arregla (la lista de un desplegable que recibe opciones más cortas estando abierta; Plotly.js registrando
-  solo las trazas que dibuja la suite) salen corregidos, con su ETag.
+  arregla (la lista de un desplegable que recibe opciones más cortas estando abierta) salen corregidos, y
+  `…/assets/plotly-cartesian-<versión>.min.js` es el Plotly.js de las figuras (demos/comun/figuras/
+  componente.py); todos con su ETag (304 si el navegador ya lo tiene) y en caché un día.
 - La página (el HTML de la raíz del montaje) y `…/config`: la marca `paginas.MARCA` que el guion
   del `<head>` trae se cambia por un token nuevo (servidor/paginas.py: sesiones reales). En el HTML,
-  antes de `</head>`, la `cabeza_html` del montaje (servidor/asgi.py: la precarga de Plotly.js y el guion
-  de las figuras): el `head` de la configuración Gradio lo agrega recién después de `load`, tarde para
-  pedir Plotly.js mientras el navegador lee la página y para envolverlo antes de la primera figura.
+  antes de `</head>`, la `cabeza_html` del montaje (servidor/asgi.py: Plotly.js y el guion de las
+  figuras): el `head` de la configuración Gradio lo agrega recién después de `load`, tarde para pedir
+  Plotly.js mientras el navegador lee la página.
 
 Toda negativa: un JSON {"detail": motivo en español} y una línea en el log, sin traza.
 """
@@ -49,10 +50,10 @@ import gradio as gr
 from starlette.datastructures import Headers, UploadFile
 from starlette.requests import ClientDisconnect, Request
 
+from demos.comun.figuras.componente import PLOTLY
 from servidor import disco, paginas
 from servidor.gradio_interno import (
     app_de_gradio,
-    calentar_trozos,
     editores,
     instalar_sesiones,
     poner_delante,
@@ -82,7 +83,6 @@ def cerrar(app, blocks: gr.Blocks, cabeza_html: str = "") -> None:
         if not isinstance(editor.blob_storage, Trozos):
             editor.blob_storage = Trozos()
     poner_delante(app_gradio, Laterales, blocks=blocks, cabeza_html=cabeza_html.encode())
-    calentar_trozos()
 
 
 _POR_NOMBRE = re.compile(r".*/gradio_api/call/(?:v2/)?([^/]+)/?")
@@ -109,8 +109,8 @@ class Laterales:
             return await negar(send, 404, "No hay un evento público con ese nombre en esta página.", "call")
         if metodo in ("GET", "HEAD"):
             _, es_trozo, nombre = ruta.rpartition("/assets/")
-            if es_trozo and nombre in trozos_corregidos():
-                return await _trozo_corregido(scope, send, nombre)
+            if es_trozo and nombre in archivos_propios():
+                return await _archivo_propio(scope, send, nombre)
             return await self.app(scope, receive, _con_token(scope, send, self.cabeza_html))
         return await self.app(scope, receive, send)
 
@@ -153,15 +153,26 @@ def _con_token(scope, send, cabeza_html: bytes = b""):
 
 
 @cache
+def archivos_propios() -> dict[str, bytes]:
+    """{nombre: bytes} de lo que la página pide en `./assets/` y no sirve Gradio tal cual: sus trozos corregidos y
+    el Plotly.js de las figuras."""
+    return {**trozos_corregidos(), PLOTLY.name: PLOTLY.read_bytes()}
+
+
+@cache
 def _etiqueta(nombre: str) -> bytes:
-    """El ETag del trozo corregido `nombre` (una vez: el de Plotly.js pesa 4.6 MB)."""
-    return b'"' + hashlib.sha256(trozos_corregidos()[nombre]).hexdigest()[:32].encode() + b'"'
+    """El ETag del archivo propio `nombre` (una vez por proceso)."""
+    return b'"' + hashlib.sha256(archivos_propios()[nombre]).hexdigest()[:32].encode() + b'"'
 
 
-async def _trozo_corregido(scope, send, nombre: str) -> None:
-    """El trozo `nombre` del frontend, corregido; con su ETag, 304 si el navegador ya lo tiene."""
-    cuerpo, etiqueta = trozos_corregidos()[nombre], _etiqueta(nombre)
-    cabeceras = [(b"content-type", b"text/javascript; charset=utf-8"), (b"etag", etiqueta)]
+async def _archivo_propio(scope, send, nombre: str) -> None:
+    """El archivo propio `nombre`; con su ETag, 304 si el navegador ya lo tiene."""
+    cuerpo, etiqueta = archivos_propios()[nombre], _etiqueta(nombre)
+    cabeceras = [
+        (b"content-type", b"text/javascript; charset=utf-8"),
+        (b"etag", etiqueta),
+        (b"cache-control", b"public, max-age=86400"),
+    ]
     if Headers(scope=scope).get("if-none-match", "").encode() == etiqueta:
         await send({"type": "http.response.start", "status": 304, "headers": cabeceras})
         return await send({"type": "http.response.body", "body": b""})

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import gradio as gr
 import pytest
-from gradio.components.plot import PlotData
 from PIL import Image
 
 from demos.comun.controles import Deslizador, Numero, Opcion
+from demos.comun.figuras.componente import Figura
 from demos.comun.vista import salidas_para_gradio
 from demos.escalado import calcular
 from demos.servir.conectar import valor_desde_url
@@ -31,10 +31,10 @@ def test_descargas_dan_png_a_mas_de_200_ppp_y_svg():
 def test_las_figuras_van_al_navegador_como_plotly_sin_archivos():
     """Escalado describe sus figuras: van como JSON de Plotly (las dibuja el navegador), no como PNG."""
     histogramas, curva = salidas_para_gradio(calcular())[:2]
-    assert isinstance(histogramas, PlotData) and isinstance(curva, PlotData)
-    assert histogramas.type == curva.type == "plotly"
-    assert json.loads(histogramas.plot)["layout"]["xaxis2"]["matches"] == "x"  # los dos histogramas, mismo eje x
-    assert [t["name"] for t in json.loads(curva.plot)["data"][:2]] == ["sin escala", "con escala (÷ √d)"]
+    assert histogramas.keys() == curva.keys() == {"type", "plot"}
+    assert histogramas["type"] == curva["type"] == "plotly"
+    assert json.loads(histogramas["plot"])["layout"]["xaxis2"]["matches"] == "x"  # los dos histogramas, mismo eje x
+    assert [t["name"] for t in json.loads(curva["plot"])["data"][:2]] == ["sin escala", "con escala (÷ √d)"]
 
 
 @pytest.mark.parametrize(
@@ -114,7 +114,7 @@ def test_un_reloj_por_evento_en_su_primera_figura_y_ninguno_en_el_navegador():
     from demos import PESTANAS
 
     for fn in app.demo.fns.values():
-        figuras = [o for o in fn.outputs if isinstance(o, gr.Plot)]
+        figuras = [o for o in fn.outputs if isinstance(o, Figura)]
         if fn.fn is None:
             assert fn.show_progress == "hidden", (fn.name, [type(o).__name__ for o in fn.outputs])
         elif figuras and fn.show_progress == "minimal":  # los «full» son trabajos largos, con su barra de avance

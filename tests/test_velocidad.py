@@ -16,6 +16,7 @@ import gradio as gr
 import pytest
 
 from demos import PESTANAS
+from demos.comun.figuras.componente import Figura
 from tests.ayuda_navegador import ESPERA_MS, espera_cambio, fuente_figura
 
 pytestmark = pytest.mark.navegador
@@ -319,7 +320,7 @@ def test_load_no_vuelve_a_mandar_las_figuras_que_trae_la_pagina():
     valores = [c.value for c in vista.entradas]
     _, salidas = vista_inicial("temperatura", vista, {}, valores)
     # Las figuras y las paradas del barrido (gr.JSON) no: ya están en la página. La tabla y los textos, sí.
-    en_la_pagina = [isinstance(c, gr.Plot | gr.JSON) for c in vista.salidas_de_pagina]
+    en_la_pagina = [isinstance(c, Figura | gr.JSON) for c in vista.salidas_de_pagina]
     assert [s == gr.skip() for s in salidas] == en_la_pagina and any(isinstance(c, gr.JSON) for c in vista.paquetes)
     _, con_url = vista_inicial("temperatura", vista, {"T": "0.25"}, valores)  # otra vista: se manda entera
     assert not any(s == gr.skip() for s in con_url)

@@ -39,6 +39,7 @@ from typing import Any
 import gradio as gr
 import orjson
 
+from demos.comun.figuras.componente import Figura
 from demos.comun.vista import EN_CURSO, Barrido, envolver, salidas_para_gradio, un_reloj
 
 MAX_PARADAS = 256  # más paradas que esto no se precalculan: el control queda en el servidor
@@ -83,7 +84,7 @@ def al_navegador(salidas: list, resultado: tuple) -> list:
     for componente, valor in zip(salidas, valores, strict=True):
         v = componente.postprocess(valor)
         v = v.model_dump() if hasattr(v, "model_dump") else v
-        if isinstance(componente, gr.Plot) and isinstance(v, dict) and isinstance(v.get("plot"), str):
+        if isinstance(componente, Figura) and isinstance(v, dict) and isinstance(v.get("plot"), str):
             v = {**v, "plot": orjson.loads(v["plot"])}
         enviado.append(v)
     return enviado
@@ -173,7 +174,7 @@ def _comprimidas(vista, vistas: list) -> list[dict]:
     for j, componente in enumerate(vista.salidas):
         base, cambios = comprimir([v[j] for v in vistas])
         # Igual en todas las paradas: ya está en la página (barrido.js no la toca) y no viaja.
-        salidas.append({"base": base if cambios else None, "cambios": cambios, "plot": isinstance(componente, gr.Plot)})
+        salidas.append({"base": base if cambios else None, "cambios": cambios, "plot": isinstance(componente, Figura)})
     return salidas
 
 

@@ -23,7 +23,8 @@ import gradio as gr
 
 from demos.comun.aprender import Aprender
 from demos.comun.figuras import es_figura
-from demos.comun.figuras.pantalla import valor_de_plot
+from demos.comun.figuras.componente import Figura
+from demos.comun.figuras.pantalla import valor_de_figura
 from demos.comun.seguridad import rechazo
 
 log = logging.getLogger(__name__)
@@ -98,13 +99,13 @@ class Vista:
 
 
 def salidas_para_gradio(resultado: Any) -> Any:
-    """Cada descripción de figura del resultado -> el JSON de Plotly que `gr.Plot` pasa al navegador.
+    """Cada descripción de figura del resultado -> el valor de su `Figura` (el JSON de Plotly).
 
     El resto (tablas, textos) pasa igual. Acepta un valor o una tupla.
     """
     if isinstance(resultado, tuple):
-        return tuple(valor_de_plot(v) if es_figura(v) else v for v in resultado)
-    return valor_de_plot(resultado) if es_figura(resultado) else resultado
+        return tuple(valor_de_figura(v) if es_figura(v) else v for v in resultado)
+    return valor_de_figura(resultado) if es_figura(resultado) else resultado
 
 
 def error_en_espanol(e: Exception, donde: str = "?") -> gr.Error:
@@ -199,13 +200,12 @@ def explicacion(texto: str, **kw) -> gr.Markdown:
     return gr.Markdown(texto, latex_delimiters=LATEX, elem_classes=["explicacion"], **kw)
 
 
-def grafico(etiqueta: str, **kw) -> gr.Plot:
+def grafico(etiqueta: str, **kw) -> Figura:
     """Un componente de salida para una figura de `demos.comun.figuras`: la dibuja el navegador (Plotly).
 
     La etiqueta no se muestra encima (el título va en la figura); queda para lectores de pantalla.
     """
-    kw.setdefault("show_label", False)
-    return gr.Plot(label=etiqueta, elem_classes=["figura"], **kw)
+    return Figura(label=etiqueta, elem_classes=["figura"], **kw)
 
 
 def un_reloj(salidas: list) -> dict:
@@ -213,7 +213,7 @@ def un_reloj(salidas: list) -> dict:
     solo en la primera figura de `salidas` (donde mira el estudiante), no en cada salida. En cada una eran varios
     relojes reescritos en cada cuadro mientras espera y varias capas que se desvanecen mientras Plotly dibuja
     (scripts/perfil_redibujo.py: ≈ 40 ms menos por movimiento en multicabeza y cbam). Sin figuras, en todas."""
-    figuras = [s for s in salidas if isinstance(s, gr.Plot)]
+    figuras = [s for s in salidas if isinstance(s, Figura)]
     return {"show_progress": "minimal", "show_progress_on": figuras[:1] or None}
 
 

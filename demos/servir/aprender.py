@@ -24,7 +24,8 @@ import gradio as gr
 from demos import PESTANAS, POR_ID, Pestana
 from demos.comun.aprender import Aprender, Prediccion, Pregunta
 from demos.comun.figuras import C0, GRIS, Barras, Serie
-from demos.comun.figuras.pantalla import valor_de_plot
+from demos.comun.figuras.componente import Figura
+from demos.comun.figuras.pantalla import valor_de_figura
 from demos.comun.vista import Vista, un_reloj
 
 # Corre al montarse la línea de la ruta de cada pestaña: el velo de la predicción, los puntos del progreso
@@ -156,14 +157,14 @@ def revelar(p: Prediccion, *valores) -> tuple[str, Any]:
     """(la frase de la distancia y el porqué, la figura de la verdad junto a la suposición)."""
     suposicion, aviso = _leer_suposicion(p, valores)
     if aviso:
-        return f"{aviso} (O pulsa «Revelar» sin escribir nada para ver la respuesta.)", gr.Plot(visible=False)
+        return f"{aviso} (O pulsa «Revelar» sin escribir nada para ver la respuesta.)", gr.update(visible=False)
     texto = p.distancia(suposicion)
     if p.porque:
         texto += "\n\n" + p.explicacion()
     figura = _figura(p, suposicion)
     if figura is None:
-        return texto, gr.Plot(visible=False)
-    return texto, gr.Plot(valor_de_plot(figura), visible=True)
+        return texto, gr.update(visible=False)
+    return texto, gr.update(value=valor_de_figura(figura), visible=True)
 
 
 def _entradas(p: Prediccion, prefijo: str, etiqueta: str) -> list:
@@ -200,7 +201,7 @@ def _prediccion(p: Prediccion, vista: Vista, prefijo: str) -> None:
                 boton = gr.Button("Revelar", variant="primary", size="sm", elem_id=f"{prefijo}-revelar")
                 gr.Button("Ver sin predecir", size="sm", elem_id=f"{prefijo}-sin-predecir")
         frase = gr.Markdown(elem_id=f"{prefijo}-revelacion", padding=True)
-        figura = gr.Plot(visible=False, show_label=False, label="Lo que dijiste y la verdad")
+        figura = Figura(visible=False, label="Lo que dijiste y la verdad")
     boton.click(
         lambda *v: revelar(p, *v),
         inputs=entradas,

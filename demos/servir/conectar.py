@@ -15,6 +15,7 @@ import gradio as gr
 
 from demos.comun.barrido import barrer, paquetes_de
 from demos.comun.figuras import numero
+from demos.comun.figuras.componente import Figura
 from demos.comun.vista import Vista, envolver, error_en_espanol, salidas_para_gradio, un_reloj
 from demos.servir.aprender import armar_aprender
 from demos.servir.pagina import avisar_url
@@ -140,7 +141,7 @@ def figuras_en_la_pagina(clave: str, vista: Vista) -> None:
     except gr.Error:
         return
     for componente, valor in zip(vista.salidas_de_pagina, guardada, strict=True):
-        if isinstance(componente, gr.Plot | gr.JSON) and valor is not None:  # las figuras y los paquetes
+        if isinstance(componente, Figura | gr.JSON) and valor is not None:  # las figuras y los paquetes
             valor = componente.postprocess(valor)
             componente.value = valor.model_dump() if hasattr(valor, "model_dump") else valor
             setattr(componente, EN_LA_PAGINA, valores)
@@ -154,7 +155,7 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
     """
     for nombre, componente in vista.url.items():
         componente.elem_id = componente.elem_id or f"{prefijo}-{nombre}"
-    figuras = [s for s in vista.salidas if isinstance(s, gr.Plot)]
+    figuras = [s for s in vista.salidas if isinstance(s, Figura)]
     for k, componente in enumerate(figuras, start=1):
         componente.elem_id = componente.elem_id or f"{prefijo}-figura{k}"
         componente.elem_classes = [*(componente.elem_classes or []), "figura"]

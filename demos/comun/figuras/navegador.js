@@ -1,10 +1,7 @@
 // Las figuras de la suite en el navegador: se adaptan a la página antes de dibujarse y se redibujan poco.
 //
-// Gradio dibuja cada valor de un gr.Plot con Plotly.react en un <div> nuevo (una figura desde cero cada
-// vez) y 100 ms después llama a Plots.resize, que la vuelve a maquetar. Aquí se envuelve Plotly.react,
-// solo para las figuras de la suite (layout.meta.figura):
-// - cada valor se dibuja en un <div> propio del bloque, el mismo de un valor al siguiente: Plotly.react
-//   cambia solo lo que cambió, y el Plots.resize de Gradio cae sobre su <div> vacío (no hace nada);
+// Cada Figura (componente.py, un gr.HTML) entrega aquí cada valor que recibe (`recibir`), con su <div>, el
+// mismo de un valor al siguiente: Plotly.react cambia solo lo que cambió. Antes de dibujar, la figura se adapta:
 // - modo oscuro (body.dark de Gradio): papel y área del color de la página, textos y rejilla claros
 //   (cada tinta de TINTAS por su par; las cajas claras de un diagrama conservan su texto oscuro);
 // - teléfono (página de menos de ANCHO_MAXIMO px): lo que trae layout.meta.angosto (paneles apilados,
@@ -23,12 +20,12 @@
 //   la primera se ve sin esperar a que Plotly rehaga las otras.
 // Las descargas (matplotlib) no pasan por aquí: conservan el estilo claro de la lección.
 //
-// Corre dos veces: en el <head> del HTML (servidor/laterales.py), antes de que el JS de Gradio importe Plotly.js
-// (precargado: si no, la primera figura se dibujaría sin pasar por aquí), y en el `js=` de la página (para quien
-// la arma desde /config). La segunda no hace nada. En el <head> todavía no hay <body>: lo que lo mira espera.
+// Corre dos veces: en el <head> del HTML (servidor/laterales.py), antes que Plotly.js y que las figuras, y en el
+// `js=` de la página (para quien la arma desde /config). La segunda no hace nada. Una figura montada antes que
+// este guion espera en `window.__figurasEnEspera`; una que llega antes que Plotly.js, hasta que llegue. En el
+// <head> todavía no hay <body>: lo que lo mira espera.
 () => {
   if (window.__figurasDeLaSuite) return;
-  window.__figurasDeLaSuite = true;
   const TINTAS = __TINTAS__;
   const ANCHO_MAXIMO = __ANCHO_MAXIMO__;
   const TRANSPARENTE = __TRANSPARENTE__; // el fondo de un área que deja ver el papel (paneles de a uno)
@@ -38,7 +35,6 @@
   const LLAVES_DE_LETRA = new Set(["font", "textfont", "tickfont", "insidetextfont", "outsidetextfont"]);
   const LLAVES_DE_COLOR = new Set(["color", "gridcolor", "linecolor", "zerolinecolor", "tickcolor", "bordercolor"]);
   const figuras = new Set(); // los <div> de Gradio que dibujan una figura de la suite
-  let original = null; // Plotly.react de Plotly
 
   const oscuro = () => !!document.body && document.body.classList.contains("dark");
   const presentacion = () => document.documentElement.classList.contains("presentacion");
@@ -148,15 +144,19 @@
   // Cada dibujo deja en la línea de tiempo de la página las medidas «adaptar» y «figura» (adaptar y lo síncrono
   // de Plotly.react: las lee scripts/perfil_redibujo.py).
   const dibujar = (g) => {
+    if (!window.Plotly) {
+      g.__pendiente = true;
+      return Promise.resolve(g);
+    }
     g.__pendiente = g.__diferida = g.__siguiente = false;
     delete g.dataset.diferida;
     g.__dibujada_en = [g.clientWidth, g.clientHeight];
     const t0 = performance.now();
     const [data, layout] = adaptar(g);
     const t1 = performance.now();
-    const listo = original.call(window.Plotly, g, data, layout, g.__figura.config);
+    const listo = window.Plotly.react(g, data, layout, g.__figura.config);
     performance.measure("adaptar", {start: t0, end: t1});
-    performance.measure("figura", {start: t0, end: performance.now(), detail: g.parentElement && g.parentElement.id}); // lo síncrono
+    performance.measure("figura", {start: t0, end: performance.now(), detail: g.closest("[id]") && g.closest("[id]").id}); // lo síncrono
     const clave = g.__clave;
     Promise.resolve(listo).then(() => {
       const s = g._fullLayout && g._fullLayout._size;
@@ -247,89 +247,64 @@
     }
   };
 
-  // El <div> propio de un bloque gr.Plot, al final del bloque (fuera de los nodos que Svelte quita y pone):
-  // el mismo para cada valor, así Plotly.react compara con la figura anterior y cambia solo lo que cambió
-  // (los datos, las anotaciones) en vez de armar ejes, capas y barra desde cero. El <div> que Gradio crea
-  // para cada valor queda vacío y oculto.
-  const divPropio = (gd) => {
-    const bloque = gd.parentElement;
-    if (!bloque) return gd;
-    let g = bloque.__figuraPropia;
-    if (!g || g.parentElement !== bloque) {
-      g = document.createElement("div");
-      g.className = "figura-propia";
-      bloque.appendChild(g);
-      bloque.__figuraPropia = g;
-    }
-    gd.style.display = "none";
-    return g;
-  };
-
-  const react = function (gd, data, layout, config) {
-    if (!layout || !layout.meta || !layout.meta.figura || !(gd instanceof HTMLElement)) {
-      return original.apply(this, arguments);
-    }
-    const g = divPropio(gd);
+  // Un valor de una Figura (componente.py): {"type": "plotly", "plot": el JSON de la figura}. `g` es el <div> de
+  // la figura (el mismo de un valor al siguiente: Plotly.react cambia solo lo que cambió).
+  const recibir = (g, valor) => {
+    const texto = valor && valor.plot;
+    if (!texto) return;
     if (!figuras.has(g)) {
       figuras.add(g);
       observador.observe(g);
       vista.observe(g);
     }
-    // Gradio monta el gráfico dos veces por valor (la segunda, cientos de ms después, con el mismo JSON): la
-    // misma figura ya dibujada con la misma clave no se vuelve a dibujar (Plotly la rehacía entera).
-    const texto = JSON.stringify([data, layout, config]);
-    if (texto === g.__texto && g.__clave === clave() && !g.__pendiente) return Promise.resolve(g);
+    // El mismo valor, ya dibujado con la misma clave, no se vuelve a dibujar.
+    if (texto === g.__texto && g.__clave === clave() && !g.__pendiente) return;
     g.__texto = texto;
-    g.__figura = {data, layout, config};
+    const figura = typeof texto === "string" ? JSON.parse(texto) : texto;
+    // Lo que Gradio le ponía a cada figura de un gr.Plot: ocupa el ancho de su caja y sigue sus cambios.
+    figura.config = {...(figura.config || {}), responsive: true};
+    figura.layout.autosize = true;
+    g.__figura = figura;
     g.__reubicaciones = 0;
-    if (g.clientWidth === 0) { // oculta: se dibuja al hacerse visible
+    if (!window.Plotly || g.clientWidth === 0) { // sin Plotly.js todavía, u oculta: se dibuja al llegar o al verse
       g.__pendiente = true;
-      return Promise.resolve(g);
+      return;
     }
     if (g.__lejos && g._fullLayout) { // ya dibujada y fuera de la pantalla: después de la que se ve
       g.__diferida = true;
       g.dataset.diferida = ""; // en la página, para quien mide: tiene un valor que todavía no dibujó
       programarDiferidas();
-      return Promise.resolve(g);
+      return;
     }
     if (enEsteTurno && g._fullLayout) { // otra figura ya se dibujó en este turno: esta, después de que se pinte
       g.__siguiente = g.__diferida = true;
       g.dataset.diferida = "";
       programarSiguiente();
-      return Promise.resolve(g);
+      return;
     }
     enEsteTurno = true;
     setTimeout(() => { enEsteTurno = false; }, 0);
-    return dibujar(g);
+    dibujar(g);
   };
 
-  const parchear = (Plotly) => {
-    if (!Plotly || Plotly.__figurasSuite || typeof Plotly.react !== "function") return;
-    Plotly.__figurasSuite = true;
-    original = Plotly.react;
-    Plotly.react = react;
-    const redimensionar = Plotly.Plots && Plotly.Plots.resize;
-    if (redimensionar) {
-      // Gradio la llama tras cada valor sobre su <div>, que aquí queda vacío: sin figura no hay nada que medir
-      // (preguntar su ancho forzaba el estilo y la maquetación de la página entera en medio del dibujo). Una
-      // figura a 0 × 0 no se redimensiona (se dañaría).
-      Plotly.Plots.resize = function (gd) {
-        const g = typeof gd === "string" ? document.getElementById(gd) : gd;
-        if (g && (!g._fullLayout || g.clientWidth === 0)) return Promise.resolve(g);
-        return redimensionar.apply(this, arguments);
-      };
-    }
+  // Plotly.js (el <script> de componente.py) llega después que este guion: las figuras que esperaban, al llegar.
+  const conPlotly = () => {
+    for (const g of figuras) if (g.__pendiente && g.isConnected && g.clientWidth > 0) dibujar(g);
   };
-
-  // plotly.js llega perezoso (con la primera figura) y se publica en window.Plotly.
-  if (window.Plotly) parchear(window.Plotly);
-  else {
+  if (!window.Plotly) {
     let valor;
     Object.defineProperty(window, "Plotly", {
       configurable: true,
       get: () => valor,
-      set: (v) => { valor = v; parchear(v); },
+      set: (v) => { valor = v; setTimeout(conPlotly, 0); },
     });
+  }
+  window.__figurasDeLaSuite = {recibir};
+  // Las figuras que se montaron antes que este guion (componente.AL_CARGAR las deja en espera).
+  const enEspera = window.__figurasEnEspera;
+  if (enEspera) {
+    delete window.__figurasEnEspera;
+    for (const [g, valor] of enEspera) recibir(g, valor());
   }
   new MutationObserver(redibujarTodas).observe(document.documentElement, {attributes: true, attributeFilter: ["class"]});
   const conCuerpo = () => {

@@ -1,8 +1,8 @@
-"""Dibujante de pantalla: una descripción de `demos.comun.figuras` -> JSON de Plotly para `gr.Plot`.
+"""Dibujante de pantalla: una descripción de `demos.comun.figuras` -> JSON de Plotly para su `Figura`.
 
 Cada tipo de panel tiene su función en `DIBUJOS` (`pantalla_mapas`, `pantalla_graficas`); aquí se reparten
 los paneles en la rejilla y se arma el `layout`. Una figura de 4 paneles sale en ~1 ms, y el navegador la
-dibuja con el plotly.js que trae Gradio. Las pruebas validan el resultado contra el esquema de Plotly.
+dibuja con Plotly.js (componente.py). Las pruebas validan el resultado contra el esquema de Plotly.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from demos.comun.figuras.pantalla_lienzo import (
     recordando,
 )
 
-# Las trazas de Plotly que salen de aquí (`type` de cada elemento de `data`). La página registra en Plotly.js solo
-# estas (servidor/gradio_interno.plotly_con_trazas); una figura con otra no se dibujaría: tests/test_figuras.py
-# mira todas las de la suite.
+# Las trazas de Plotly que salen de aquí (`type` de cada elemento de `data`): todas están en el paquete cartesiano
+# de Plotly.js que carga la página (componente.py); una figura con otra no se dibujaría: tests/test_figuras.py mira
+# todas las de la suite.
 TRAZAS_PLOTLY = frozenset({"bar", "heatmap", "image", "scatter"})
 
 # El dibujo de cada tipo de panel: f(figura, lienzo, k, dominio_x, dominio_y, con_barra).
@@ -252,11 +252,9 @@ def figura_plotly_json(figura) -> str:
     return orjson.dumps(figura_plotly(figura), option=orjson.OPT_SERIALIZE_NUMPY).decode()
 
 
-def valor_de_plot(figura):
-    """La descripción -> el valor que `gr.Plot` manda al navegador tal cual (sin pasar por plotly.py)."""
-    from gradio.components.plot import PlotData
-
-    return PlotData(type="plotly", plot=figura_plotly_json(figura))
+def valor_de_figura(figura) -> dict:
+    """La descripción -> el valor de su `Figura` (demos/comun/figuras/componente.py), el que viaja a la página."""
+    return {"type": "plotly", "plot": figura_plotly_json(figura)}
 
 
 @cache
