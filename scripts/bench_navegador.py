@@ -373,6 +373,7 @@ def barridos_de(vistas: dict) -> list[Barrer]:
     import gradio as gr
 
     from demos.comun.barrido import paquete, paradas_de
+    from demos.comun.figuras.componente import Figura
 
     casos = []
     for id_, vista in vistas.items():
@@ -384,7 +385,7 @@ def barridos_de(vistas: dict) -> list[Barrer]:
             figuras = [
                 s.elem_id
                 for s, q in zip(vista.salidas, p.get("salidas", []), strict=False)
-                if isinstance(s, gr.Plot) and q["cambios"]
+                if isinstance(s, Figura) and q["cambios"]
             ] or [f"{id_}-figura1"]
             mostrar = []
             for otro, valor in b.con:  # k y w de la máscara se ven con «relleno» y «ventana»

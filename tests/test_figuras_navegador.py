@@ -198,7 +198,7 @@ def _pagina_en_otro_origen(html: str):
 # Cuántas veces Plotly dibuja cada figura: cada `plotly_afterplot` de los <div> de las figuras de la página.
 CONTAR_DIBUJOS = """() => { window.__dibujos = {};
   for (const g of document.querySelectorAll('.figura-propia')) {
-    const id = g.parentElement.id;
+    const id = g.closest('.block[id]').id;
     g.on('plotly_afterplot', () => { window.__dibujos[id] = (window.__dibujos[id] || 0) + 1; });
   } }"""
 
@@ -223,7 +223,7 @@ def test_cada_valor_nuevo_de_una_figura_se_dibuja_una_vez(navegador, url_app):
 # Cuándo (performance.now) dibuja Plotly cada figura de la página, por id del bloque.
 ANOTAR_DIBUJOS = """() => { window.__cuando = {};
   for (const g of document.querySelectorAll('.figura-propia')) {
-    const id = g.parentElement.id;
+    const id = g.closest('.block[id]').id;
     g.on('plotly_afterplot', () => { (window.__cuando[id] = window.__cuando[id] || []).push(performance.now()); });
   } }"""
 DATOS = "(sel) => document.querySelector(sel + ' .figura-propia').data"
@@ -290,7 +290,7 @@ def test_una_figura_diferida_se_dibuja_al_llegar_a_la_vista(navegador, url_app):
     pg.wait_for_timeout(1500)
     assert "temperatura-figura3" not in pg.evaluate("() => window.__cuando")
     assert pg.evaluate("() => document.querySelector('#temperatura-figura3 .figura-propia').data === window.__antes")
-    diferidas = pg.evaluate("() => [...document.querySelectorAll('[data-diferida]')].map((g) => g.parentElement.id)")
+    diferidas = pg.evaluate("() => [...document.querySelectorAll('[data-diferida]')].map((g) => g.closest('.block[id]').id)")
     assert diferidas == ["temperatura-figura3"]  # lo que mira scripts/bench_navegador.py («todas sus figuras»)
     pg.locator("#temperatura-figura3").scroll_into_view_if_needed()
     pg.wait_for_function("() => window.__cuando['temperatura-figura3']")

@@ -19,7 +19,10 @@ from demos import PESTANAS
 from tests.ayuda import RAIZ, puerto_libre
 from tests.ayuda_navegador import (
     ESPERA_MS,
+    QUIETA,
+    QUIETA_MS,
     REVEAL,
+    SOLAPES,
     carpeta_capturas,
     fuente_figura,
     guardar_captura,
@@ -421,17 +424,28 @@ TEXTOS_FIGURA = """(sel) => {
 }"""
 
 
+# Las pestañas que tenían textos que se pisaban tras cargarse ocultas (#37: atención cruzada 4 pares, variantes 12,
+# inversión 8, parches 3, CBAM 100, clasificador 59), y la del mazo.
+OCULTAS = [
+    ID_MAZO,
+    *("atencion-cruzada", "variantes", "inversion-digitos", "parches-vit", "cbam", "clasificador-atencion"),
+]
+
+
 @pytest.fixture(scope="module")
 def url_mazo(tmp_path_factory, url_app):
-    """El mazo servido desde otro origen (otro puerto), como una diapositiva real."""
+    """El mazo servido desde otro origen (otro puerto), como una diapositiva real: `mazo.html` con la pestaña
+    `ID_MAZO` y `mazo-<id>.html` con cada una de `OCULTAS`; `visible-<id>.html`, su iframe visible desde que carga."""
     requiere_npm()
     carpeta = tmp_path_factory.mktemp("mazo")
     (carpeta / "reveal").symlink_to(REVEAL, target_is_directory=True)
     shutil.copy(RAIZ / "docs" / "teclas-del-mazo.js", carpeta)
-    src = f"{url_app}demo/{ID_MAZO}/?presentacion=1"
     origen = url_app.rstrip("/")
-    (carpeta / "mazo.html").write_text(MAZO.format(src=src, origen=origen), encoding="utf-8")
-    (carpeta / "visible.html").write_text(VISIBLE.format(src=src), encoding="utf-8")
+    for id_ in OCULTAS:
+        src = f"{url_app}demo/{id_}/?presentacion=1"
+        (carpeta / f"mazo-{id_}.html").write_text(MAZO.format(src=src, origen=origen), encoding="utf-8")
+        (carpeta / f"visible-{id_}.html").write_text(VISIBLE.format(src=src), encoding="utf-8")
+    shutil.copy(carpeta / f"mazo-{ID_MAZO}.html", carpeta / "mazo.html")
     manejador = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(carpeta))
     servidor = http.server.ThreadingHTTPServer(("127.0.0.1", puerto_libre()), manejador)
     threading.Thread(target=servidor.serve_forever, daemon=True).start()
@@ -439,15 +453,15 @@ def url_mazo(tmp_path_factory, url_app):
     servidor.shutdown()
 
 
-def _mazo(navegador, url_mazo):
+def _mazo(navegador, url_mazo, id_: str = ID_MAZO):
     contexto = navegador.new_context(viewport={"width": 960, "height": 700}, locale="es-ES")
     contexto.set_default_timeout(ESPERA_MS)
     pg = contexto.new_page()
-    pg.goto(url_mazo + "mazo.html")
+    pg.goto(url_mazo + f"mazo-{id_}.html")
     pg.wait_for_function("window.Reveal && Reveal.isReady()", timeout=ESPERA_MS)
     marco = pg.frame_locator("iframe.marco")
     # La pestaña cargó (su figura está en la página, dibujada o esperando a verse) con la diapositiva oculta.
-    marco.locator(f"#{ID_MAZO}-figura1").wait_for(state="attached", timeout=ESPERA_MS)
+    marco.locator(f"#{id_}-figura1").wait_for(state="attached", timeout=ESPERA_MS)
     return contexto, pg, marco
 
 
@@ -480,21 +494,37 @@ def test_en_un_mazo_reveal_las_flechas_vuelven_al_mazo_tras_un_clic_en_la_pestan
         contexto.close()
 
 
-def test_en_un_mazo_reveal_el_iframe_oculto_dibuja_como_uno_visible(navegador, url_mazo):
-    """Un iframe que carga con su diapositiva oculta (0 × 0) dibuja, al mostrarse, la misma figura
-    que uno visible desde el principio: cada texto en el mismo lugar."""
-    contexto, pg, marco = _mazo(navegador, url_mazo)
+# Todas las figuras de la página, cada una con sus textos y su caja relativa a la figura (redondeada a 2 px).
+TEXTOS_FIGURAS = f"""() => Object.fromEntries([...document.querySelectorAll(".figura[id]")]
+  .filter((b) => b.querySelector(".js-plotly-plot")).map((b) => [b.id, ({TEXTOS_FIGURA})("#" + b.id)]))"""
+
+
+def _textos_y_solapes(marco) -> tuple[dict, dict]:
+    return marco.evaluate(TEXTOS_FIGURAS), marco.evaluate(SOLAPES)
+
+
+@pytest.mark.parametrize("id_", OCULTAS)
+def test_en_un_mazo_reveal_el_iframe_oculto_dibuja_como_uno_visible(navegador, url_mazo, id_):
+    """Un iframe que carga con su diapositiva oculta (0 × 0) dibuja, al mostrarse, las mismas figuras que uno
+    visible desde el principio: cada texto de cada figura en el mismo lugar, y ningún par de textos que se pise
+    que no se pise también en la visible."""
+    contexto, pg, marco = _mazo(navegador, url_mazo, id_)
     try:
         pg.wait_for_timeout(1_000)  # lo que dibuje mientras está oculta
         pg.evaluate("Reveal.slide(1)")
-        fuente_figura(pg.frames[1], ID_MAZO)
-        pg.wait_for_timeout(500)  # lo que redibuje al mostrarse
-        oculto = pg.frames[1].evaluate(TEXTOS_FIGURA, f"#{ID_MAZO}-figura1")
+        fuente_figura(pg.frames[1], id_)
+        pg.frames[1].wait_for_function(QUIETA, arg=QUIETA_MS, timeout=15_000, polling=50)
+        oculto, solapes_oculto = _textos_y_solapes(pg.frames[1])
 
-        pg.goto(url_mazo + "visible.html")
-        fuente_figura(pg.frames[1], ID_MAZO)
-        pg.wait_for_timeout(500)
-        visible = pg.frames[1].evaluate(TEXTOS_FIGURA, f"#{ID_MAZO}-figura1")
-        assert oculto == visible, f"oculto y luego visible: {oculto}\nvisible desde el principio: {visible}"
+        pg.goto(url_mazo + f"visible-{id_}.html")
+        fuente_figura(pg.frames[1], id_)
+        pg.frames[1].wait_for_function(QUIETA, arg=QUIETA_MS, timeout=15_000, polling=50)
+        visible, solapes_visible = _textos_y_solapes(pg.frames[1])
+        assert oculto.keys() == visible.keys() and oculto, (oculto.keys(), visible.keys())
+        for figura in visible:
+            assert oculto[figura] == visible[figura], f"{figura}, oculto y luego visible: {oculto[figura]}\n" + (
+                f"visible desde el principio: {visible[figura]}"
+            )
+        assert solapes_oculto == solapes_visible
     finally:
         contexto.close()

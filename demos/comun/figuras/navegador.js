@@ -156,7 +156,7 @@
     const t1 = performance.now();
     const listo = window.Plotly.react(g, data, layout, g.__figura.config);
     performance.measure("adaptar", {start: t0, end: t1});
-    performance.measure("figura", {start: t0, end: performance.now(), detail: g.closest("[id]") && g.closest("[id]").id}); // lo síncrono
+    performance.measure("figura", {start: t0, end: performance.now(), detail: g.closest(".block[id]") && g.closest(".block[id]").id}); // lo síncrono
     const clave = g.__clave;
     Promise.resolve(listo).then(() => {
       const s = g._fullLayout && g._fullLayout._size;
