@@ -344,3 +344,16 @@ def test_la_plantilla_llega_a_cada_eje_y_a_la_barra_de_color(navegador, url_app)
     n, sin_plantilla, barras = pg.evaluate(SIN_RECORTE, "#multicabeza-figura2")
     assert n >= 10 and sin_plantilla == [] and barras == ["allow"], (n, sin_plantilla, barras)
     pg.context.close()
+
+
+def test_una_figura_cuya_caja_cambia_de_ancho_se_vuelve_a_maquetar(navegador, url_app):
+    """Una caja que cambia de ancho sin que cambie la ventana (una columna que se maqueta después, un iframe que se
+    muestra con otro tamaño): la figura se vuelve a maquetar a su ancho nuevo (Plotly, con `responsive`, solo mira
+    la ventana). Lo mismo que la figura del mismo ancho dibujada desde el principio."""
+    pg = _abrir(navegador, url_app + "demo/escalado/", "escalado", viewport={"width": 1280, "height": 800})
+    ancho = "(sel) => document.querySelector(sel + ' .js-plotly-plot')._fullLayout.width"
+    antes = pg.evaluate(ancho, "#escalado-figura1")
+    pg.evaluate("() => { document.querySelector('#escalado-figura1').style.width = '600px'; }")
+    pg.wait_for_function(f"() => Math.abs(({ancho})('#escalado-figura1') - 600) <= 2", timeout=5_000)
+    assert antes > 900
+    pg.context.close()

@@ -284,13 +284,18 @@ def test_sacar_otra_vez_suma_uno_a_la_semilla_con_un_solo_evento(pg, url_app):
 # --- la primera figura llega con la página --------------------------------------------------------
 
 
+def _es_figura(componente: dict) -> bool:
+    """Un componente de la configuración de la página es una `Figura` (demos/comun/figuras/componente.py)."""
+    return componente["type"] == "html" and componente["props"].get("component_class_name") == "Figura"
+
+
 @pytest.mark.parametrize("id_", [p.id for p in PESTANAS])
 def test_la_pagina_de_una_pestana_trae_sus_figuras(url_app, id_):
     """/demo/<id>/ trae en su configuración las figuras de la vista inicial: se dibujan sin esperar a `load`."""
     import httpx
 
     config = httpx.get(f"{url_app}demo/{id_}/config", timeout=120).json()
-    figuras = {c["props"].get("elem_id"): c["props"].get("value") for c in config["components"] if c["type"] == "plot"}
+    figuras = {c["props"].get("elem_id"): c["props"].get("value") for c in config["components"] if _es_figura(c)}
     assert figuras.get(f"{id_}-figura1"), f"{id_}: la primera figura no viene en la página"
     assert figuras[f"{id_}-figura1"]["type"] == "plotly"
 
@@ -302,7 +307,7 @@ def test_la_suite_trae_las_figuras_de_la_pestana_que_abre_y_no_las_de_las_demas(
     import httpx
 
     config = httpx.get(f"{url_app}config", timeout=120).json()
-    figuras = {c["props"].get("elem_id"): c["props"].get("value") for c in config["components"] if c["type"] == "plot"}
+    figuras = {c["props"].get("elem_id"): c["props"].get("value") for c in config["components"] if _es_figura(c)}
     primera = PESTANAS[0].id
     assert (figuras.get(f"{primera}-figura1") or {}).get("type") == "plotly", "la pestaña que abre, sin su figura"
     otras = [

@@ -187,6 +187,12 @@
       if (!g.isConnected || !g.__figura || g.clientWidth === 0) continue;
       // Se hizo visible (o se dibujó oculta): de nuevo, como si hubiera cargado así.
       if (g.__pendiente || !g.__dibujada_en || g.__dibujada_en[0] === 0 || g.__clave !== clave()) dibujar(g);
+      // Otro ancho que el de su dibujo (una columna que se maquetó después, un iframe oculto que se muestra con
+      // otro tamaño): los textos se acomodaron a ese ancho, de nuevo; a lo sumo tres veces por valor.
+      else if (Math.abs(g.clientWidth - g.__dibujada_en[0]) > 1 && (g.__reanchos || 0) < 3) {
+        g.__reanchos = (g.__reanchos || 0) + 1;
+        dibujar(g);
+      }
     }
   });
 
@@ -265,7 +271,7 @@
     figura.config = {...(figura.config || {}), responsive: true};
     figura.layout.autosize = true;
     g.__figura = figura;
-    g.__reubicaciones = 0;
+    g.__reubicaciones = g.__reanchos = 0;
     if (!window.Plotly || g.clientWidth === 0) { // sin Plotly.js todavía, u oculta: se dibuja al llegar o al verse
       g.__pendiente = true;
       return;
