@@ -164,7 +164,8 @@ COSTO_FIGURAS = """async (veces) => {
     aparte.remove();
     const textos = data.reduce((s, t) => s + (t.texttemplate || (t.mode || "").includes("text")
       ? [t.text].flat(2).filter((x) => x !== "" && x != null).length : 0), 0);
-    filas.push({figura: (g.closest(".block[id]") || {}).id || "(sin id)", textos, huecos: data.some((t) => t.xgap), ms});
+    const figura = (g.closest(".block[id]") || {}).id || "(sin id)";
+    filas.push({figura, textos, huecos: data.some((t) => t.xgap), ms});
   }
   return filas;
 }""".replace("__VARIANTES__", VARIANTES)

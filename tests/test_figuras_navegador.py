@@ -290,7 +290,9 @@ def test_una_figura_diferida_se_dibuja_al_llegar_a_la_vista(navegador, url_app):
     pg.wait_for_timeout(1500)
     assert "temperatura-figura3" not in pg.evaluate("() => window.__cuando")
     assert pg.evaluate("() => document.querySelector('#temperatura-figura3 .figura-propia').data === window.__antes")
-    diferidas = pg.evaluate("() => [...document.querySelectorAll('[data-diferida]')].map((g) => g.closest('.block[id]').id)")
+    diferidas = pg.evaluate(
+        "() => [...document.querySelectorAll('[data-diferida]')].map((g) => g.closest('.block[id]').id)"
+    )
     assert diferidas == ["temperatura-figura3"]  # lo que mira scripts/bench_navegador.py («todas sus figuras»)
     pg.locator("#temperatura-figura3").scroll_into_view_if_needed()
     pg.wait_for_function("() => window.__cuando['temperatura-figura3']")
