@@ -245,7 +245,17 @@ def _figura(pesos: np.ndarray) -> Paneles:
                 cuadrado=True,
             )
         )
-    return Paneles(tuple(figuras), columnas=columnas, titulo=TITULO_FIGURA, anchos=anchos, alto_fila=alto_fila)
+    # En un teléfono, una cabeza a la vez (elegida en un desplegable) en vez de una columna de hasta 9 mapas. Las
+    # cabezas como imágenes (muchas casillas) siguen apiladas: cada una ya llena el ancho, y de a una la respuesta
+    # llevaría los ejes de cada panel (16 cabezas de 32: de 60 a 72 kB).
+    return Paneles(
+        tuple(figuras),
+        columnas=columnas,
+        titulo=TITULO_FIGURA,
+        anchos=anchos,
+        alto_fila=alto_fila,
+        de_a_uno=paneles > 1 and not como_imagen,
+    )
 
 
 def _si_no(dif: float) -> str:

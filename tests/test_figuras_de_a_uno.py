@@ -7,10 +7,12 @@ decían qué palabra era cuál.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
 import plotly.graph_objects as go
+import pytest
 
 from demos.clasificador_atencion.pestana import calcular
 from demos.comun.figuras import Mapa, Paneles
@@ -145,3 +147,35 @@ def test_de_a_uno_con_las_cabezas_como_imagenes_cada_panel_lleva_sus_ejes():
     assert _lo_que_se_ve(imagen) == []  # una cabeza: solo su imagen, sin el mapa del promedio ni sus ejes
     assert [t.get("visible") for t in imagen["data"]].count(True) == 1
     assert not any(e.get("visible", True) for k, e in imagen["layout"].items() if k.startswith(("xaxis", "yaxis")))
+
+
+@pytest.mark.parametrize(("cabezas", "largo"), [(2, 5), (4, 5), (8, 5), (8, 12)])
+def test_las_cabezas_de_multicabeza_en_un_telefono_van_de_a_una_con_sus_posiciones(cabezas, largo):
+    """Multicabeza: una opción por cabeza y una por el promedio; cada una muestra un solo mapa, con las posiciones en
+    filas y columnas. (Con las cabezas como imágenes, 16 de 32 posiciones, siguen apiladas: la prueba de abajo.)"""
+    from demos.multicabeza import calcular as multicabeza
+
+    figura = multicabeza(d_modelo=64, cabezas=cabezas, largo=largo)[1]
+    telefono = _en_telefono(figura_plotly(figura))
+    (menu,) = telefono["layout"]["updatemenus"]
+    assert [b["label"] for b in menu["buttons"]] == [f"Cabeza {k}" for k in range(1, cabezas + 1)] + [
+        "Promedio de las cabezas"
+    ]
+    for k in range(cabezas + 1):
+        elegida = _elegir(telefono, k)
+        vistos = _lo_que_se_ve(elegida)
+        visibles = [t for t in elegida["data"] if t.get("visible", True) is not False and t["type"] != "scatter"]
+        assert len(visibles) == 1, (k, [t["type"] for t in visibles])
+        (visto,) = vistos
+        assert len(visto["x"]) == len(visto["y"]) == largo and all(visto["x"]) and all(visto["y"]), (k, visto)
+    sin = dataclasses.replace(figura, de_a_uno=False)
+    con, de_siempre = figura_plotly(figura), figura_plotly(sin)
+    con["layout"].pop("meta"), de_siempre["layout"].pop("meta")
+    assert con == de_siempre, "la figura de siempre no cambia"
+
+
+def test_las_cabezas_de_multicabeza_como_imagenes_siguen_apiladas_en_un_telefono():
+    from demos.multicabeza import calcular as multicabeza
+
+    figura = multicabeza(d_modelo=64, cabezas=16, largo=32)[1]
+    assert not figura.de_a_uno and "updatemenus" not in _en_telefono(figura_plotly(figura))["layout"]
