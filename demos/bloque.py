@@ -350,19 +350,19 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "¿Cuántos parámetros tiene con 8 cabezas en vez de 4?",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     49_984,
                     "49 984, los mismos",
                     "Las cabezas se reparten las 64 columnas: más cabezas, más "
                     "chicas; los tamaños de las capas no cambian ({total}).",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     2 * 16_640 + 33_088 + 256,
                     "66 624 (el doble de atención)",
                     "Las cabezas no traen capas "
                     "nuevas: 8 cabezas de 8 columnas usan la misma `qkv` que 4 de 16. Siguen {total}.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     2 * 49_984,
                     "99 968, el doble",
                     "Nada se duplica: las cabezas parten las 64 columnas en trozos más chicos. Siguen {total}.",
@@ -373,13 +373,15 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "¿Qué parte del bloque tiene más parámetros?",
             (
-                ap.Opcion("MLP", "el MLP", "{mlp}: dos capas de 64 × 256 y 256 × 64. La atención tiene {atención}."),
-                ap.Opcion(
+                ap.Alternativa(
+                    "MLP", "el MLP", "{mlp}: dos capas de 64 × 256 y 256 × 64. La atención tiene {atención}."
+                ),
+                ap.Alternativa(
                     "Atención",
                     "la atención",
                     "Tiene {atención}; el MLP, con sus capas de 64 × 256 y 256 × 64, tiene {mlp}.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "LayerNorm",
                     "las LayerNorm",
                     "Solo {layernorm}: un γ y un β por columna, en dos normas. El MLP tiene {mlp}.",

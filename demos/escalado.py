@@ -403,19 +403,19 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "Al pasar de d = 64 a d = 256 (cuatro veces más números), la desviación de q·k sin escala…",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     2,
                     "se duplica",
                     "Es una suma de d términos de varianza 1: la varianza crece como d y la "
                     "desviación como √d; √4 = 2 (aquí, {respuesta:.2f} veces).",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     4,
                     "se cuadruplica",
                     "Eso le pasa a la varianza, que crece como d; la desviación es su "
                     "raíz: crece como √d, el doble (aquí, {respuesta:.2f} veces).",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     1,
                     "no cambia",
                     "No cambia con escala; sin escala, cada término nuevo suma varianza: "
@@ -427,18 +427,18 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "Con escala (÷ √d), al crecer d el peso máximo medio…",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     "quieto",
                     "queda casi quieto",
                     "La escala devuelve la desviación a 1 para toda d: de "
                     "d = 64 a d = 512 el peso máximo va de {a64} a {a512}.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "sube",
                     "sube hasta 1",
                     "Eso pasa sin escala; con ÷ √d la desviación queda en 1 y el peso máximo va de {a64} a {a512}.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "baja",
                     "baja hacia 1/8",
                     "Los pesos no se emparejan: la desviación queda en 1, no en 0; "

@@ -318,9 +318,9 @@ APRENDER = ap.Aprender(
         "Con d_modelo = 16, ¿qué pasa con los parámetros de la capa si pasas de 4 a 8 cabezas?",
         verdad=_mas_cabezas,
         opciones=(
-            ap.Opcion("igual", "no cambian", ""),
-            ap.Opcion("doble", "se duplican", ""),
-            ap.Opcion("mitad", "bajan a la mitad", ""),
+            ap.Alternativa("igual", "no cambian", ""),
+            ap.Alternativa("doble", "se duplican", ""),
+            ap.Alternativa("mitad", "bajan a la mitad", ""),
         ),
         porque="Siguen en {total}: las cabezas se reparten las 16 columnas de Q, K y V (4 cabezas de 4, u 8 de 2); "
         "las capas `qkv` y `salida` no cambian de tamaño.",
@@ -329,14 +329,14 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "Un lote de 2 frases de 5 palabras, d_modelo = 16 y 4 cabezas: ¿qué forma tienen los pesos?",
             (
-                ap.Opcion((2, 4, 5, 5), "(2, 4, 5, 5)", "Uno por frase, por cabeza y por par de palabras."),
-                ap.Opcion(
+                ap.Alternativa((2, 4, 5, 5), "(2, 4, 5, 5)", "Uno por frase, por cabeza y por par de palabras."),
+                ap.Alternativa(
                     (2, 5, 16),
                     "(2, 5, 16)",
                     "Esa es la forma de la entrada y de la salida; los pesos van "
                     "de palabra a palabra: (lote, cabezas, L, L).",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     (2, 5, 5),
                     "(2, 5, 5)",
                     "Esa es la de `nn.MultiheadAttention` por omisión, que promedia "
@@ -348,12 +348,12 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "`nn.MultiheadAttention` sin más argumentos devuelve pesos de forma…",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     (2, 5, 5),
                     "(2, 5, 5)",
                     "Promedia las cabezas (`average_attn_weights=True`); `average_attn_weights=False` da (2, 4, 5, 5).",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     (2, 4, 5, 5),
                     "(2, 4, 5, 5)",
                     "Esa la da con `average_attn_weights=False`; por omisión promedia las cabezas.",

@@ -248,9 +248,9 @@ APRENDER = ap.Aprender(
         "El transformer que invierte dígitos, entrenado sin posición: ¿qué exactitud por dígito logra?",
         verdad=_sin_posicion,
         opciones=(
-            ap.Opcion(0.10, "10 % (al azar)", ""),
-            ap.Opcion(0.32, "32 %", ""),
-            ap.Opcion(1.0, "100 %, como con posición", ""),
+            ap.Alternativa(0.10, "10 % (al azar)", ""),
+            ap.Alternativa(0.32, "32 %", ""),
+            ap.Alternativa(1.0, "100 %, como con posición", ""),
         ),
         unidad="%",
         decimales=3,
@@ -262,13 +262,13 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "Sin codificación posicional, la salida de la frase al revés es…",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     "reordenada",
                     "la misma salida, al revés",
                     "La atención solo ve el conjunto de "
                     "palabras: invertir la entrada invierte la salida, nada más. Con la sinusoidal ya no.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "distinta",
                     "otra salida distinta",
                     "Sin posición la atención no ve el orden: la salida "
@@ -280,9 +280,9 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "En la posición 0, las dos primeras columnas de la codificación sinusoidal valen…",
             (
-                ap.Opcion((0.0, 1.0), "0 y 1", "sin(0) = 0 en las columnas pares y cos(0) = 1 en las impares."),
-                ap.Opcion((0.0, 0.0), "0 y 0", "Las impares llevan coseno: cos(0) = 1."),
-                ap.Opcion((1.0, 1.0), "1 y 1", "Las pares llevan seno: sin(0) = 0."),
+                ap.Alternativa((0.0, 1.0), "0 y 1", "sin(0) = 0 en las columnas pares y cos(0) = 1 en las impares."),
+                ap.Alternativa((0.0, 0.0), "0 y 0", "Las impares llevan coseno: cos(0) = 1."),
+                ap.Alternativa((1.0, 1.0), "1 y 1", "Las pares llevan seno: sin(0) = 0."),
             ),
             verdad=lambda: tuple(round(float(v), 6) for v in posicion_sinusoidal(50, 32)[0, :2]),
         ),

@@ -271,17 +271,17 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             f"Con T = {T_MAX:g}, los cuatro pesos quedan…",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     "parejos",
                     "casi parejos, cerca de 1/4",
                     "Dividir por una T grande achica las diferencias de puntaje: los pesos van de {min} a {max}.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "uno",
                     "casi todo en «plata»",
                     "Eso hace una T chica. Una T grande achica las diferencias: los pesos van de {min} a {max}.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "cero",
                     "todos cerca de 0",
                     "Los pesos siempre suman 1: no pueden quedar todos en 0. Van de {min} a {max}.",
@@ -292,19 +292,19 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "Si sumas 5 a los cuatro puntajes (T = 1), la entropía de los pesos…",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     "igual",
                     "no cambia",
                     "El softmax solo ve diferencias: e^(s+5) = e^5 · e^s, y el e^5 se "
                     "cancela al dividir por la suma. Sigue en {H} bits.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "sube",
                     "sube",
                     "Sumar lo mismo a todos no cambia ninguna diferencia: el e^5 se cancela al "
                     "dividir por la suma, y la entropía sigue en {H} bits.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "baja",
                     "baja",
                     "Los puntajes más altos no concentran más el peso si todos suben igual: el "

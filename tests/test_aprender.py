@@ -137,7 +137,7 @@ def test_la_distancia_se_dice_en_una_frase():
 
 
 def test_una_respuesta_calculada_que_no_es_ninguna_opcion_se_nota():
-    q = ap.Pregunta("¿?", (ap.Opcion(1, "1", "a"), ap.Opcion(2, "2", "b")), verdad=lambda: 7)
+    q = ap.Pregunta("¿?", (ap.Alternativa(1, "1", "a"), ap.Alternativa(2, "2", "b")), verdad=lambda: 7)
     with pytest.raises(ValueError):
         q.correcta()
 

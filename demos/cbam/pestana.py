@@ -263,9 +263,9 @@ APRENDER = ap.Aprender(
         "Con el primer dígito de prueba: ¿apagar la rama espacial sube o baja la confianza de la red?",
         verdad=lambda: _apagar("espacial"),
         opciones=(
-            ap.Opcion("sube", "sube", ""),
-            ap.Opcion("baja", "baja", ""),
-            ap.Opcion("igual", "no cambia", ""),
+            ap.Alternativa("sube", "sube", ""),
+            ap.Alternativa("baja", "baja", ""),
+            ap.Alternativa("igual", "no cambia", ""),
         ),
         porque="Pasa de {antes} a {despues}. La rama espacial multiplica cada casilla por m, entre 0 y 1, y aquí "
         "deja {bajos} de {casillas} por debajo de 0.5: apagada (m = 1) la señal llega entera al clasificador, que "
@@ -275,19 +275,19 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "Y apagar la rama de canal (todos los w = 1): la confianza…",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     "baja",
                     "baja",
                     "Baja de {antes} a {despues}: {w_bajos} de {canales} canales tenían w < 0.5; "
                     "sin la rama pesan todos igual y la red se confunde más.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "sube",
                     "sube",
                     "No: baja de {antes} a {despues}. La red aprendió a apagar canales "
                     "({w_bajos} de {canales} con w < 0.5); con todos en 1 entra ruido.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "igual",
                     "no cambia",
                     "Cambia: baja de {antes} a {despues}. Los pesos de canal no eran "
@@ -299,18 +299,18 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "Los pesos de canal w salen de una sigmoide: quedan…",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     "0 y 1",
                     "entre 0 y 1",
                     "Una sigmoide da de 0 a 1: aquí, de {min} a {max}. Cada canal se "
                     "multiplica por su w, así que solo se apaga o se deja pasar, nunca se agranda.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "-1 y 1",
                     "entre −1 y 1",
                     "Eso sería una tangente hiperbólica; la sigmoide da de 0 a 1 (aquí, de {min} a {max}).",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "suman 1",
                     "sumando 1 entre todos, como un softmax",
                     "No compiten entre sí: cada w es su propia sigmoide, de {min} a {max}, y suman {suma}.",

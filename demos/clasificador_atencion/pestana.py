@@ -297,8 +297,8 @@ APRENDER = ap.Aprender(
         f"¿Qué opinión lee el modelo en «{FRASE_NEGACION}»?",
         verdad=lambda: {"respuesta": _negacion()["clase"], "sola": leer("aburrida").clase},
         opciones=(
-            ap.Opcion("positiva", "positiva", ""),
-            ap.Opcion("negativa", "negativa", ""),
+            ap.Alternativa("positiva", "positiva", ""),
+            ap.Alternativa("negativa", "negativa", ""),
         ),
         porque="Dice {respuesta}; «aburrida» sola da {sola}. La atención deja que cada palabra vea a las demás "
         "antes de agrupar, y así el «no» cambia el sentido de lo que sigue.",
@@ -307,17 +307,17 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             f"En «{FRASE_NEGACION}», ¿qué clase da y qué palabra pesa más en la agrupación?",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     "positiva no",
                     "positiva, y pesa más «no»",
                     "Positiva ({p}), y «no» se lleva {peso} del peso: la palabra que da vuelta la opinión.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "negativa aburrida",
                     "negativa, y pesa más «aburrida»",
                     "Da {clase} ({p}): el «no» cambia el sentido, y es «{palabra}» la que se lleva {peso} del peso.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "positiva nada",
                     "positiva, y pesa más «nada»",
                     "La clase es {clase}, pero la palabra que pesa es «{palabra}», con {peso}.",
@@ -328,8 +328,8 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "Si quitas el «no» (queda «fue nada aburrida»), la clase…",
             (
-                ap.Opcion("negativa", "pasa a negativa", "Sin el «no», «aburrida» manda: {respuesta} ({p})."),
-                ap.Opcion(
+                ap.Alternativa("negativa", "pasa a negativa", "Sin el «no», «aburrida» manda: {respuesta} ({p})."),
+                ap.Alternativa(
                     "positiva",
                     "sigue positiva",
                     "Sin el «no» no queda nada que dé vuelta a «aburrida»: da {respuesta} ({p}).",

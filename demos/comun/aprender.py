@@ -50,7 +50,7 @@ def _llenar(texto: str, cifras: dict[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
-class Opcion:
+class Alternativa:
     """Una respuesta posible: su `valor` se compara con el calculado; `porque`, su explicación propia."""
 
     valor: Any  # un número (la más cercana a la verdad, si está a menos de TOLERANCIA) o un texto (igual)
@@ -58,7 +58,7 @@ class Opcion:
     porque: str  # por qué es la correcta o por qué no: puede citar las cifras de la verdad, «{respuesta}»
 
 
-def _correcta(opciones: Sequence[Opcion], respuesta: Any) -> int:
+def _correcta(opciones: Sequence[Alternativa], respuesta: Any) -> int:
     """El índice de la opción que la respuesta calculada hace correcta; ValueError si no hay una sola."""
     if _es_numero(respuesta):
         numericas = [k for k, o in enumerate(opciones) if _es_numero(o.valor)]
@@ -79,7 +79,7 @@ class Pregunta:
     """Una pregunta de autoevaluación: la opción correcta es la que coincide con lo que `verdad` calcula."""
 
     enunciado: str
-    opciones: tuple[Opcion, ...]
+    opciones: tuple[Alternativa, ...]
     verdad: Callable[[], Any]
 
     def __post_init__(self):
@@ -109,7 +109,7 @@ class Prediccion:
 
     pregunta: str
     verdad: Callable[[], Any]  # la respuesta: un número, una lista de números (barras) o el valor de una opción
-    opciones: tuple[Opcion, ...] = ()  # si las hay, se elige una; si no, se escribe un número
+    opciones: tuple[Alternativa, ...] = ()  # si las hay, se elige una; si no, se escribe un número
     barras: tuple[str, ...] = ()  # un número por categoría (p. ej. los cuatro pesos de un softmax)
     porque: str = ""  # lo que se lee después de revelar, con las cifras de la verdad
     unidad: str = ""  # "%": la respuesta es una fracción y se lee en por ciento

@@ -239,9 +239,9 @@ APRENDER = ap.Aprender(
         f"Con la entrada {LECCION}, ¿a qué posición de la entrada mira sobre todo la posición 0 de la salida?",
         verdad=_mira_primera,
         opciones=(
-            ap.Opcion(0, "a la 0, la suya", ""),
-            ap.Opcion(7, "a la 7, la última", ""),
-            ap.Opcion(-1, "a todas por igual", ""),
+            ap.Alternativa(0, "a la 0, la suya", ""),
+            ap.Alternativa(7, "a la 7, la última", ""),
+            ap.Alternativa(-1, "a todas por igual", ""),
         ),
         porque="Mira a la {respuesta} con un peso de {peso}: para escribir el primer dígito de la inversión copia el "
         "último de la entrada. Por eso el mapa es la diagonal invertida.",
@@ -250,13 +250,15 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             f"¿Qué escribe el modelo con posición para {LECCION}?",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     " ".join(LECCION.split()[::-1]),
                     " ".join(LECCION.split()[::-1]),
                     "La entrada al revés: aprendió la tarea.",
                 ),
-                ap.Opcion(LECCION, LECCION, "Esa es la entrada: el modelo la invierte, y acierta todos los dígitos."),
-                ap.Opcion(
+                ap.Alternativa(
+                    LECCION, LECCION, "Esa es la entrada: el modelo la invierte, y acierta todos los dígitos."
+                ),
+                ap.Alternativa(
                     " ".join(sorted(LECCION.split())),
                     " ".join(sorted(LECCION.split())),
                     "Esos son los dígitos ordenados; el modelo escribe la entrada al revés.",
@@ -267,17 +269,17 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "El modelo de la lección, ¿cuántos bloques y cabezas tiene?",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     (1, 2),
                     "1 bloque de 2 cabezas",
                     "Con eso basta para invertir 8 dígitos: cada posición solo tiene que copiar a su espejo.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     (2, 4),
                     "2 bloques de 4 cabezas",
                     "Es más chico: {b} bloque de {h} cabezas (prueba «Entrénalo tú» con más).",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     (6, 8),
                     "6 bloques de 8 cabezas",
                     "Eso es un transformer mediano; para invertir dígitos alcanza con {b} bloque de {h} cabezas.",

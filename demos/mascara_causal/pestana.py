@@ -295,20 +295,20 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "Una fila toda tapada con −∞ (una consulta que no puede mirar a nadie), tras el softmax, da…",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     "NaN",
                     "NaN",
                     "La suma del softmax es 0 y queda 0/0. Lo mismo da `nn.MultiheadAttention` "
                     "con `need_weights=True` (por omisión); con `need_weights=False` va por SDPA y da ceros, "
                     "y con −1e9 en vez de −∞ da pesos parejos, 1/L.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "0",
                     "ceros",
                     "Ceros da `nn.MultiheadAttention` con `need_weights=False` (va por SDPA), o "
                     "un código que lo cuida aparte; el softmax con −∞ a mano da 0/0 = NaN.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     "1/L",
                     "pesos parejos, 1/L",
                     "Eso pasa con −1e9 en vez de −∞: todos los puntajes quedan "
@@ -320,13 +320,13 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "¿Cuántas casillas tapa la máscara causal de «Ana sacó plata del banco»?",
             (
-                ap.Opcion(10, "10", "Las de arriba de la diagonal: L(L − 1)/2 = {respuesta} con L = {L}."),
-                ap.Opcion(
+                ap.Alternativa(10, "10", "Las de arriba de la diagonal: L(L − 1)/2 = {respuesta} con L = {L}."),
+                ap.Alternativa(
                     5,
                     "5",
                     "Eso es una por palabra. Se tapa todo lo de arriba de la diagonal: L(L − 1)/2 = {respuesta}.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     20,
                     "20",
                     "Casi: L² − L = 20 son todas las de fuera de la diagonal, pero solo se tapa el "

@@ -226,13 +226,13 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "Con una ventana de 512 palabras y un texto largo, si L se multiplica por 10 la memoria se multiplica por…",
             (
-                ap.Opcion(10, "10", "Cada palabra mira a lo sumo {w1}: la memoria es L · {w1}, lineal en L."),
-                ap.Opcion(
+                ap.Alternativa(10, "10", "Cada palabra mira a lo sumo {w1}: la memoria es L · {w1}, lineal en L."),
+                ap.Alternativa(
                     100,
                     "100",
                     "Eso es sin ventana (L²). Con ventana cada palabra mira a lo sumo {w1}: L · {w1}, lineal.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     1,
                     "1 (no cambia)",
                     "Lo que no cambia es lo que mira cada palabra ({w1}); las palabras "
@@ -244,9 +244,13 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "Si los pesos se guardan en bfloat16 en vez de float32, la memoria…",
             (
-                ap.Opcion(0.5, "baja a la mitad", "bfloat16 usa {b16} bytes por número y float32 {b32}: la mitad."),
-                ap.Opcion(1.0, "no cambia", "Cambia el tamaño de cada número: {b16} bytes en vez de {b32}, la mitad."),
-                ap.Opcion(
+                ap.Alternativa(
+                    0.5, "baja a la mitad", "bfloat16 usa {b16} bytes por número y float32 {b32}: la mitad."
+                ),
+                ap.Alternativa(
+                    1.0, "no cambia", "Cambia el tamaño de cada número: {b16} bytes en vez de {b32}, la mitad."
+                ),
+                ap.Alternativa(
                     0.25,
                     "baja a la cuarta parte",
                     "Es la mitad: {b16} bytes por número en vez de {b32}. Las casillas siguen siendo L².",

@@ -98,15 +98,15 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "¿Y con parches de 32 × 32?",
             (
-                ap.Opcion(
+                ap.Alternativa(
                     15, "15", "{filas} × {columnas} = {respuesta}: el doble de lado, la cuarta parte de parches."
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     30,
                     "30",
                     "El lado se duplica en las dos direcciones: la cuarta parte, {filas} × {columnas} = {respuesta}.",
                 ),
-                ap.Opcion(
+                ap.Alternativa(
                     120, "120", "Parches más grandes dan menos parches, no más: {filas} × {columnas} = {respuesta}."
                 ),
             ),
@@ -115,9 +115,9 @@ APRENDER = ap.Aprender(
         ap.Pregunta(
             "Con la ficha [CLS] al frente, ¿cuántas fichas entran al bloque con P = 16?",
             (
-                ap.Opcion(61, "61", "Los {respuesta_menos} parches más la ficha [CLS]: {respuesta}."),
-                ap.Opcion(60, "60", "Esos son los parches; [CLS] suma una al frente: {respuesta}."),
-                ap.Opcion(
+                ap.Alternativa(61, "61", "Los {respuesta_menos} parches más la ficha [CLS]: {respuesta}."),
+                ap.Alternativa(60, "60", "Esos son los parches; [CLS] suma una al frente: {respuesta}."),
+                ap.Alternativa(
                     64, "64", "64 es d, el largo de cada ficha; las fichas son los parches más [CLS]: {respuesta}."
                 ),
             ),
