@@ -438,11 +438,11 @@ def construir() -> Vista:
         palabras = gr.Textbox(PALABRAS, label="Palabras (una por fila de Q, K y V; separadas por comas)", scale=3)
         n = len(leer_palabras(PALABRAS))
         fila = Deslizador(1, n, value=1, step=1, label=_etiqueta_fila(n), scale=2)
+    figura = grafico("Puntajes, pesos y salida")
     with gr.Row():
         q = _editable(Q0, "q", "Q: consultas")
         k = _editable(K0, "k", "K: claves")
         v = _editable(V0, "v", "V: valores")
-    figura = grafico("Puntajes, pesos y salida")
     detalle_ = gr.Markdown()
     # .change, no .input: también cuando las palabras llegan por la URL o de otra pestaña.
     palabras.change(_limitar_fila, [palabras, fila], fila, api_visibility="private", queue=False)

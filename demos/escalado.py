@@ -481,14 +481,14 @@ def construir() -> Vista:
             scale=1,
             label=f"Dimensión d (de 1 a {miles(D_MAX)})",
         )
-    with gr.Row():
-        rapidos = [gr.Button(f"d = {v}", size="sm", min_width=80) for v in D_LECCION]
-        claves = Deslizador(2, CLAVES_MAX, value=CLAVES_INICIAL, step=1, scale=3, label="Número de claves")
-        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, label="Semilla")
     # d es la entrada de `calcular` y de la URL. El deslizador de log₂ d y los botones la escriben desde el
     # navegador con sus paradas ya calculadas (el `Barrido` de abajo); escrita a mano, mueve el deslizador.
     d.change(None, [d, log_d], log_d, js=JS_LOG_DESDE_D, api_visibility="private", show_progress="hidden")
     histogramas = grafico("Puntajes antes y después de dividir por √d")
+    with gr.Row():
+        rapidos = [gr.Button(f"d = {v}", size="sm", min_width=80) for v in D_LECCION]
+        claves = Deslizador(2, CLAVES_MAX, value=CLAVES_INICIAL, step=1, scale=3, label="Número de claves")
+        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, label="Semilla")
     with gr.Row():
         curva_ = grafico("Peso máximo medio según d", scale=3)
         with gr.Column(scale=2):

@@ -292,7 +292,16 @@ APRENDER = ap.Aprender(
 
 def construir() -> Vista:
     explicacion(EXPLICACION)
-    # La prueba primero (con posición 100 %, sin posición ~32 %): es lo que la pestaña quiere mostrar.
+    with gr.Row():
+        largo = Deslizador(1, LARGO_MAX, value=50, step=1, label="Largo de la frase (posiciones)")
+        d_modelo = Deslizador(2, D_MAX, value=32, step=1, label="d_modelo (columnas del vector)")
+        similitud = Opcion(list(SIMILITUDES), value="coseno", label="Similitud entre posiciones")
+    with gr.Row():
+        mapa = grafico("Mapa de la codificación posicional", scale=3)
+        with gr.Column(scale=2):
+            texto = gr.Markdown()
+    sim = grafico("Similitud entre posiciones")
+    # Y la prueba de que hace falta (con posición 100 %, sin posición ~32 %), debajo de la codificación.
     gr.Markdown("### Por qué hace falta: inversión de dígitos, con y sin posición")
     with gr.Row():
         tabla = gr.Dataframe(
@@ -311,16 +320,6 @@ def construir() -> Vista:
         concurrency_limit=1,
         concurrency_id="entrenar",  # entrena: hace fila con los demás entrenamientos
     )
-    gr.Markdown("### La codificación sinusoidal")
-    with gr.Row():
-        largo = Deslizador(1, LARGO_MAX, value=50, step=1, label="Largo de la frase (posiciones)")
-        d_modelo = Deslizador(2, D_MAX, value=32, step=1, label="d_modelo (columnas del vector)")
-        similitud = Opcion(list(SIMILITUDES), value="coseno", label="Similitud entre posiciones")
-    with gr.Row():
-        mapa = grafico("Mapa de la codificación posicional", scale=3)
-        with gr.Column(scale=2):
-            texto = gr.Markdown()
-    sim = grafico("Similitud entre posiciones")
     seccion(("posición", "embedding", "ficha", "exactitud", "época", "conjunto de prueba"), "posicion")
     return Vista(
         aprender=APRENDER,

@@ -320,9 +320,6 @@ APRENDER = ap.Aprender(
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
-        palabras = gr.Textbox(PALABRAS, label=f"Palabras (separadas por comas; hasta {MAX_PALABRAS})")
-        puntajes = gr.Textbox(PUNTAJES, label="Puntajes s, uno por palabra (separados por comas; punto decimal: 0.5)")
-    with gr.Row():
         log_t = Deslizador(
             LOG_T_MIN,
             LOG_T_MAX,
@@ -335,6 +332,9 @@ def construir() -> Vista:
     with gr.Row():
         barras = grafico("Pesos a la temperatura elegida")
         paneles = grafico("Pesos con T = 0.25, 0.5, 1 y 4, como en la lección")
+    with gr.Row():
+        palabras = gr.Textbox(PALABRAS, label=f"Palabras (separadas por comas; hasta {MAX_PALABRAS})")
+        puntajes = gr.Textbox(PUNTAJES, label="Puntajes s, uno por palabra (separados por comas; punto decimal: 0.5)")
     with gr.Row():
         tabla = gr.Dataframe(
             headers=["Palabra", "Puntaje s", "Peso a T", "Muestras", *(f"T = {t:g}" for t in T_LECCION)],

@@ -193,8 +193,6 @@ def calcular(L: float = 16, w: float = 4, g: float = 1, r: float = 1, semilla: f
 
 def construir() -> Vista:
     explicacion(EXPLICACION)
-    gr.Markdown("### Variantes de la atención (tutorial §6.2)")
-    tabla_ = gr.Markdown(elem_classes=["tabla-variantes"])
     with gr.Row():
         L = Deslizador(4, L_MAX, value=16, step=1, label="Largo L (fichas)")
         w = Deslizador(0, L_MAX, value=4, step=2, label="Ventana w")
@@ -202,6 +200,8 @@ def construir() -> Vista:
         r = Deslizador(0, AZAR_MAX, value=1, step=1, label="Bloques al azar r")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")
     figura = grafico("Máscaras de atención dispersa")
+    gr.Markdown("### Variantes de la atención (tutorial §6.2)")
+    tabla_ = gr.Markdown(elem_classes=["tabla-variantes"])
     texto = gr.Markdown()
     seccion_glosario(("consulta, clave y valor", "pesos", "máscara", "ficha"), "variantes")
     return Vista(

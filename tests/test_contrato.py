@@ -64,3 +64,47 @@ def test_sin_argumentos_da_una_salida_por_componente(p):
         pytest.skip("su vista inicial lleva un estado de la sesión")
     salida = vista.fn()
     assert len(salida) == len(vista.salidas), f"«{p.id}»: {vista.fn.__name__}() da {len(salida)} valores"
+
+
+def _contiene(bloque, buscados: set[int]) -> bool:
+    if id(bloque) in buscados:
+        return True
+    return any(_contiene(h, buscados) for h in getattr(bloque, "children", ()))
+
+
+def _clases(bloque) -> set[str]:
+    clases = getattr(bloque, "elem_classes", None) or []
+    return {clases} if isinstance(clases, str) else set(clases)
+
+
+@pytest.mark.parametrize("p", PESTANAS, ids=[p.id for p in PESTANAS])
+def test_la_pagina_muestra_el_orden_de_construir(p):
+    """El orden de la página es el de `construir()` (#39: ningún script lo cambia en el navegador): arriba de la
+    figura principal, en la pestaña, van su explicación y a lo sumo una fila con entradas de la vista; la
+    predicción, si la hay, justo debajo de la figura (en presentación se ve ahí; en pantalla normal el CSS la sube)."""
+    from demos.comun.figuras.componente import Figura
+
+    vista = vista_de(p.id)
+    figura = next(s for s in vista.salidas if isinstance(s, Figura))
+    e = figura
+    while not (isinstance(e.parent, gr.Tab) and e.parent.elem_id == f"pestana-{p.id}"):
+        e = e.parent
+        assert e is not None, f"«{p.id}»: su primera figura no está dentro de su pestaña"
+    # Lo que se ve: sin los bloques de aprender (el CSS los sube) ni los gr.State (no se dibujan).
+    hijos = [h for h in e.parent.children if not ({"aprender"} & _clases(h) or isinstance(h, gr.State))]
+    arriba = hijos[: hijos.index(e)]
+    faltas = []
+    if not arriba or "explicacion" not in _clases(arriba[0]):
+        faltas.append("la explicación primero (explicacion(...) al comienzo de construir())")
+    entradas = {id(c) for c in vista.entradas}
+    otras = [h for h in arriba[1:] if not _contiene(h, entradas) or _contiene(h, {id(figura)})]
+    if len(arriba) > 2 or otras:
+        faltas.append(
+            f"solo una fila de controles entre la explicación y la figura principal ({len(arriba) - 1} bloques: "
+            "lo demás va debajo de la figura)"
+        )
+    if vista.aprender is not None and vista.aprender.prediccion is not None:
+        siguiente = e.parent.children[e.parent.children.index(e) + 1]
+        if siguiente.elem_id != f"{p.id}-prediccion":
+            faltas.append("la predicción justo debajo de la figura principal (demos/servir/aprender.py)")
+    assert not faltas, f"La pestaña «{p.id}» necesita: " + "; ".join(faltas)

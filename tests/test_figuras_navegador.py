@@ -152,8 +152,8 @@ FUERA = """<!doctype html><html><body style="margin:0; overflow:hidden">
 
 
 def test_en_presentacion_un_iframe_de_otro_origen_fuera_de_la_pantalla_dibuja_como_uno_visible(navegador, url_app):
-    """El proyector da a la figura la altura que cabe bajo lo que tiene arriba; disposicion.js la sube sobre los
-    controles en un cuadro que en un iframe fuera de la pantalla no llega: al mostrarse, la altura es la de
+    """El proyector da a la figura la altura que cabe bajo lo que tiene arriba; disposicion.js pliega la explicación
+    de arriba en un cuadro que en un iframe fuera de la pantalla no llega: al mostrarse, la altura es la de
     una figura que cargó visible."""
     url = url_app + "demo/a-mano/?presentacion=1"
     ctx = navegador.new_context(locale="es-ES", viewport={"width": 900, "height": 600})

@@ -361,10 +361,11 @@ def _recorridos_tras(pg, cambio: str) -> int:
 
 
 def test_lo_que_cambia_dentro_de_una_figura_no_vuelve_a_recorrer_la_pagina(navegador, url_app):
-    """disposicion.js vuelve a ordenar la página cuando su DOM cambia, pero no por lo que cambia dentro del bloque
-    de una figura (Plotly, el reloj de Gradio que reescribe su «0.1s» en cada cuadro mientras espera) ni por lo
-    que Plotly mide en su <svg> de prueba: cada cuadro de espera recorría la página entera (≈ 10 ms por movimiento
-    en parches). Lo de fuera de las figuras sí la hace recorrer."""
+    """disposicion.js vuelve a mirar la página (sus botones «leer más», el zoom del proyector) cuando su DOM
+    cambia, pero no por lo que cambia dentro del bloque de una figura (Plotly, el reloj de Gradio que reescribe su
+    «0.1s» en cada cuadro mientras espera) ni por lo que Plotly mide en su <svg> de prueba: cada cuadro de espera
+    recorría la página entera (≈ 10 ms por movimiento en parches). Lo de fuera de las figuras sí la hace
+    recorrer."""
     contexto = navegador.new_context(viewport={"width": 1280, "height": 800}, locale="es-ES")
     contexto.set_default_timeout(ESPERA_MS)
     pg = contexto.new_page()

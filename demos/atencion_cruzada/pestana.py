@@ -183,6 +183,7 @@ def construir() -> Vista:
     with gr.Row():
         objetivo = gr.Textbox(OBJETIVO, label="Frase objetivo (pregunta: Q)", max_length=MAX_TEXTO)
         fuente = gr.Textbox(FUENTE, label="Frase fuente (se mira: K y V)", max_length=MAX_TEXTO)
+    promedio = grafico("Pesos objetivo × fuente, promedio de las cabezas")
     with gr.Row():
         proyecciones = Opcion(
             [("Identidad: compara los vectores tal cual", IDENTIDAD), ("Al azar: capa recién creada", AL_AZAR)],
@@ -192,7 +193,6 @@ def construir() -> Vista:
         )
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla (vectores y capa)", scale=1)
     ejemplos = gr.Examples(EJEMPLOS, inputs=[objetivo, fuente], label="Pares de ejemplo", api_visibility="private")
-    promedio = grafico("Pesos objetivo × fuente, promedio de las cabezas")
     texto = gr.Markdown()
     cabezas = grafico("Pesos de cada cabeza")
     seccion_cuello(texto, objetivo, fuente, semilla)

@@ -360,6 +360,7 @@ def construir() -> Vista:
             )
         with gr.Column(scale=2):
             prediccion = gr.Label(label="Predicción para la frase entera", num_top_classes=len(CLASES))
+    pesos = grafico("Peso de cada palabra en la agrupación")
     with gr.Row():
         quitar = Desplegable(
             opciones_quitar(FRASE),
@@ -374,7 +375,6 @@ def construir() -> Vista:
             label="Bloque del codificador (mapas de abajo)",
             scale=1,
         )
-    pesos = grafico("Peso de cada palabra en la agrupación")
     texto = gr.Markdown()
     cabezas = grafico("Atención de cada cabeza del bloque elegido")
     entradas, salidas = [frase, bloque, quitar], [prediccion, pesos, texto, cabezas]

@@ -344,11 +344,11 @@ def construir() -> Vista:
     with gr.Row():
         frase = gr.Textbox(FRASE, label=f"Frase (palabras separadas por espacios; hasta {MAX_PALABRAS})", scale=3)
         semilla = Numero(1, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla de Q y K", scale=1)
+    tuberia_ = grafico("Puntajes Q·Kᵀ/√d, y los mismos con las casillas tapadas en −∞")
     with gr.Row():
         tipo = Opcion([(nombre, valor) for valor, nombre in TIPOS.items()], value="causal", label="Máscara", scale=2)
         k = Deslizador(1, MAX_PALABRAS - 1, value=2, step=1, visible=False, label="k: palabras de relleno al final")
         w = Deslizador(1, MAX_PALABRAS - 1, value=2, step=1, visible=False, label="w: palabras anteriores visibles")
-    tuberia_ = grafico("Puntajes Q·Kᵀ/√d, y los mismos con las casillas tapadas en −∞")
     with gr.Row():
         pesos = grafico("Pesos después del softmax, con la suma de cada fila", scale=3)
         texto = gr.Markdown()

@@ -188,10 +188,27 @@ def _entradas(p: Prediccion, prefijo: str, etiqueta: str) -> list:
     ]
 
 
+def _debajo_de_la_figura(grupo: gr.Group, vista: Vista) -> None:
+    """Pone `grupo` justo después de lo que contiene la primera figura de la pestaña, en su contenedor.
+
+    Así queda en la página: en presentación se ve ahí (la profesora pregunta debajo de la figura y luego
+    revela); en una pantalla normal aprender.css la sube (order), encima de la figura que vela.
+    """
+    figura = next((s for s in vista.salidas if isinstance(s, Figura)), None)
+    contenedor = grupo.parent
+    while figura is not None and figura.parent is not contenedor:
+        figura = figura.parent
+    if figura is None or contenedor is None:
+        return
+    hijos = contenedor.children
+    hijos.remove(grupo)
+    hijos.insert(hijos.index(figura) + 1, grupo)
+
+
 def _prediccion(p: Prediccion, vista: Vista, prefijo: str) -> None:
     for c in vista.salidas:  # lo que se vela hasta revelar
         c.elem_classes = [*(c.elem_classes or []), "velo"]
-    with gr.Group(elem_id=f"{prefijo}-prediccion", elem_classes=["aprender", "prediccion"]):
+    with gr.Group(elem_id=f"{prefijo}-prediccion", elem_classes=["aprender", "prediccion"]) as grupo:
         with gr.Row(equal_height=True):
             with gr.Column(scale=4):
                 if p.barras:
@@ -202,6 +219,7 @@ def _prediccion(p: Prediccion, vista: Vista, prefijo: str) -> None:
                 gr.Button("Ver sin predecir", size="sm", elem_id=f"{prefijo}-sin-predecir")
         frase = gr.Markdown(elem_id=f"{prefijo}-revelacion", padding=True)
         figura = Figura(visible=False, label="Lo que dijiste y la verdad")
+    _debajo_de_la_figura(grupo, vista)
     boton.click(
         lambda *v: revelar(p, *v),
         inputs=entradas,

@@ -44,7 +44,7 @@
 
   const escalaProyector = () => Math.min(2, Math.max(1, Math.min(window.innerWidth / 1280, window.innerHeight / 720)));
   // Proyector: la altura de la figura, la que cabe bajo lo que tiene arriba (null fuera del proyector). Depende
-  // de dónde quedó la figura: disposicion.js la sube sobre los controles en un requestAnimationFrame, que en un
+  // de dónde quedó la figura: disposicion.js pliega la explicación de arriba en un requestAnimationFrame, que en un
   // iframe de otro origen oculto (la diapositiva que todavía no se ve) no corre hasta que se muestra.
   const altoProyector = (g) => {
     if (!presentacion() || angosto()) return null;

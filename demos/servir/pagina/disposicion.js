@@ -1,6 +1,6 @@
 // La figura primero, en cualquier pantalla: cada explicación se pliega a su comienzo (un botón
-// «leer más» la abre) y, en la columna de cada figura principal, arriba va la explicación, luego la
-// fila de controles principal y la figura; el resto (tablas, más controles, textos) debajo.
+// «leer más» la abre). El orden de la página es el de `construir()` de cada pestaña (la explicación, la fila de
+// controles principal, la figura y debajo el resto; tests/test_contrato.py lo mira): aquí no se mueve nada.
 // Modo presentación (?presentacion=1): se marca el documento (presentacion.css), la explicación
 // plegada es una sola línea y la figura se achica (zoom) hasta caber en la pantalla, no menos de 0.5 ni
 // con letra de menos de 14 px.
@@ -34,19 +34,6 @@
     b.textContent = "▸ leer más";
     ex.appendChild(b);  // el clic lo atiende el de la explicación
   };
-  const controles = "input, textarea, select";
-  const ordenar = (f) => {
-    for (let e = f; e.parentElement && !e.parentElement.matches(".tabitem, .gradio-container"); e = e.parentElement) {
-      const padre = e.parentElement;
-      if (getComputedStyle(padre).flexDirection !== "column") continue;
-      const hermanos = [...padre.children].filter((h) => h !== e);
-      const antes = hermanos.filter((h) => h.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING);
-      const filas = antes.filter((h) => h.querySelector(controles) && !h.querySelector(".figura, table"));
-      const fila = filas.find((h) => h.querySelector("input[type=range]")) || filas[0];
-      for (const h of hermanos) h.style.order = h.matches(".explicacion") ? "-3" : h === fila ? "-2" : "";
-      e.style.order = "-1";
-    }
-  };
   // Lo menos que se achica una figura: ni la mitad, ni tanto que su letra más chica quede bajo 14 px a 1280 × 720
   // (en una ventana más chica, como la diapositiva de 960 × 700 de reveal.js que el mazo agranda al proyectar,
   // los 14 px en proporción).
@@ -55,26 +42,11 @@
     const letras = [...f.querySelectorAll("svg text")].map((t) => parseFloat(getComputedStyle(t).fontSize)).filter((x) => x > 0);
     return letras.length ? Math.min(1, Math.max(0.5, minima / Math.min(...letras))) : 0.5;
   };
-  // De qué depende el orden: los padres de la figura, cuántos hijos y cuántos controles tiene cada uno. Si no
-  // cambió, no se ordena otra vez (ordenar lee el estilo calculado: forzaba el de toda la página tras cada
-  // cambio del DOM, también los de Gradio en cada valor).
-  const cadena = (f) => {
-    const c = [];
-    for (let e = f; e.parentElement && !e.parentElement.matches(".tabitem, .gradio-container"); e = e.parentElement) {
-      c.push(e.parentElement, e.parentElement.childElementCount, e.parentElement.querySelectorAll(controles).length);
-    }
-    return c;
-  };
-  const igual = (a, b) => a && a.length === b.length && a.every((x, i) => x === b[i]);
   const ajustar = () => {
     for (const ex of document.querySelectorAll(".block.explicacion")) boton(ex);
+    if (!presentacion) return;
     for (const f of document.querySelectorAll('[id$="-figura1"]')) {
-      const c = cadena(f);
-      if (!presentacion && igual(f.__cadena, c)) continue;
       if (!f.offsetParent) continue;
-      ordenar(f);
-      f.__cadena = c;
-      if (!presentacion) continue;
       f.style.zoom = "";
       const caja = f.getBoundingClientRect();
       const arriba = caja.top + window.scrollY;
