@@ -9,12 +9,14 @@ aparecer ningún elemento ni enlace hacia ella, y el texto del ataque se ve tal 
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import threading
 import time
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.ayuda import puerto_libre
 
@@ -98,6 +100,12 @@ def test_lo_que_escribe_un_visitante_no_es_html(navegador, url_app, baliza, ruta
             ".map(e => e.outerHTML)",
             f":{puerto}",
         )
+        # Se espera a leerlo, no se lee una sola vez: con la máquina cargada, el texto de la página llegó a leerse
+        # en medio de un dibujo de Gradio, sin sus controles ni sus tablas. Si el ataque fuera HTML, no llegaría.
+        with contextlib.suppress(PlaywrightError):  # si no llega, el assert de abajo dice qué se leyó
+            pagina.wait_for_function(
+                "(s) => document.body.innerText.includes(s)", arg=se_ve.format(B=host), timeout=ESPERA_MS
+            )
         texto = pagina.locator("body").inner_text()
     finally:
         contexto.close()
