@@ -137,7 +137,7 @@ GUARDAR = (
     """(sel) => {
   const g = document.querySelector(sel + " .js-plotly-plot");
   const t = document.querySelector(sel + " textarea");
-  window.__antes = g ? g.data : t ? t.value : null;
+  window.__antes = g ? (g.__enPantalla ?? g.data) : t ? t.value : null;
   ("""
     + MARCAR_INICIO
     + """)();
@@ -146,7 +146,7 @@ GUARDAR = (
 ESPERAR = """([sel, limite]) => new Promise((listo) => {
   const ahora = () => {
     const g = document.querySelector(sel + " .js-plotly-plot");
-    if (g) return g.data;
+    if (g) return g.__enPantalla ?? g.data; // lo que se ve: la figura viva o una instantánea (navegador.js)
     const t = document.querySelector(sel + " textarea");
     return t ? t.value : null;
   };
@@ -430,20 +430,23 @@ def barridos_de(vistas: dict) -> list[Barrer]:
 
 
 # El arrastre, en la página: entre el pointerdown y el pointerup, los cuadros (requestAnimationFrame), los cuadros en
-# que la figura tiene datos nuevos (guarda esos datos, para contar después las paradas distintas) y los valores del
-# riel que pasaron por `input`. Las medidas «figura» de navegador.js (una por dibujo de Plotly, con el id del bloque)
-# se cuentan al final.
+# que la figura muestra otro valor (`__enPantalla` de navegador.js: el texto del valor que se ve, dibujado por Plotly o
+# puesto como instantánea; guarda esos valores, para contar después las paradas distintas) y los valores del riel que
+# pasaron por `input`. Las medidas «figura» e «instantánea» de navegador.js (una por dibujo de Plotly o instantánea
+# puesta, con el id del bloque) se cuentan al final.
 ARMAR_ARRASTRE = """([sel, rango]) => {
   performance.clearMeasures("figura");
+  performance.clearMeasures("instantánea");
   const g = document.querySelector(sel + " .js-plotly-plot");
   const a = {abajo: null, arriba: null, cuadros: 0, datos: [], tiempos: [], valores: [], fin: false};
   window.__arrastre = a;
-  let antes = g ? g.data : null;
+  const visto = () => (g ? g.__enPantalla ?? g.data : null);
+  let antes = visto();
   const mirar = () => {
     if (a.fin) return;
     const ahora = performance.now();
     if (a.abajo !== null && a.arriba === null) a.cuadros++;
-    if (g && g.data !== antes) { antes = g.data; a.datos.push(g.data); a.tiempos.push(ahora); }
+    if (g && visto() !== antes) { antes = visto(); a.datos.push(antes); a.tiempos.push(ahora); }
     requestAnimationFrame(mirar);
   };
   requestAnimationFrame(mirar);
@@ -457,7 +460,8 @@ LEER_ARRASTRE = """(sel) => {
   a.fin = true;
   const bloque = document.querySelector(sel).id;
   const durante = (t) => t >= a.abajo && t <= a.arriba;
-  const dibujos = performance.getEntriesByName("figura").filter((m) => m.detail === bloque && m.startTime >= a.abajo);
+  const dibujos = [...performance.getEntriesByName("figura"), ...performance.getEntriesByName("instantánea")]
+    .filter((m) => m.detail === bloque && m.startTime >= a.abajo);
   const cambios = a.tiempos.filter(durante);
   let hueco = 0, previo = a.abajo;
   for (const t of [...cambios, a.arriba]) { hueco = Math.max(hueco, t - previo); previo = t; }
@@ -465,7 +469,7 @@ LEER_ARRASTRE = """(sel) => {
   const ultima = a.tiempos.length ? a.tiempos[a.tiempos.length - 1] : a.arriba;
   return {
     ms: a.arriba - a.abajo, cuadros: a.cuadros, cambios: cambios.length, dibujos: dibujados.length,
-    paradas: new Set(a.datos.map((d) => JSON.stringify(d))).size, recorridas: new Set(a.valores).size, hueco,
+    paradas: new Set(a.datos.map((d) => (typeof d === "string" ? d : JSON.stringify(d)))).size, recorridas: new Set(a.valores).size, hueco,
     tras_soltar: Math.max(0, ultima - a.arriba),
   };
 }"""
@@ -682,12 +686,15 @@ def _comparar_dibujo(pagina, caso: Barrer, veces: int) -> list[list]:
     return filas
 
 
-# Tras un movimiento: cuándo empezó (desde el evento del estudiante) y cuánto duró lo síncrono del primer
-# Plotly.react de la figura (la medida «figura» de navegador.js, con el id del bloque).
+# Tras un movimiento: cuándo empezó (desde el evento del estudiante), cuánto duró lo síncrono del primer dibujo de la
+# figura (la medida «figura» de navegador.js, un Plotly.react, o «instantánea», un valor ya dibujado que se vuelve a
+# poner; con el id del bloque) y cuál de los dos fue.
 PRIMER_DIBUJO = """(sel) => {
   const bloque = document.querySelector(sel).id;
-  const m = performance.getEntriesByName("figura").find((x) => x.detail === bloque && x.startTime >= window.__t0);
-  return m ? [m.startTime - window.__t0, m.duration] : null;
+  const m = [...performance.getEntriesByName("figura"), ...performance.getEntriesByName("instantánea")]
+    .filter((x) => x.detail === bloque && x.startTime >= window.__t0)
+    .sort((x, y) => x.startTime - y.startTime)[0];
+  return m ? [m.startTime - window.__t0, m.duration, m.name] : null;
 }"""
 
 
@@ -742,6 +749,7 @@ def _un_barrido(pagina, url: str, caso: Barrer, veces: int, joins: Joins, fases:
         "tiempos": tiempos,
         "hasta_plotly": [d[0] / 1000 for d in dibujos],
         "plotly": [d[1] / 1000 for d in dibujos],
+        "instantaneas": sum(d[2] == "instantánea" for d in dibujos),
         "fallidos": fallidos,
         "joins": por_mov,
         "arrastres": arrastres,
@@ -814,12 +822,12 @@ def barrido(veces: int = 8, pestanas: list[str] | None = None) -> str:
 
 def _tablas_del_barrido(resultados: list, eco_t: list[float], veces: int, fases: Fases) -> str:
     m_eco = statistics.median(eco_t)
-    mov = [["(eco: Number → Textbox)", "", "", ms(m_eco), "1.00×", "", "", "1", ""]]
+    mov = [["(eco: Number → Textbox)", "", "", ms(m_eco), "1.00×", "", "", "", "1", ""]]
     arr, dibujos, razones, sin_joins, con_joins = [], [], [], [], []
     for caso, r in resultados:
         nombre = f"{caso.id_} ({caso.nombre})"
         if "error" in r:
-            mov.append([nombre, "", "", "—", "—", "—", "—", "—", r["error"]])
+            mov.append([nombre, "", "", "—", "—", "—", "—", "—", "—", r["error"]])
             continue
         m = statistics.median(r["tiempos"]) if r["tiempos"] else float("nan")
         razones.append((nombre, m / m_eco))
@@ -835,6 +843,7 @@ def _tablas_del_barrido(resultados: list, eco_t: list[float], veces: int, fases:
                 f"{m / m_eco:.2f}×",
                 ms(statistics.median(r["hasta_plotly"])) if r["hasta_plotly"] else "—",
                 ms(statistics.median(r["plotly"])) if r["plotly"] else "—",
+                f"{r.get('instantaneas', 0)} de {len(r['plotly'])}",
                 f"{r['joins']:g}",
                 f"{r['fallidos']} sin cambio" if r["fallidos"] else "",
             ]
@@ -862,6 +871,7 @@ def _tablas_del_barrido(resultados: list, eco_t: list[float], veces: int, fases:
     texto = tabla(
         f"Barrido: una tecla sobre el riel enfocado o un clic en una opción de cada control barrido, en Chromium, "
         f"/demo/<id>/?predecir=0, hasta la tarea tras la pintura del cuadro con la figura nueva (como «navegador»; "
+        f"el dibujo: Plotly.react, o la instantánea de un valor ya dibujado que navegador.js vuelve a poner; "
         f"mediana de {veces}, de ida y vuelta; el eco, intercalado entre los controles; la sección tardó "
         f"{duracion:.0f} s)",
         [
@@ -870,8 +880,9 @@ def _tablas_del_barrido(resultados: list, eco_t: list[float], veces: int, fases:
             "movimiento",
             "→ píxeles",
             "/ eco",
-            "hasta Plotly.react",
-            "Plotly.react (síncrono)",
+            "hasta el dibujo",
+            "dibujo (síncrono)",
+            "instantáneas (sin Plotly)",
             "joins por movimiento",
             "",
         ],

@@ -188,6 +188,10 @@ def test_barrido_js_arma_lo_mismo_que_python(pg, url_app, id_, k):
         f"""([p, valores]) => p.paradas.map((v) => ({funcion})(v, p, 0, ...valores).slice(0, p.salidas.length))""",
         [json.loads(json.dumps(p)), valores],
     )
+    # Lo que navegador.js dibuja de antemano: el texto de cada figura en cada parada (window.__paradasDeBarrido).
+    de_antemano = pg.evaluate(
+        "() => Object.fromEntries([...window.__paradasDeBarrido].map(([f, x]) => [f, [...Array(x.n).keys()].map(x.texto)]))"
+    )
     i = next(j for j, c in enumerate(vista.entradas) if c is (b.entrada or b.control))
     for n, (valor, armada) in enumerate(zip(p["entradas"], armadas, strict=True)):
         if str(n) in p["errores"]:
@@ -198,6 +202,9 @@ def test_barrido_js_arma_lo_mismo_que_python(pg, url_app, id_, k):
                 assert v is None  # igual en todas las paradas: barrido.js no la toca
                 continue
             if s["plot"]:
+                marca = v.pop("paradas")  # de qué paquete y parada viene: navegador.js precalienta las demás
+                assert marca["k"] == n and marca["fuente"].endswith(f":{j}")
+                assert json.loads(de_antemano[marca["fuente"]][n]) == esperado[j]["plot"], f"{id_}: parada {valor}"
                 v = {**v, "plot": json.loads(v["plot"])}
             assert v == esperado[j], f"{id_}: parada {valor}, salida {j}"
 

@@ -11,6 +11,8 @@
 // edición ya mandó el evento que las recalcula. Pedirlas otra vez repetiría todas sus paradas detrás de él
 // (con la clase, la mitad de las ediciones). Si no llegaron en ESPERA_MS (una edición rechazada o perdida), se
 // piden. Si la función de Python rechazó esa parada, el motivo va bajo el control.
+// Cada figura va con su marca (`paradas`: este barrido y la parada): navegador.js dibuja las demás paradas de
+// antemano, con los textos que deja aquí `window.__paradasDeBarrido`.
 // Ninguna fórmula de la lección está aquí: cada parada es lo que dio la función de Python.
 (fuente, paquete, pedido, ...entradas) => {
   const MODO = __MODO__; // "control", "entrada", o el valor del control en un atajo
@@ -81,10 +83,20 @@
     }
     return v;
   }
-  const vista = p.salidas.map((s) => {
+  // Las paradas de cada figura, para que navegador.js dibuje de antemano las que no se ven todavía: la figura de
+  // la parada j, el mismo texto que mandaría un movimiento a j (null si la función de Python la rechazó).
+  const paradas = (globalThis.__paradasDeBarrido ??= new Map());
+  const vista = p.salidas.map((s, i) => {
     if (!s.cambios.length) return undefined; // igual en todas las paradas: ya está en la página
     const v = armar(s.base, s.cambios, k);
-    return s.plot ? {...v, plot: JSON.stringify(v.plot)} : v;
+    if (!s.plot) return v;
+    const fuente = CLAVE + ":" + i;
+    if (!paradas.has(fuente) || paradas.get(fuente).paquete !== p) {
+      const textos = []; // armados una vez: navegador.js los vuelve a pedir al buscar los que le faltan
+      const texto = (j) => (p.errores[String(j)] !== undefined ? null : (textos[j] ??= JSON.stringify(armar(s.base, s.cambios, j).plot)));
+      paradas.set(fuente, {paquete: p, n: p.paradas.length, texto});
+    }
+    return {...v, plot: JSON.stringify(v.plot), paradas: {fuente, k}};
   });
   return respuesta(vista, p.hay_errores ? conInfo(p.info) : control, entrada, false);
 }

@@ -18,6 +18,14 @@
 // - si un movimiento cambia varias figuras que se ven (Gradio las entrega en el mismo turno), la primera se
 //   dibuja ya y las demás de a una, en orden de la página, cada una después del cuadro que pintó la anterior:
 //   la primera se ve sin esperar a que Plotly rehaga las otras.
+// - un valor que ya se dibujó (una parada del barrido que el estudiante ya visitó) no pasa otra vez por Plotly:
+//   cada dibujo deja una instantánea (una copia del <div> que Plotly armó, sin sus manejadores) y volver a ese
+//   valor la pone en lugar de la figura viva, en el mismo cuadro. La figura viva (la que muestra valores al pasar
+//   el puntero y tiene su barra de herramientas) vuelve cuando el control se queda quieto CALMA_MS, o antes, si el
+//   puntero entra en la figura; así un arrastre no espera a Plotly en cada parada. Las paradas que el servidor
+//   mandó (barrido.js) se dibujan de antemano, en los momentos libres del navegador, en un <div> aparte del mismo
+//   tamaño (`precalentar`): el primer arrastre ya las encuentra. Nada de esto calcula la lección: cada
+//   instantánea es un dibujo de Plotly de un valor que dio Python.
 // Las descargas (matplotlib) no pasan por aquí: conservan el estilo claro de la lección.
 //
 // Corre dos veces: en el <head> del HTML (servidor/laterales.py), antes que Plotly.js y que las figuras, y en el
@@ -32,6 +40,9 @@
   const LETRA_MINIMA_PROYECTOR = 14;
   const ESPERA_DIFERIDA_MS = 300; // lo más que espera una figura fuera de la pantalla a que el navegador quede libre
   const MARGEN_VISTA = "0px"; // con que asome un píxel, la figura es de las que se ven
+  const CALMA_MS = 150; // tras la última instantánea puesta, lo que se espera para volver a la figura viva
+  const MAX_NODOS = 120000; // lo que guardan las instantáneas de toda la página (elementos del DOM: ≈ 20–40 MB)
+  const MAX_PRECALENTAR = 64; // paradas que se dibujan de antemano por figura (las más cercanas a la que se ve)
   const LLAVES_DE_LETRA = new Set(["font", "textfont", "tickfont", "insidetextfont", "outsidetextfont"]);
   const LLAVES_DE_COLOR = new Set(["color", "gridcolor", "linecolor", "zerolinecolor", "tickcolor", "bordercolor"]);
   const figuras = new Set(); // los <div> de Gradio que dibujan una figura de la suite
@@ -46,11 +57,11 @@
   // Proyector: la altura de la figura, la que cabe bajo lo que tiene arriba (null fuera del proyector). Depende
   // de dónde quedó la figura: disposicion.js pliega la explicación de arriba en un requestAnimationFrame, que en un
   // iframe de otro origen oculto (la diapositiva que todavía no se ve) no corre hasta que se muestra.
-  const altoProyector = (g) => {
+  const altoProyector = (g, figura = g.__figura) => {
     if (!presentacion() || angosto()) return null;
     const arriba = g.getBoundingClientRect().top + window.scrollY;
     const cabe = Math.max(260, window.innerHeight - arriba - 8);
-    return Math.round(Math.min(cabe, (g.__figura.layout.height || 450) * escalaProyector()));
+    return Math.round(Math.min(cabe, (figura.layout.height || 450) * escalaProyector()));
   };
 
   // El color que se ve detrás de un elemento: el primer fondo no transparente hacia arriba.
@@ -103,9 +114,10 @@
     menu.active = k;
   };
 
-  // La figura que se dibuja, según la página: una copia del valor de Gradio con sus adaptaciones.
-  const adaptar = (g) => {
-    const {data: d0, layout: l0} = g.__figura;
+  // La figura que se dibuja, según la página: una copia del valor de Gradio con sus adaptaciones. `figura`: la de g
+  // (su valor) o la de una parada que se dibuja de antemano con el aspecto que tendría en g.
+  const adaptar = (g, figura = g.__figura) => {
+    const {data: d0, layout: l0} = figura;
     const data = structuredClone(d0);
     const layout = structuredClone(l0);
     if (angosto() && layout.meta && layout.meta.angosto) aplicarCambios(data, layout, layout.meta.angosto);
@@ -113,15 +125,16 @@
     // meta es de «editType: plot» y sus listas llegan nuevas con cada valor: Plotly.react lo tomaría por un
     // cambio que pide rehacer la figura entera.
     layout.meta = {figura: 1};
-    g.__alto = altoProyector(g);
-    if (g.__alto) {
+    const alto = altoProyector(g, figura);
+    if (figura === g.__figura) g.__alto = alto;
+    if (alto) {
       // Los cuadritos de color de unos rótulos (pantalla_mapas._cuadritos: un tamaño por texto) crecen con su letra.
       const cuadritos = data.map((t) => t.mode === "markers+text" && t.marker && Array.isArray(t.marker.size) && t.textfont && t.textfont.size);
       recorrer([data, layout], null, escalaProyector());
       data.forEach((t, i) => {
         if (cuadritos[i]) t.marker.size = t.marker.size.map((s) => Math.round(s * t.textfont.size / cuadritos[i]));
       });
-      layout.height = g.__alto;
+      layout.height = alto;
       if (layout.margin) for (const k of ["l", "r", "t", "b"]) if (layout.margin[k]) layout.margin[k] *= escalaProyector();
     }
     if (oscuro()) {
@@ -129,6 +142,7 @@
       layout.paper_bgcolor = fondo(g.parentElement);
       if (layout.plot_bgcolor !== TRANSPARENTE) layout.plot_bgcolor = layout.paper_bgcolor;
     }
+    if (figura !== g.__figura) return [data, layout];
     g.__clave = clave();
     // Los márgenes no se achican de un valor al siguiente (con la misma clave): si los nombres de un eje cambian
     // de largo, el automargin de Plotly los movería y rehacería la figura entera una segunda vez en el mismo
@@ -141,26 +155,168 @@
     return [data, layout];
   };
 
+  // --- Instantáneas: lo que Plotly ya dibujó, para volver a ponerlo sin Plotly ---------------------------------
+  // Una instantánea es una copia (cloneNode) del contenedor que Plotly armó dentro de g para un valor, con el
+  // aspecto de la página (modo, ancho, panel elegido). Se guardan en una sola lista para toda la página, de la
+  // usada hace más a la usada hace menos, hasta MAX_NODOS elementos entre todas; la que se ve no se descarta.
+  const instantaneas = new Map(); // clave de vista + texto del valor -> {g, nodo, nodos}
+  let nodosGuardados = 0;
+  let numeroDeFiguras = 0;
+  const bloque = (g) => g.closest(".block[id]") && g.closest(".block[id]").id;
+  const claveDeVista = (g) => `${(g.__numero ??= ++numeroDeFiguras)}|${clave()}|${g.clientWidth}|${g.__elegido || 0}|`;
+  const contenedor = (g) => g.querySelector(":scope > .plot-container");
+  const quitar = (k) => {
+    const i = instantaneas.get(k);
+    if (!i) return;
+    nodosGuardados -= i.nodos;
+    instantaneas.delete(k);
+  };
+  const olvidar = (g) => { for (const [k, i] of instantaneas) if (i.g === g) quitar(k); };
+  const buscar = (g, texto) => {
+    const k = claveDeVista(g) + texto;
+    const i = instantaneas.get(k);
+    if (!i) return null;
+    instantaneas.delete(k); // la usada hace menos, al final
+    instantaneas.set(k, i);
+    return i.nodo;
+  };
+  const hayLugar = (n) => nodosGuardados + n <= MAX_NODOS;
+  const guardar = (g, texto, nodo) => {
+    const k = claveDeVista(g) + texto;
+    const n = nodo.getElementsByTagName("*").length + 1;
+    if (n > MAX_NODOS / 8) return; // una figura enorme no se guarda: se dibuja cada vez
+    quitar(k);
+    instantaneas.set(k, {g, nodo, nodos: n});
+    nodosGuardados += n;
+    for (const [k2, i] of instantaneas) {
+      if (nodosGuardados <= MAX_NODOS) break;
+      if (!i.nodo.isConnected || !i.g.isConnected) quitar(k2);
+    }
+  };
+
+  // Pone en g la instantánea de un valor, en lugar de lo que se ve (la figura viva queda guardada en g.__viva).
+  const ponerInstantanea = (g, nodo, texto) => {
+    const actual = g.__puesta || contenedor(g);
+    if (!actual) return false;
+    const t0 = performance.now();
+    if (!g.__puesta) g.__viva = actual;
+    if (actual !== nodo) actual.replaceWith(nodo);
+    g.__puesta = nodo;
+    g.__enPantalla = texto;
+    performance.measure("instantánea", {start: t0, end: performance.now(), detail: bloque(g)});
+    clearTimeout(g.__calma);
+    g.__calma = setTimeout(() => volverViva(g), CALMA_MS);
+    return true;
+  };
+  // La figura viva, otra vez en g (sin dibujarla: quien llama la dibuja en la misma tarea, sin pintar entre medio).
+  const reponerViva = (g) => {
+    clearTimeout(g.__calma);
+    if (!g.__puesta) return;
+    g.__puesta.replaceWith(g.__viva);
+    g.__puesta = null;
+  };
+  // Tras la calma, o con el puntero sobre la figura: la figura viva, con el valor que se ve.
+  const volverViva = (g) => {
+    if (!g.__puesta || !g.isConnected) return;
+    if (g.clientWidth === 0) { g.__pendiente = true; return; }
+    dibujar(g);
+  };
+
+  // Las paradas de un barrido (barrido.js las deja en window.__paradasDeBarrido, con el paquete del servidor): las
+  // que no tienen instantánea se dibujan de antemano en un <div> aparte, fuera de la vista y del mismo tamaño que g,
+  // de a una por momento libre del navegador, de la más cercana a la que se ve a la más lejana. Se detiene si
+  // llega otro paquete, si no queda lugar o si la figura deja de verse.
+  let taller = null;
+  const tallerPara = (g) => {
+    if (!taller || !taller.isConnected) {
+      taller = document.createElement("div");
+      taller.setAttribute("aria-hidden", "true");
+      taller.style.cssText = "position:fixed;left:-100000px;top:0;visibility:hidden;pointer-events:none;contain:strict";
+      document.body.appendChild(taller);
+    }
+    taller.style.width = g.clientWidth + "px";
+    taller.style.height = g.clientHeight + "px";
+    return taller;
+  };
+  const porPrecalentar = new Set();
+  let precalentando = 0;
+  let ultimoValor = 0; // cuándo llegó el último valor a una figura
+  const precalentar = (g) => {
+    const marca = g.__marcaDeParadas;
+    const fuente = marca && window.__paradasDeBarrido && window.__paradasDeBarrido.get(marca.fuente);
+    if (!fuente || fuente.paquete !== marca.paquete) return;
+    g.__porHacer = [...Array(fuente.n).keys()]
+      .sort((a, b) => Math.abs(a - marca.k) - Math.abs(b - marca.k))
+      .slice(0, MAX_PRECALENTAR);
+    porPrecalentar.add(g);
+    if (!precalentando) precalentando = pedirLibre(precalentarUna);
+  };
+  // Un momento libre del navegador, o a lo sumo 1 s (sin requestIdleCallback: Safari, 100 ms).
+  const pedirLibre = window.requestIdleCallback
+    ? (f) => window.requestIdleCallback(f, {timeout: 1000})
+    : (f) => setTimeout(f, 100);
+  // Una parada por momento libre (Plotly tarda 30–120 ms en una figura de varios paneles): mientras el estudiante
+  // mueve un control (un valor hace menos de CALMA_MS), espera.
+  const precalentarUna = () => {
+    precalentando = 0;
+    if (performance.now() - ultimoValor < CALMA_MS) {
+      precalentando = setTimeout(() => { precalentando = pedirLibre(precalentarUna); }, CALMA_MS);
+      return;
+    }
+    for (const g of porPrecalentar) {
+      const marca = g.__marcaDeParadas;
+      const fuente = marca && window.__paradasDeBarrido && window.__paradasDeBarrido.get(marca.fuente);
+      const vigente = fuente && fuente.paquete === marca.paquete && g.isConnected && g.clientWidth > 0 && !g.__lejos;
+      let texto = null;
+      while (vigente && g.__porHacer.length && !texto) {
+        texto = fuente.texto(g.__porHacer.shift());
+        if (texto && ((g.__texto === texto && !g.__puesta) || buscar(g, texto))) texto = null; // ya está
+      }
+      if (!texto || !window.Plotly) { porPrecalentar.delete(g); continue; }
+      const figura = JSON.parse(texto);
+      const [data, layout] = adaptar(g, figura);
+      layout.autosize = true;
+      const t = tallerPara(g);
+      const t0 = performance.now();
+      window.Plotly.react(t, data, layout, {...(figura.config || {}), responsive: false});
+      performance.measure("precalentar", {start: t0, end: performance.now(), detail: bloque(g)});
+      const copia = contenedor(t) && contenedor(t).cloneNode(true);
+      if (copia && hayLugar(copia.getElementsByTagName("*").length + 1)) guardar(g, texto, copia);
+      else porPrecalentar.delete(g); // sin lugar: las más cercanas ya están
+      break;
+    }
+    if (porPrecalentar.size) precalentando = pedirLibre(precalentarUna);
+  };
+
   // Cada dibujo deja en la línea de tiempo de la página las medidas «adaptar» y «figura» (adaptar y lo síncrono
-  // de Plotly.react: las lee scripts/perfil_redibujo.py).
+  // de Plotly.react: las lee scripts/perfil_redibujo.py); cada instantánea puesta, la medida «instantánea».
   const dibujar = (g) => {
     if (!window.Plotly) {
       g.__pendiente = true;
       return Promise.resolve(g);
     }
+    reponerViva(g);
     g.__pendiente = g.__diferida = g.__siguiente = false;
     delete g.dataset.diferida;
+    // Otro modo, otro ancho: las instantáneas de g ya no son su aspecto.
+    if (g.__dibujada_en && (g.__clave !== clave() || g.__dibujada_en[0] !== g.clientWidth)) olvidar(g);
     g.__dibujada_en = [g.clientWidth, g.clientHeight];
     const t0 = performance.now();
     const [data, layout] = adaptar(g);
     const t1 = performance.now();
     const listo = window.Plotly.react(g, data, layout, g.__figura.config);
     performance.measure("adaptar", {start: t0, end: t1});
-    performance.measure("figura", {start: t0, end: performance.now(), detail: g.closest(".block[id]") && g.closest(".block[id]").id}); // lo síncrono
-    const clave = g.__clave;
+    performance.measure("figura", {start: t0, end: performance.now(), detail: bloque(g)}); // lo síncrono
+    g.__enPantalla = g.__texto;
+    const usada = g.__clave;
+    const texto = g.__texto;
     Promise.resolve(listo).then(() => {
       const s = g._fullLayout && g._fullLayout._size;
-      if (s && g.__clave === clave) g.__margenes = {clave, l: s.l, r: s.r, t: s.t, b: s.b};
+      if (s && g.__clave === usada) g.__margenes = {clave: usada, l: s.l, r: s.r, t: s.t, b: s.b};
+      if (g.__texto === texto && g.__clave === usada && !g.__puesta && contenedor(g)) {
+        guardar(g, texto, contenedor(g).cloneNode(true));
+        precalentar(g);
+      }
       if (!g.__escucha && g.on) { // el panel elegido en un desplegable de la figura (paneles de a uno)
         g.__escucha = true;
         g.on("plotly_buttonclicked", (e) => { g.__elegido = e.active; });
@@ -200,7 +356,7 @@
   // Una figura diferida se dibuja al acercarse a la vista, o en un momento libre del navegador, de a una por vez
   // (nueve mapas del clasificador son ≈ 100 ms: otro movimiento no espera a todas juntas).
   let libre = 0;
-  const pedirLibre = window.requestIdleCallback
+  const pedirLibreDiferida = window.requestIdleCallback
     ? (f) => window.requestIdleCallback(f, {timeout: ESPERA_DIFERIDA_MS})
     : (f) => setTimeout(f, 50);
   const dibujarDiferida = (g) => {
@@ -211,7 +367,7 @@
   };
   const programarDiferidas = () => {
     if (libre) return;
-    libre = pedirLibre(() => {
+    libre = pedirLibreDiferida(() => {
       libre = 0;
       const g = [...figuras].find((f) => f.__diferida);
       if (!g) return;
@@ -258,10 +414,13 @@
   const recibir = (g, valor) => {
     const texto = valor && valor.plot;
     if (!texto) return;
+    ultimoValor = performance.now();
     if (!figuras.has(g)) {
       figuras.add(g);
       observador.observe(g);
       vista.observe(g);
+      // Para mirar los valores con el puntero, la figura viva (una instantánea no los muestra).
+      g.addEventListener("pointerenter", () => volverViva(g));
     }
     // El mismo valor, ya dibujado con la misma clave, no se vuelve a dibujar.
     if (texto === g.__texto && g.__clave === clave() && !g.__pendiente) return;
@@ -272,8 +431,20 @@
     figura.layout.autosize = true;
     g.__figura = figura;
     g.__reubicaciones = g.__reanchos = 0;
+    // Una parada de un barrido: el paquete del que viene, para dibujar las demás de antemano.
+    const marca = valor.paradas;
+    const fuente = marca && window.__paradasDeBarrido && window.__paradasDeBarrido.get(marca.fuente);
+    g.__marcaDeParadas = fuente ? {fuente: marca.fuente, k: marca.k, paquete: fuente.paquete} : null;
     if (!window.Plotly || g.clientWidth === 0) { // sin Plotly.js todavía, u oculta: se dibuja al llegar o al verse
       g.__pendiente = true;
+      return;
+    }
+    // Ya dibujado antes con este aspecto: su instantánea, en este mismo cuadro, visible o no.
+    const nodo = g._fullLayout && !g.__pendiente && g.__clave === clave() && buscar(g, texto);
+    if (nodo && ponerInstantanea(g, nodo, texto)) {
+      g.__diferida = g.__siguiente = false;
+      delete g.dataset.diferida;
+      if (g.__marcaDeParadas) precalentar(g);
       return;
     }
     if (g.__lejos && g._fullLayout) { // ya dibujada y fuera de la pantalla: después de la que se ve

@@ -1,0 +1,135 @@
+"""Las instantáneas de navegador.js en Chromium (#36): una parada ya dibujada vuelve sin Plotly, las paradas del
+paquete se dibujan de antemano, y la figura viva (valores al pasar el puntero, modo oscuro) vuelve después.
+
+Exacto, no cronometrado: cuenta las medidas que deja navegador.js en la línea de tiempo de la página («figura»: un
+Plotly.react; «instantánea»: un dibujo guardado que se vuelve a poner; «precalentar»: una parada dibujada de
+antemano) y compara lo que se ve con lo que dibuja Plotly para el mismo valor. Los tiempos van en `make bench`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ayuda_navegador import ESPERA_MS, fuente_figura
+
+pytestmark = pytest.mark.navegador
+
+SEL = "#escalado-figura1 .figura-propia"
+RIEL = 'input[type=range][aria-label^="deslizador: log₂ d"]'
+
+# Lo que se ve en la figura: cada texto del SVG con su posición (redondeada a 1 px), y cuántas imágenes y trazos
+# dibujados hay. Es lo mismo si la figura es la viva de Plotly o una instantánea del mismo valor con el mismo aspecto.
+VISTO = """(sel) => {
+  const g = document.querySelector(sel);
+  const c = g.querySelector(':scope > .plot-container');
+  const o = g.getBoundingClientRect();
+  const textos = [...c.querySelectorAll('text')].filter((t) => t.textContent.trim()).map((t) => {
+    const r = t.getBoundingClientRect();
+    return [t.textContent, Math.round(r.x - o.x), Math.round(r.y - o.y)];
+  });
+  return JSON.stringify([textos, c.querySelectorAll('image').length, c.querySelectorAll('path').length]);
+}"""
+
+MEDIDAS = """(nombre) => performance.getEntriesByName(nombre).filter(
+  (m) => m.detail === 'escalado-figura1').length"""
+
+VIVA = """(sel) => { const g = document.querySelector(sel); return !g.__puesta && g.__enPantalla === g.__texto; }"""
+
+
+@pytest.fixture
+def pg(navegador, url_app):
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
+    pagina = contexto.new_page()
+    pagina.joins = []
+    pagina.on("request", lambda r: "queue/join" in r.url and pagina.joins.append(r.url))
+    pagina.goto(f"{url_app}demo/escalado/?predecir=0")
+    fuente_figura(pagina, "escalado")
+    pagina.wait_for_function(VIVA, arg=SEL, timeout=ESPERA_MS)
+    pagina.wait_for_timeout(1500)  # el evento `load` de la página y su calma
+    yield pagina
+    contexto.close()
+
+
+def _tecla(pg, tecla: str) -> None:
+    pg.locator(RIEL).first.focus()
+    pg.keyboard.press(tecla)
+
+
+def _viva_otra_vez(pg) -> str:
+    pg.wait_for_function(VIVA, arg=SEL, timeout=ESPERA_MS)
+    pg.wait_for_timeout(300)
+    return pg.evaluate(VISTO, SEL)
+
+
+def test_volver_a_una_parada_ya_dibujada_pone_su_instantanea_sin_plotly(pg):
+    inicial = _viva_otra_vez(pg)
+    antes = pg.evaluate(f"() => document.querySelector('{SEL}').__enPantalla")
+    _tecla(pg, "ArrowRight")
+    pg.wait_for_function(f"(antes) => document.querySelector('{SEL}').__enPantalla !== antes", arg=antes,
+                         timeout=ESPERA_MS)
+    otra = _viva_otra_vez(pg)
+    assert otra != inicial
+    # De vuelta a la parada inicial: en el mismo movimiento, su instantánea, y ningún Plotly.react hasta la calma.
+    figuras, instantaneas = pg.evaluate(MEDIDAS, "figura"), pg.evaluate(MEDIDAS, "instantánea")
+    _tecla(pg, "ArrowLeft")
+    pg.wait_for_function(f"(n) => ({MEDIDAS})('instantánea') > n", arg=instantaneas, timeout=ESPERA_MS)
+    puesta = pg.evaluate(VISTO, SEL)
+    assert pg.evaluate("(sel) => !!document.querySelector(sel).__puesta", SEL), "no se puso la instantánea"
+    assert pg.evaluate(MEDIDAS, "figura") == figuras, "volver a una parada ya dibujada pasó por Plotly.react"
+    # Lo que se ve es la figura de esa parada: los mismos textos en los mismos lugares que la viva.
+    assert puesta == inicial
+    # Tras la calma vuelve la figura viva, con ese mismo valor y el mismo aspecto.
+    assert _viva_otra_vez(pg) == inicial
+
+
+def test_las_paradas_del_paquete_se_dibujan_de_antemano_y_el_arrastre_no_usa_plotly(pg):
+    _tecla(pg, "ArrowRight")  # el primer movimiento trae las paradas del paquete (barrido.js)
+    _viva_otra_vez(pg)
+    pg.wait_for_function(f"() => ({MEDIDAS})('precalentar') >= 8", timeout=ESPERA_MS)
+    pg.wait_for_timeout(500)
+    instantaneas, joins = pg.evaluate(MEDIDAS, "instantánea"), len(pg.joins)
+    # Cuatro paradas nuevas hacia la derecha, ninguna visitada antes: cada una, su instantánea (la figura viva que
+    # vuelve tras la calma entre tecla y tecla no cuenta: es una «figura» del valor que ya se ve).
+    pg.locator(RIEL).first.focus()
+    for _ in range(4):
+        antes = pg.evaluate(f"() => document.querySelector('{SEL}').__enPantalla")
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_function(f"(antes) => document.querySelector('{SEL}').__enPantalla !== antes", arg=antes,
+                             timeout=ESPERA_MS)
+    assert pg.evaluate(MEDIDAS, "instantánea") == instantaneas + 4, "una parada precalentada pasó por Plotly.react"
+    assert len(pg.joins) == joins
+    # Y lo que se ve es la parada a la que se llegó: igual a la viva de ese valor, que vuelve tras la calma.
+    puesta = pg.evaluate(VISTO, SEL)
+    assert _viva_otra_vez(pg) == puesta
+
+
+def test_con_el_puntero_encima_vuelve_la_figura_viva_con_sus_valores(pg):
+    _tecla(pg, "ArrowRight")
+    _viva_otra_vez(pg)
+    _tecla(pg, "ArrowLeft")
+    pg.wait_for_function("(sel) => !!document.querySelector(sel).__puesta", arg=SEL, timeout=ESPERA_MS)
+    caja = pg.locator(f"{SEL} .nsewdrag").first.bounding_box()
+    pg.mouse.move(caja["x"] + caja["width"] / 2, caja["y"] + caja["height"] / 2)
+    pg.wait_for_function(VIVA, arg=SEL, timeout=ESPERA_MS)
+    pg.mouse.move(caja["x"] + caja["width"] / 2 + 3, caja["y"] + caja["height"] / 2 + 3)
+    pg.wait_for_function(f"(sel) => document.querySelector(sel).querySelector('.hoverlayer .hovertext')", arg=SEL,
+                         timeout=ESPERA_MS)
+
+
+def test_en_modo_oscuro_no_vuelve_una_instantanea_clara(pg):
+    _tecla(pg, "ArrowRight")
+    _viva_otra_vez(pg)
+    _tecla(pg, "ArrowLeft")
+    _viva_otra_vez(pg)
+    figuras = pg.evaluate(MEDIDAS, "figura")
+    pg.evaluate("() => document.body.classList.add('dark')")
+    pg.wait_for_function(f"(n) => ({MEDIDAS})('figura') > n", arg=figuras, timeout=ESPERA_MS)
+    instantaneas = pg.evaluate(MEDIDAS, "instantánea")
+    _tecla(pg, "ArrowRight")  # ya dibujada, pero en claro: otra vez con Plotly, en oscuro
+    pg.wait_for_function(VIVA, arg=SEL, timeout=ESPERA_MS)
+    pg.wait_for_timeout(300)
+    assert pg.evaluate(MEDIDAS, "instantánea") == instantaneas
+    papel = pg.evaluate(f"() => getComputedStyle(document.querySelector('{SEL} .main-svg')).backgroundColor")
+    fondo = pg.evaluate("() => document.querySelector('#escalado-figura1 .figura-propia')._fullLayout.paper_bgcolor")
+    assert fondo != "#ffffff" and fondo.replace(" ", "") != "rgb(255,255,255)", fondo
+    assert papel, papel
