@@ -359,3 +359,28 @@ def test_una_figura_cuya_caja_cambia_de_ancho_se_vuelve_a_maquetar(navegador, ur
     pg.wait_for_function(f"() => Math.abs(({ancho})('#escalado-figura1') - 600) <= 2", timeout=5_000)
     assert antes > 900
     pg.context.close()
+
+
+# Cada figura de la página: el alto de su área de dibujo y cuánto se sale su título de la caja de la figura (px).
+AREAS_Y_TITULOS = """() => [...document.querySelectorAll('.figura-propia')].filter((g) => g._fullLayout).map((g) => {
+  const caja = g.getBoundingClientRect();
+  const t = g.querySelector('.g-gtitle text');
+  const r = t ? t.getBoundingClientRect() : caja;
+  return {alto: g._fullLayout._size.h, afuera: Math.max(0, caja.left - r.left, r.right - caja.right)};
+})"""
+
+
+@pytest.mark.parametrize(("ancho", "alto"), [(1280, 720), (1920, 1080)])
+def test_en_presentacion_una_figura_de_mas_abajo_tiene_area_y_su_titulo_cabe(navegador, url_app, ancho, alto):
+    """Escalado: la curva del peso máximo va en una columna angosta, más abajo de la primera pantalla. Achicada a lo
+    que quedaba de pantalla (260 px con la letra del proyector), su área de dibujo medía ≈ 10 px, y su título, con la
+    letra agrandada, se salía de la figura por los dos lados."""
+    pg = _abrir(navegador, url_app + "demo/escalado/?presentacion=1&predecir=0", "escalado",
+                viewport={"width": ancho, "height": alto})
+    pg.wait_for_function("() => [...document.querySelectorAll('.figura-propia')].filter((g) => g._fullLayout).length === 3",
+                         timeout=ESPERA_MS)
+    pg.wait_for_timeout(500)
+    figuras = pg.evaluate(AREAS_Y_TITULOS)
+    assert all(f["alto"] >= 150 for f in figuras), figuras
+    assert all(f["afuera"] <= 1 for f in figuras), figuras
+    pg.context.close()

@@ -60,8 +60,12 @@
   const altoProyector = (g, figura = g.__figura) => {
     if (!presentacion() || angosto()) return null;
     const arriba = g.getBoundingClientRect().top + window.scrollY;
-    const cabe = Math.max(260, window.innerHeight - arriba - 8);
-    return Math.round(Math.min(cabe, (figura.layout.height || 450) * escalaProyector()));
+    const natural = (figura.layout.height || 450) * escalaProyector();
+    const cabe = window.innerHeight - arriba - 8;
+    // Una figura a la que no le cabe ni la mitad de su alto en la primera pantalla (una de más abajo, a la que se
+    // llega bajando) va con su alto: achicada a lo que queda, la letra del proyector no dejaba área de dibujo.
+    if (cabe < 0.5 * natural) return Math.round(natural);
+    return Math.round(Math.min(Math.max(260, cabe), natural));
   };
 
   // El color que se ve detrás de un elemento: el primer fondo no transparente hacia arriba.
@@ -114,6 +118,25 @@
     menu.active = k;
   };
 
+  // Proyector: el título de la figura, con la letra agrandada, en líneas que caben en su ancho (una letra mide
+  // ≈ 0.55 de su tamaño); el margen de arriba crece una línea por cada línea de más. Una figura angosta (una
+  // columna junto a una tabla) se salía por los dos lados.
+  const partirTitulo = (layout, ancho) => {
+    const t = layout.title;
+    if (!t || typeof t.text !== "string" || !t.font || !t.font.size || t.text.includes("<br>")) return;
+    const cabe = Math.max(12, Math.floor((ancho - 16) / (0.55 * t.font.size)));
+    if (t.text.length <= cabe) return;
+    const lineas = [""];
+    for (const palabra of t.text.split(" ")) {
+      const ultima = lineas[lineas.length - 1];
+      if (ultima && (ultima + " " + palabra).length > cabe) lineas.push(palabra);
+      else lineas[lineas.length - 1] = ultima ? ultima + " " + palabra : palabra;
+    }
+    t.text = lineas.join("<br>");
+    layout.margin = {...(layout.margin || {})};
+    layout.margin.t = (layout.margin.t || 0) + (lineas.length - 1) * t.font.size * 1.25;
+  };
+
   // La figura que se dibuja, según la página: una copia del valor de Gradio con sus adaptaciones. `figura`: la de g
   // (su valor) o la de una parada que se dibuja de antemano con el aspecto que tendría en g.
   const adaptar = (g, figura = g.__figura) => {
@@ -136,6 +159,7 @@
       });
       layout.height = alto;
       if (layout.margin) for (const k of ["l", "r", "t", "b"]) if (layout.margin[k]) layout.margin[k] *= escalaProyector();
+      partirTitulo(layout, g.clientWidth);
     }
     if (oscuro()) {
       recorrer([data, layout], TINTAS, 0);
