@@ -384,3 +384,24 @@ def test_en_presentacion_una_figura_de_mas_abajo_tiene_area_y_su_titulo_cabe(nav
     assert all(f["alto"] >= 150 for f in figuras), figuras
     assert all(f["afuera"] <= 1 for f in figuras), figuras
     pg.context.close()
+
+
+# La parte de su fila que ocupa cada figura de la página: (su ancho + el hueco) / (el de la fila + el hueco).
+PARTES_DE_LA_FILA = """() => [...document.querySelectorAll('.block.figura')].filter((b) => b.parentElement.classList.contains('row'))
+  .map((b) => {
+    const fila = b.parentElement, hueco = parseFloat(getComputedStyle(fila).columnGap) || 0;
+    const hijos = [...fila.children].filter((c) => c.getBoundingClientRect().width > 0);
+    const total = fila.getBoundingClientRect().width - hueco * (hijos.length - 1);
+    return [b.querySelector('[aria-label]').getAttribute('aria-label'), b.getBoundingClientRect().width / total];
+  })"""
+
+
+@pytest.mark.parametrize(("id_", "etiqueta"), [("bloque", "Diagrama del bloque transformer"),
+                                                ("escalado", "Peso máximo medio según d")])
+def test_una_figura_de_scale_3_junto_a_una_columna_de_scale_2_ocupa_tres_quintos(navegador, url_app, id_, etiqueta):
+    """gr.HTML no aplica `scale` a su bloque: con la figura propia (sesión 23), el diagrama del bloque quedó en un
+    tercio de la fila (400 px a 1280) y sus cajas no contenían sus nombres. `Figura` lo pasa a la clase `escala-N`."""
+    pg = _abrir(navegador, url_app + f"demo/{id_}/?predecir=0", id_, viewport={"width": 1280, "height": 800})
+    partes = dict(pg.evaluate(PARTES_DE_LA_FILA))
+    assert partes[etiqueta] == pytest.approx(3 / 5, abs=0.02), partes
+    pg.context.close()

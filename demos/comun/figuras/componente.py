@@ -47,6 +47,11 @@ class Figura(gr.HTML):
     def __init__(self, value: Any = None, *, label: str | None = None, **kw):
         nombre = html.escape(label or "Figura", quote=True)
         kw.setdefault("show_label", False)
+        # El frontend de gr.HTML no aplica `scale` a su bloque (Gradio 6.31: queda en flex-grow 1): la figura de
+        # `scale=3` junto a una columna de `scale=2` medía un tercio de la fila en vez de tres quintos. La clase
+        # `escala-N` lo hace en base.css (tests/test_pantallas.py mira los anchos).
+        if isinstance(kw.get("scale"), int) and 1 <= kw["scale"] <= 6:
+            kw["elem_classes"] = [*(kw.get("elem_classes") or []), f"escala-{kw['scale']}"]
         super().__init__(
             value=value,
             label=label,
