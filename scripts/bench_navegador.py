@@ -469,7 +469,8 @@ LEER_ARRASTRE = """(sel) => {
   const ultima = a.tiempos.length ? a.tiempos[a.tiempos.length - 1] : a.arriba;
   return {
     ms: a.arriba - a.abajo, cuadros: a.cuadros, cambios: cambios.length, dibujos: dibujados.length,
-    paradas: new Set(a.datos.map((d) => (typeof d === "string" ? d : JSON.stringify(d)))).size, recorridas: new Set(a.valores).size, hueco,
+    paradas: new Set(a.datos.map((d) => (typeof d === "string" ? d : JSON.stringify(d)))).size,
+    recorridas: new Set(a.valores).size, hueco,
     tras_soltar: Math.max(0, ultima - a.arriba),
   };
 }"""

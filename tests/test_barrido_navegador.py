@@ -190,7 +190,8 @@ def test_barrido_js_arma_lo_mismo_que_python(pg, url_app, id_, k):
     )
     # Lo que navegador.js dibuja de antemano: el texto de cada figura en cada parada (window.__paradasDeBarrido).
     de_antemano = pg.evaluate(
-        "() => Object.fromEntries([...window.__paradasDeBarrido].map(([f, x]) => [f, [...Array(x.n).keys()].map(x.texto)]))"
+        "() => Object.fromEntries([...window.__paradasDeBarrido]"
+        ".map(([f, x]) => [f, [...Array(x.n).keys()].map(x.texto)]))"
     )
     i = next(j for j, c in enumerate(vista.entradas) if c is (b.entrada or b.control))
     for n, (valor, armada) in enumerate(zip(p["entradas"], armadas, strict=True)):

@@ -375,10 +375,14 @@ def test_en_presentacion_una_figura_de_mas_abajo_tiene_area_y_su_titulo_cabe(nav
     """Escalado: la curva del peso máximo va en una columna angosta, más abajo de la primera pantalla. Achicada a lo
     que quedaba de pantalla (260 px con la letra del proyector), su área de dibujo medía ≈ 10 px, y su título, con la
     letra agrandada, se salía de la figura por los dos lados."""
-    pg = _abrir(navegador, url_app + "demo/escalado/?presentacion=1&predecir=0", "escalado",
-                viewport={"width": ancho, "height": alto})
-    pg.wait_for_function("() => [...document.querySelectorAll('.figura-propia')].filter((g) => g._fullLayout).length === 3",
-                         timeout=ESPERA_MS)
+    pg = _abrir(
+        navegador,
+        url_app + "demo/escalado/?presentacion=1&predecir=0",
+        "escalado",
+        viewport={"width": ancho, "height": alto},
+    )
+    dibujadas = "() => [...document.querySelectorAll('.figura-propia')].filter((g) => g._fullLayout).length"
+    pg.wait_for_function(f"() => ({dibujadas})() === 3", timeout=ESPERA_MS)
     pg.wait_for_timeout(500)
     figuras = pg.evaluate(AREAS_Y_TITULOS)
     assert all(f["alto"] >= 150 for f in figuras), figuras
@@ -387,7 +391,8 @@ def test_en_presentacion_una_figura_de_mas_abajo_tiene_area_y_su_titulo_cabe(nav
 
 
 # La parte de su fila que ocupa cada figura de la página: (su ancho + el hueco) / (el de la fila + el hueco).
-PARTES_DE_LA_FILA = """() => [...document.querySelectorAll('.block.figura')].filter((b) => b.parentElement.classList.contains('row'))
+PARTES_DE_LA_FILA = """() => [...document.querySelectorAll('.block.figura')]
+  .filter((b) => b.parentElement.classList.contains('row'))
   .map((b) => {
     const fila = b.parentElement, hueco = parseFloat(getComputedStyle(fila).columnGap) || 0;
     const hijos = [...fila.children].filter((c) => c.getBoundingClientRect().width > 0);
@@ -396,8 +401,9 @@ PARTES_DE_LA_FILA = """() => [...document.querySelectorAll('.block.figura')].fil
   })"""
 
 
-@pytest.mark.parametrize(("id_", "etiqueta"), [("bloque", "Diagrama del bloque transformer"),
-                                                ("escalado", "Peso máximo medio según d")])
+@pytest.mark.parametrize(
+    ("id_", "etiqueta"), [("bloque", "Diagrama del bloque transformer"), ("escalado", "Peso máximo medio según d")]
+)
 def test_una_figura_de_scale_3_junto_a_una_columna_de_scale_2_ocupa_tres_quintos(navegador, url_app, id_, etiqueta):
     """gr.HTML no aplica `scale` a su bloque: con la figura propia (sesión 23), el diagrama del bloque quedó en un
     tercio de la fila (400 px a 1280) y sus cajas no contenían sus nombres. `Figura` lo pasa a la clase `escala-N`."""

@@ -65,8 +65,9 @@ def test_volver_a_una_parada_ya_dibujada_pone_su_instantanea_sin_plotly(pg):
     inicial = _viva_otra_vez(pg)
     antes = pg.evaluate(f"() => document.querySelector('{SEL}').__enPantalla")
     _tecla(pg, "ArrowRight")
-    pg.wait_for_function(f"(antes) => document.querySelector('{SEL}').__enPantalla !== antes", arg=antes,
-                         timeout=ESPERA_MS)
+    pg.wait_for_function(
+        f"(antes) => document.querySelector('{SEL}').__enPantalla !== antes", arg=antes, timeout=ESPERA_MS
+    )
     otra = _viva_otra_vez(pg)
     assert otra != inicial
     # De vuelta a la parada inicial: en el mismo movimiento, su instantánea, y ningún Plotly.react hasta la calma.
@@ -94,8 +95,9 @@ def test_las_paradas_del_paquete_se_dibujan_de_antemano_y_el_arrastre_no_usa_plo
     for _ in range(4):
         antes = pg.evaluate(f"() => document.querySelector('{SEL}').__enPantalla")
         pg.keyboard.press("ArrowRight")
-        pg.wait_for_function(f"(antes) => document.querySelector('{SEL}').__enPantalla !== antes", arg=antes,
-                             timeout=ESPERA_MS)
+        pg.wait_for_function(
+            f"(antes) => document.querySelector('{SEL}').__enPantalla !== antes", arg=antes, timeout=ESPERA_MS
+        )
     assert pg.evaluate(MEDIDAS, "instantánea") == instantaneas + 4, "una parada precalentada pasó por Plotly.react"
     assert len(pg.joins) == joins
     # Y lo que se ve es la parada a la que se llegó: igual a la viva de ese valor, que vuelve tras la calma.
@@ -112,8 +114,9 @@ def test_con_el_puntero_encima_vuelve_la_figura_viva_con_sus_valores(pg):
     pg.mouse.move(caja["x"] + caja["width"] / 2, caja["y"] + caja["height"] / 2)
     pg.wait_for_function(VIVA, arg=SEL, timeout=ESPERA_MS)
     pg.mouse.move(caja["x"] + caja["width"] / 2 + 3, caja["y"] + caja["height"] / 2 + 3)
-    pg.wait_for_function(f"(sel) => document.querySelector(sel).querySelector('.hoverlayer .hovertext')", arg=SEL,
-                         timeout=ESPERA_MS)
+    pg.wait_for_function(
+        "(sel) => document.querySelector(sel).querySelector('.hoverlayer .hovertext')", arg=SEL, timeout=ESPERA_MS
+    )
 
 
 def test_en_modo_oscuro_no_vuelve_una_instantanea_clara(pg):
