@@ -38,8 +38,8 @@ from demos.comun.zerogpu import arrancar_zerogpu  # noqa: E402
 from demos.servir import pagina  # noqa: E402
 from demos.servir.conectar import conectar, figuras_en_la_pagina, vista_inicial  # noqa: E402
 from servidor import disco  # noqa: E402
+from servidor.admision import configurar_cola  # noqa: E402
 from servidor.asgi import crear_app  # noqa: E402
-from servidor.cola import configurar_cola  # noqa: E402
 
 TITULO = "Atención y transformers"
 

@@ -101,7 +101,7 @@ def datos_al_azar(pestana, vista, base: list):
 
 
 def _token_de_la_pagina(http, url: str) -> str | None:
-    """El token que la página servida trae (servidor/paginas.py) y manda en cada evento, como el navegador.
+    """El token que la página servida trae (servidor/admision.py) y manda en cada evento, como el navegador.
 
     Sin él, el servidor trata al estudiante como un cliente sin página (presupuesto chico de lentas).
     La página de referencia (Gradio pelado) no lo trae: None.
@@ -117,7 +117,7 @@ def _llamar(http, url: str, api: str, datos: list, sesion: str, token: str | Non
     Cada estudiante lleva su sesión y el token de su página, como una pestaña del navegador: la
     cola reparte por sesión.
     """
-    cabeceras = {"x-atencion-pagina": token} if token else {}  # servidor.paginas.CABECERA
+    cabeceras = {"x-atencion-pagina": token} if token else {}  # servidor.admision.CABECERA
     r = http.post(f"{url}gradio_api/call/{api}", json={"data": datos, "session_hash": sesion}, headers=cabeceras)
     r.raise_for_status()
     evento = r.json()["event_id"]

@@ -38,8 +38,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
 
 from demos.comun.figuras.componente import RUTA_PLOTLY
-from servidor import disco, paginas, registro
-from servidor.cola import configurar_cola
+from servidor import disco, registro
+from servidor.admision import GUION, configurar_cola
 from servidor.entradas import montados, montar_protegido
 from servidor.protecciones import Protecciones
 
@@ -56,7 +56,7 @@ def crear_app(
     """`raiz` en «/» y, si hay `construir_una`, cada id de `ids` en /demo/<id>/ (armado al pedirlo).
 
     Todo montaje pasa por `servidor.entradas.montar_protegido` (la comprobación de archivos subidos de
-    Gradio, activa), con su cola configurada (`servidor.cola`), sin trazas de error para el
+    Gradio, activa), con su cola configurada (`servidor.admision`), sin trazas de error para el
     visitante (`show_error=False`), y todo va detrás de `Protecciones` (cuerpos acotados,
     nosniff, Host); `host_propio` es el nombre que reemplaza a un `Host` ajeno. `opciones` son
     las de `gr.mount_gradio_app` (estilo, JS, límite de subida), más `cabeza_html`: lo que va al final
@@ -65,7 +65,7 @@ def crear_app(
     registro.instalar()
     disco.arrancar_barrendero(lambda: [b.upload_file_set for b in montados()])
     opciones = {**(opciones or {}), "show_error": False}
-    opciones["head"] = paginas.GUION + (opciones.get("head") or "")  # el token de la página (servidor/paginas.py)
+    opciones["head"] = GUION + (opciones.get("head") or "")  # el token de la página (servidor/admision.py)
     # Plotly.js, pedido mientras el navegador lee el HTML (no cuando se monta la primera figura): `async`, lo
     # evalúa en cuanto llega. Cada figura lo pide también en su `head` (quien arma la página desde /config).
     opciones["cabeza_html"] = opciones.get("cabeza_html", "") + f'<script async src="{RUTA_PLOTLY}"></script>'

@@ -7,13 +7,13 @@ delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
   cliente) crea un `SessionState` que calcula al instante la configuración de cada bloque de la
   página (≈ 0.5 MB y ≈ 0.1 s de CPU en el bucle de eventos para la suite), y Gradio guarda hasta
   10 000. `Sesiones` las crea baratas (`SesionBarata`: esa configuración se calcula solo si se
-  pide) y guarda pocas, desalojando la más vieja que nunca fue real (servidor/paginas.py) y
+  pide) y guarda pocas, desalojando la más vieja que nunca fue real (servidor/admision.py) y
   llamando al `delete_callback` de sus `gr.State`, que Gradio no llama al desalojar.
 - La app de Gradio montada (`Mount.app`, un FastAPI): `poner_delante` le añade un middleware
   antes de su primera petición (las guardias de servidor/laterales.py).
 - `gr.ImageEditor.blob_storage`: el dict donde `accept_blobs` deja los trozos de un dibujo.
 - La cola (`gradio.queueing.Queue`: sus filas por `concurrency_id` y `Event.concurrency_id`):
-  `mover_a_carril` pasa una llamada lenta a la fila de su carril (servidor/reparto.py).
+  `mover_a_carril` pasa una llamada lenta a la fila de su carril (servidor/admision.py).
 - Los trozos del frontend instalado (`gradio/templates/frontend/assets/`): `trozos_corregidos` arregla
   un error de la lista del desplegable (servidor/laterales.py los sirve así). Las figuras no tocan nada de
   Gradio: son un `gr.HTML` con el Plotly.js oficial (demos/comun/figuras/componente.py).
@@ -189,8 +189,8 @@ def poner_delante(app_gradio, middleware, **opciones) -> None:
     app_gradio.add_middleware(middleware, **opciones)
 
 
-def mover_a_carril(cola, evento_id: str, carril: str, limite: int = 1) -> bool:
-    """Saca un evento recién puesto en la fila de su evento y lo pone en la fila `carril` (de a `limite`).
+def mover_a_carril(cola, evento_id: str, carril: str) -> bool:
+    """Saca un evento recién puesto en la fila de su evento y lo pone en la fila `carril` (de a uno).
 
     Gradio elige la fila por `Event.concurrency_id` al sacarlo y al terminarlo: basta con cambiarlo
     y moverlo. Sin `await` en medio: el bucle de la cola no lo ve a medio mover. False si ya corría.
@@ -200,7 +200,7 @@ def mover_a_carril(cola, evento_id: str, carril: str, limite: int = 1) -> bool:
     if evento is None or fila is None or evento not in fila.queue:
         return False
     if carril not in cola.event_queue_per_concurrency_id:
-        cola.event_queue_per_concurrency_id[carril] = EventQueue(carril, limite)
+        cola.event_queue_per_concurrency_id[carril] = EventQueue(carril, 1)
     fila.queue.remove(evento)
     evento.concurrency_id = carril
     cola.event_queue_per_concurrency_id[carril].queue.append(evento)

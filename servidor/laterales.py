@@ -22,8 +22,8 @@
   arregla (la lista de un desplegable que recibe opciones más cortas estando abierta) salen corregidos, y
   `…/assets/plotly-cartesian-<versión>.min.js` es el Plotly.js de las figuras (demos/comun/figuras/
   componente.py); todos con su ETag (304 si el navegador ya lo tiene) y en caché un día.
-- La página (el HTML de la raíz del montaje) y `…/config`: la marca `paginas.MARCA` que el guion
-  del `<head>` trae se cambia por un token nuevo (servidor/paginas.py: sesiones reales). En el HTML,
+- La página (el HTML de la raíz del montaje) y `…/config`: la marca `admision.MARCA` que el guion
+  del `<head>` trae se cambia por un token nuevo (servidor/admision.py: sesiones reales). En el HTML,
   antes de `</head>`, la `cabeza_html` del montaje (servidor/asgi.py: Plotly.js y el guion de las
   figuras): el `head` de la configuración Gradio lo agrega recién después de `load`, tarde para pedir
   Plotly.js mientras el navegador lee la página.
@@ -51,7 +51,7 @@ from starlette.datastructures import Headers, UploadFile
 from starlette.requests import ClientDisconnect, Request
 
 from demos.comun.figuras.componente import PLOTLY
-from servidor import disco, paginas
+from servidor import admision, disco
 from servidor.gradio_interno import (
     app_de_gradio,
     editores,
@@ -60,7 +60,6 @@ from servidor.gradio_interno import (
     trozos_corregidos,
 )
 from servidor.protecciones import MAX_SUBIDA
-from servidor.reparto import direccion
 
 log = logging.getLogger("atencion.laterales")
 
@@ -119,9 +118,9 @@ MAX_PAGINA = 8 * 2**20  # una respuesta más grande no es la página ni su confi
 
 
 def _con_token(scope, send, cabeza_html: bytes = b""):
-    """`send` que, en una página HTML o un JSON de `/config`, cambia `paginas.MARCA` por un token nuevo
+    """`send` que, en una página HTML o un JSON de `/config`, cambia `admision.MARCA` por un token nuevo
     (y en el HTML pone `cabeza_html` al final de su `<head>`)."""
-    marca, guardado = paginas.MARCA.encode(), {}
+    marca, guardado = admision.MARCA.encode(), {}
 
     async def enviar(mensaje):
         if mensaje["type"] == "http.response.start":
@@ -138,7 +137,7 @@ def _con_token(scope, send, cabeza_html: bytes = b""):
             return
         cuerpo = b"".join(guardado.pop("partes"))
         if marca in cuerpo:
-            token = paginas.emitir(direccion(Request(scope)))
+            token = admision.emitir(admision.direccion(Request(scope)))
             cuerpo = cuerpo.replace(marca, token.encode())
         if guardado.pop("html") and cabeza_html and b"</head>" in cuerpo:
             cuerpo = cuerpo.replace(b"</head>", cabeza_html + b"</head>", 1)

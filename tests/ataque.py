@@ -5,7 +5,7 @@
 
 Un extraño llama sin más. Quien imita la página (`como_pagina=True`, o `token=` de
 `token_de_pagina`) pide antes su configuración y manda el token que el servidor escribió en ella
-en la cabecera `x-atencion-pagina`, como el guion de la página (servidor/paginas.py): así puede
+en la cabecera `x-atencion-pagina`, como el guion de la página (servidor/admision.py): así puede
 llamar también los eventos privados, que sin él reciben 403.
 """
 
@@ -21,7 +21,7 @@ import uuid
 import httpx
 
 ARCHIVO = {"_type": "gradio.FileData"}
-CABECERA = "x-atencion-pagina"  # servidor.paginas.CABECERA (sin importar gradio en el proceso atacante)
+CABECERA = "x-atencion-pagina"  # servidor.admision.CABECERA (sin importar gradio en el proceso atacante)
 _TOKEN = re.compile(r'const token = \\?"([0-9a-z.]+)\\?"')
 
 
@@ -29,7 +29,7 @@ def token_de_pagina(base: str) -> str:
     """Como la página: pide `…/config` del montaje `base` y saca el token que el servidor escribió en su guion."""
     encontrado = _TOKEN.search(httpx.get(f"{base}config", timeout=60).text)
     if encontrado is None:
-        raise AssertionError(f"{base}config no trae el token de la página (servidor/paginas.py)")
+        raise AssertionError(f"{base}config no trae el token de la página (servidor/admision.py)")
     return encontrado.group(1)
 
 

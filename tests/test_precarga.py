@@ -17,7 +17,7 @@ import urllib.request
 import pytest
 
 from demos.comun.figuras.componente import PLOTLY, RUTA_PLOTLY
-from servidor import gradio_interno, paginas
+from servidor import admision, gradio_interno
 from tests.ayuda_navegador import fuente_figura
 
 PAGINAS = ["", "demo/temperatura/"]  # la suite y una pestaña suelta
@@ -58,7 +58,7 @@ def test_el_html_servido_pide_plotly_en_su_cabeza_y_cada_figura_en_su_head(url_a
     assert cabeza.count(guion) == 1
     assert cabeza.index("__figurasDeLaSuite") < cabeza.index(guion), "navegador.js va antes que Plotly.js"
     configuracion = _configuracion(html)
-    assert paginas.CABECERA in configuracion["head"], "el guion del token de la página sigue en la cabecera"
+    assert admision.CABECERA in configuracion["head"], "el guion del token de la página sigue en la cabecera"
     figuras = [c for c in configuracion["components"] if c.get("props", {}).get("component_class_name") == "Figura"]
     assert figuras, "la página no tiene figuras"
     assert {c["props"]["head"] for c in figuras} == {f'<script src="{RUTA_PLOTLY}"></script>'}

@@ -60,17 +60,17 @@ def argumentos_de_ejemplo(id_: str) -> dict:
 def test_clientes_a_la_vez_reciben_cada_uno_lo_suyo(url_app, id_, monkeypatch):
     """Ocho visitantes con la página abierta, a la vez, alternando dos entradas: lo mismo que en serie,
     0 discrepancias. Cada uno con el token de su página (como el navegador): sin página, las llamadas
-    lentas comparten un carril chico (servidor/cola.py) y algunas de las ocho recibirían 429."""
+    lentas comparten un carril chico (servidor/admision.py) y algunas de las ocho recibirían 429."""
     from gradio_client import Client
 
-    from servidor import paginas
-    from servidor.paginas import CABECERA
+    from servidor import admision
+    from servidor.admision import CABECERA
     from tests.ataque import token_de_pagina
 
     # Toda la suite de pruebas llega de 127.0.0.1 y cada Client pide la página dos veces: en un minuto pasa de
     # las `PAGINAS_POR_MINUTO` de una dirección, y los tokens de más salen «de visita» (sin carril propio para
     # las lentas: 429; test_servidor prueba ese tope). Aquí se mira el reparto de la cola, no el tope.
-    monkeypatch.setattr(paginas, "PAGINAS_POR_MINUTO", 10**6)
+    monkeypatch.setattr(admision, "PAGINAS_POR_MINUTO", 10**6)
 
     def cliente():
         return Client(url_app, verbose=False, headers={CABECERA: token_de_pagina(url_app)})
@@ -126,7 +126,7 @@ def test_cola_llena_contesta_en_vez_de_colgarse():
     from fastapi import FastAPI
     from gradio_client import Client
 
-    from servidor.cola import configurar_cola
+    from servidor.admision import configurar_cola
 
     liberar = threading.Event()
     with gr.Blocks() as lenta:

@@ -16,7 +16,7 @@ import gradio as gr
 import httpx
 import pytest
 
-from servidor import cola
+from servidor import admision
 from servidor.entradas import montar_protegido
 from tests.ataque import llamar, unir
 from tests.ayuda import ServidorEnHilo, puerto_libre
@@ -32,13 +32,17 @@ def test_la_cola_tiene_sus_tamanos_explicitos_y_los_pesados_su_concurrency_id():
     import app
 
     q = app.demo._queue
-    assert (q.max_size, q.default_concurrency_limit, app.demo.api_open) == (cola.MAX_COLA, cola.LIMITE_LIGERO, False)
-    pesados = {fn.concurrency_id for fn in app.demo.fns.values() if fn.concurrency_id in cola.PESADOS}
-    assert pesados == set(cola.PESADOS)
+    assert (q.max_size, q.default_concurrency_limit, app.demo.api_open) == (
+        admision.MAX_COLA,
+        admision.LIMITE_LIGERO,
+        False,
+    )
+    pesados = {fn.concurrency_id for fn in app.demo.fns.values() if fn.concurrency_id in admision.PESADOS}
+    assert pesados == set(admision.PESADOS)
     for fn in app.demo.fns.values():
         if fn.name == "descargar" or fn.api_name in {"inversion_digitos_entrenar", "memoria_medir"}:
-            assert fn.concurrency_id in cola.PESADOS, fn.name
-        if fn.concurrency_id in cola.PESADOS:  # todo pesado (también los que sumen las pestañas), de a uno
+            assert fn.concurrency_id in admision.PESADOS, fn.name
+        if fn.concurrency_id in admision.PESADOS:  # todo pesado (también los que sumen las pestañas), de a uno
             assert fn.concurrency_limit == 1, fn.name
 
 
@@ -54,9 +58,9 @@ def _cancelar(base: str, fn_index: int, aceptadas: list[tuple[str, str]]) -> Non
         cuerpo = {"session_hash": sesion, "fn_index": fn_index, "event_id": evento}
         httpx.post(f"{base}gradio_api/cancel", json=cuerpo, timeout=10)
     limite = time.monotonic() + 60
-    while cola.pendientes("entrenar") and time.monotonic() < limite:
+    while admision.pendientes("entrenar") and time.monotonic() < limite:
         time.sleep(0.2)
-    assert cola.pendientes("entrenar") == 0
+    assert admision.pendientes("entrenar") == 0
 
 
 def test_una_sesion_que_inunda_el_entrenamiento_no_deja_sin_servicio_a_otra(url_app):
@@ -79,7 +83,7 @@ def test_una_sesion_que_inunda_el_entrenamiento_no_deja_sin_servicio_a_otra(url_
         # Otras sesiones (o la misma con otro session_hash): hasta el tope del proceso, y luego un mensaje claro.
         otras = [(s, unir(url_app, entrenar, MAXIMO, s)) for s in (uuid.uuid4().hex for _ in range(6))]
         aceptadas += [(s, r.json()["event_id"]) for s, r in otras if r.status_code == 200]
-        tope = cola.PESADOS["entrenar"].tope
+        tope = admision.PESADOS["entrenar"].tope
         assert len(aceptadas) == tope
         for _, r in otras[tope - 1 :]:
             assert r.status_code == 429
@@ -87,7 +91,7 @@ def test_una_sesion_que_inunda_el_entrenamiento_no_deja_sin_servicio_a_otra(url_
 
         # Con un entrenamiento corriendo y tres esperando, otro visitante mueve un control: contesta como siempre.
         time.sleep(1)
-        assert cola.pendientes("entrenar") == tope
+        assert admision.pendientes("entrenar") == tope
         durante = _temperatura(url_app, temperatura)
         assert durante < max(2.0, 5 * normal), f"{durante:.2f} s con la inundación, {normal:.2f} s sin ella"
     finally:
@@ -100,7 +104,7 @@ def lenta():
     soltar = threading.Event()
     with gr.Blocks() as demo:
         entrada, salida = gr.Number(0), gr.Number()
-        for pesado in cola.PESADOS:
+        for pesado in admision.PESADOS:
             gr.Button(pesado).click(
                 lambda x: soltar.wait(30) and x,
                 entrada,
@@ -111,7 +115,7 @@ def lenta():
             )
         gr.Button("lento").click(lambda x: soltar.wait(30) and x, entrada, salida, api_name="lento")
         gr.Button("rapido").click(lambda x: x + 1, entrada, salida, api_name="rapido")
-    cola.configurar_cola(demo, max_size=6)
+    admision.configurar_cola(demo, max_size=6)
     puerto = puerto_libre()
     with ServidorEnHilo(montar_protegido(__import__("fastapi").FastAPI(), demo, path="/"), puerto):
         yield f"http://127.0.0.1:{puerto}/", demo, soltar
@@ -121,26 +125,26 @@ def lenta():
 def _vaciar(soltar: threading.Event, demo: gr.Blocks) -> None:
     soltar.set()
     limite = time.monotonic() + 20
-    while list(cola._eventos(demo._queue)) and time.monotonic() < limite:
+    while list(admision._eventos(demo._queue)) and time.monotonic() < limite:
         time.sleep(0.05)
-    assert list(cola._eventos(demo._queue)) == []
+    assert list(admision._eventos(demo._queue)) == []
 
 
-@pytest.mark.parametrize("pesado", list(cola.PESADOS))
+@pytest.mark.parametrize("pesado", list(admision.PESADOS))
 def test_cada_tipo_pesado_uno_por_sesion_y_un_tope_en_espanol(lenta, pesado):
     base, demo, soltar = lenta
     soltar.clear()
-    i, tope = _indice(demo, pesado), cola.PESADOS[pesado].tope
+    i, tope = _indice(demo, pesado), admision.PESADOS[pesado].tope
     sesion = uuid.uuid4().hex
     primera, segunda = unir(base, i, [1], sesion), unir(base, i, [1], sesion)
     assert primera.status_code == 200 and segunda.status_code == 429
     assert (
         segunda.json()["detail"]
-        == f"Ya tienes {cola.PESADOS[pesado].uno} en curso; espera a que termine antes de pedir otro."
+        == f"Ya tienes {admision.PESADOS[pesado].uno} en curso; espera a que termine antes de pedir otro."
     )
     mas = [unir(base, i, [1]) for _ in range(tope)]
     assert [r.status_code for r in mas] == [200] * (tope - 1) + [429]
-    assert mas[-1].json()["detail"] == f"Hay {tope} {cola.PESADOS[pesado].varios} en cola; prueba en un momento."
+    assert mas[-1].json()["detail"] == f"Hay {tope} {admision.PESADOS[pesado].varios} en cola; prueba en un momento."
     rapido = llamar(base, _indice(demo, "rapido"), [1], timeout=10)  # lo ligero no espera a lo pesado
     assert rapido["output"]["data"] == [2]
     _vaciar(soltar, demo)
@@ -150,9 +154,9 @@ def test_una_sesion_no_llena_la_cola_y_la_cola_llena_contesta_en_espanol(lenta):
     base, demo, soltar = lenta
     soltar.clear()
     lento = _indice(demo, "lento")
-    propias = [unir(base, lento, [1], "una-sola-sesion") for _ in range(cola.MAX_POR_SESION + 2)]
-    assert [r.status_code for r in propias] == [200] * cola.MAX_POR_SESION + [429, 429]
-    assert propias[-1].json()["detail"].startswith(f"Ya tienes {cola.MAX_POR_SESION} peticiones esperando")
+    propias = [unir(base, lento, [1], "una-sola-sesion") for _ in range(admision.MAX_POR_SESION + 2)]
+    assert [r.status_code for r in propias] == [200] * admision.MAX_POR_SESION + [429, 429]
+    assert propias[-1].json()["detail"].startswith(f"Ya tienes {admision.MAX_POR_SESION} peticiones esperando")
     time.sleep(0.5)  # 4 corren (el límite ligero), 4 esperan: la cola de 6 aún tiene sitio para otros
     otras = [unir(base, lento, [1]) for _ in range(5)]
     assert [r.status_code for r in otras[:2]] == [200, 200]

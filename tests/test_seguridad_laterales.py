@@ -171,17 +171,17 @@ def test_un_evento_privado_sin_la_pagina_recibe_403_y_con_ella_pasa(url_app, sui
     """Lo privado exige la página (SECURITY.md §10): por queue/join con su fn_index, sin el token que el
     servidor escribió en la página, un evento privado (y uno pesado privado) recibe 403 en español y una
     línea en el log; la misma llamada con el token de una página servida pasa."""
-    from servidor import cola
+    from servidor import admision
     from tests.ataque import llamar, token_de_pagina, unir
 
     caplog.set_level(logging.INFO)
     privados = [(i, fn) for i, fn in suite.fns.items() if fn.api_visibility == "private" and fn.queue and fn.fn]
-    (ligero, _), *_ = [(i, fn) for i, fn in privados if not fn.inputs and fn.concurrency_id not in cola.PESADOS]
-    (pesado, _), *_ = [(i, fn) for i, fn in privados if not fn.inputs and fn.concurrency_id in cola.PESADOS]
+    (ligero, _), *_ = [(i, fn) for i, fn in privados if not fn.inputs and fn.concurrency_id not in admision.PESADOS]
+    (pesado, _), *_ = [(i, fn) for i, fn in privados if not fn.inputs and fn.concurrency_id in admision.PESADOS]
     for indice in (ligero, pesado):
         r = unir(url_app, indice, [])
         assert r.status_code == 403, r.text
-        assert r.json()["detail"] == cola.SOLO_LA_PAGINA
+        assert r.json()["detail"] == admision.SOLO_LA_PAGINA
     falso = token_de_pagina(url_app)[:-4] + "0000"
     assert unir(url_app, ligero, [], token=falso).status_code == 403
     rechazos = [r for r in caplog.records if "es privado" in r.getMessage()]
@@ -225,7 +225,7 @@ def test_una_subida_que_ningun_evento_uso_vence(url_app, suite, monkeypatch):
     assert disco.Path(usada).exists()
 
 
-# --- sesiones reales (servidor/paginas.py) --------------------------------------------------------
+# --- sesiones reales (servidor/admision.py) -------------------------------------------------------
 
 
 def _token_de(html: str) -> str:
@@ -253,14 +253,14 @@ def test_sesiones_inventadas_no_desalojan_a_una_real():
 
 
 def test_la_pagina_trae_un_token_que_vuelve_real_su_sesion(url_app, suite, monkeypatch):
-    from servidor import paginas
+    from servidor import admision
+    from servidor.admision import CABECERA, MARCA
     from servidor.gradio_interno import sesiones_de
-    from servidor.paginas import CABECERA, MARCA
 
     # Toda la suite de pruebas llega de 127.0.0.1: si las de antes pidieron más de `PAGINAS_POR_MINUTO` páginas en el
     # último minuto, este token sale «de visita» y no vuelve real la sesión (el CI de 5f9a806 falló así). El tope
     # mismo lo prueba test_servidor; aquí se mira el token.
-    monkeypatch.setattr(paginas, "PAGINAS_POR_MINUTO", 10**6)
+    monkeypatch.setattr(admision, "PAGINAS_POR_MINUTO", 10**6)
     html = httpx.get(url_app, timeout=60).text
     assert MARCA not in html
     token, otro = _token_de(html), _token_de(httpx.get(f"{url_app}config", timeout=60).text)

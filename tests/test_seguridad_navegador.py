@@ -116,14 +116,14 @@ def test_lo_que_escribe_un_visitante_no_es_html(navegador, url_app, baliza, ruta
 
 def test_la_pagina_en_un_iframe_de_otro_origen_vuelve_real_su_sesion(navegador, url_app):
     """Como en las diapositivas: la página dentro de un iframe de otro origen manda su token en cada
-    queue/join (una cabecera, no una cookie de terceros) y su sesión queda real (servidor/paginas.py)."""
-    from servidor import entradas, paginas
+    queue/join (una cabecera, no una cookie de terceros) y su sesión queda real (servidor/admision.py)."""
+    from servidor import admision, entradas
     from servidor.gradio_interno import sesiones_de
 
     contexto = navegador.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
     pagina = contexto.new_page()
     tokens, contestados = [], []
-    pagina.on("request", lambda r: "/queue/join" in r.url and tokens.append(r.headers.get(paginas.CABECERA)))
+    pagina.on("request", lambda r: "/queue/join" in r.url and tokens.append(r.headers.get(admision.CABECERA)))
     pagina.on("requestfinished", lambda r: "/queue/join" in r.url and contestados.append(r.url))
     try:
         pagina.set_content(f'<iframe src="{url_app}demo/temperatura/" width="1200" height="850"></iframe>')
@@ -136,6 +136,6 @@ def test_la_pagina_en_un_iframe_de_otro_origen_vuelve_real_su_sesion(navegador, 
             pagina.wait_for_timeout(100)
     finally:
         contexto.close()
-    assert tokens and all(paginas.valido(t) for t in tokens), tokens
+    assert tokens and all(admision.valido(t) for t in tokens), tokens
     (blocks,) = [b for b in entradas.montados() if b.custom_mount_path == "/demo/temperatura"]
     assert sesiones_de(blocks).reales

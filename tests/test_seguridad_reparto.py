@@ -19,8 +19,7 @@ from types import SimpleNamespace
 import pytest
 from starlette.datastructures import Headers
 
-from servidor import cola as cola_de
-from servidor import reparto
+from servidor import admision
 from tests.ataque import error_de, llamar, unir
 
 
@@ -60,27 +59,27 @@ def test_sesiones_inventadas_que_inundan_no_frenan_al_visitante_honesto(url_app,
     import app
 
     sin_ataque = statistics.median(_temperatura(url_app, indices["temperatura"]) for _ in range(3))
-    cola, carril = app.demo._queue, reparto.carril(app.demo.fns[indices["posicion"]])
+    cola, carril = app.demo._queue, admision.carril(app.demo.fns[indices["posicion"]])
     orden = [sys.executable, "-c", INUNDAR, url_app, str(indices["posicion"]), "24", "8"]
     atacante = subprocess.Popen(orden, stdout=subprocess.PIPE, text=True)
     en_carril, honesto = [], []
     try:
         time.sleep(1.0)
         for _ in range(3):
-            en_carril.append(sum(ev.concurrency_id == carril for ev in cola_de._eventos(cola)))
+            en_carril.append(sum(ev.concurrency_id == carril for ev in admision._eventos(cola)))
             honesto.append(_temperatura(url_app, indices["temperatura"]))
         estados = json.loads(atacante.communicate(timeout=120)[0])
     finally:
         atacante.kill()
     tope = max(3.0, 5 * sin_ataque)
     assert max(honesto) < tope, f"el visitante honesto tardó {honesto} s (sin ataque {sin_ataque:.2f} s)"
-    assert max(en_carril) <= reparto.LENTOS_POR_TIPO, f"lentas pendientes: {en_carril}"
+    assert max(en_carril) <= admision.LENTOS_POR_TIPO, f"lentas pendientes: {en_carril}"
     assert set(estados) == {200, 429}, estados  # las que pasan del presupuesto, rechazadas al instante
 
 
 def test_la_lenta_que_sobra_recibe_el_motivo_en_espanol(url_app, indices):
     grande = [512, 512, "coseno"]
-    n = reparto.LENTOS_POR_TIPO + 4
+    n = admision.LENTOS_POR_TIPO + 4
     # Todas a la vez: de a una, con Posición en 512 × 512 a ≈ 20 ms, el servidor terminaba cada lenta antes de que
     # llegara la siguiente y ninguna sobraba (el CI de 5a7d741 falló así, con las figuras más baratas de armar).
     barrera = threading.Barrier(n)
@@ -103,19 +102,19 @@ def test_la_direccion_la_da_el_ultimo_proxy_de_confianza(monkeypatch):
     monkeypatch.delenv("SPACE_ID", raising=False)
     monkeypatch.delenv("ATENCION_PROXIES", raising=False)
     falsa = {"x-forwarded-for": "1.2.3.4"}
-    assert reparto.direccion(_pedido(falsa)) == "10.0.0.9"  # en local, X-Forwarded-For no cuenta
+    assert admision.direccion(_pedido(falsa)) == "10.0.0.9"  # en local, X-Forwarded-For no cuenta
     monkeypatch.setenv("SPACE_ID", "usuario/atencion")  # en un Space, el proxy añade la IP real al final
-    assert reparto.direccion(_pedido({"x-forwarded-for": "1.2.3.4, 5.6.7.8"})) == "5.6.7.8"
+    assert admision.direccion(_pedido({"x-forwarded-for": "1.2.3.4, 5.6.7.8"})) == "5.6.7.8"
     monkeypatch.setenv("ATENCION_PROXIES", "2")
-    assert reparto.direccion(_pedido({"x-forwarded-for": "9.9.9.9, 5.6.7.8, 10.1.1.1"})) == "5.6.7.8"
+    assert admision.direccion(_pedido({"x-forwarded-for": "9.9.9.9, 5.6.7.8, 10.1.1.1"})) == "5.6.7.8"
 
 
 def test_el_costo_sale_de_lo_que_usa_cada_entrada_de_su_rango(indices):
     import app
 
     posicion, temperatura = app.demo.fns[indices["posicion"]], app.demo.fns[indices["temperatura"]]
-    assert reparto.costo(posicion, [512, 512, "coseno"]) == 1.0
-    assert reparto.costo(posicion, [50, 32, "coseno"]) < 0.1  # lo que abre la página
-    assert reparto.costo(temperatura, ["plata, sacó", "2, 1", 1.0, 1000, 2**31 - 1]) < 0.2  # la semilla no cuenta
-    assert reparto.costo(temperatura, ["x" * reparto.TEXTO_LARGO, "", 1.0, 1, 0]) == 1.0
-    assert reparto.costo(posicion, [10**400, 1, "coseno"]) == 1.0
+    assert admision.costo(posicion, [512, 512, "coseno"]) == 1.0
+    assert admision.costo(posicion, [50, 32, "coseno"]) < 0.1  # lo que abre la página
+    assert admision.costo(temperatura, ["plata, sacó", "2, 1", 1.0, 1000, 2**31 - 1]) < 0.2  # la semilla no cuenta
+    assert admision.costo(temperatura, ["x" * admision.TEXTO_LARGO, "", 1.0, 1, 0]) == 1.0
+    assert admision.costo(posicion, [10**400, 1, "coseno"]) == 1.0

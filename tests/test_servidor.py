@@ -115,9 +115,9 @@ def test_limitar_arenas_malloc_respeta_la_variable_de_entorno(monkeypatch):
 def test_una_direccion_que_pide_demasiadas_paginas_recibe_tokens_de_visita():
     """Las primeras `PAGINAS_POR_MINUTO` páginas de una dirección traen un token que vuelve real la sesión; las
     que siguen, uno de visita (válido para los eventos de la página, no para hacer real otra sesión)."""
-    from servidor import paginas
+    from servidor import admision
 
     direccion = "203.0.113.77"  # de documentación (RFC 5737): ninguna prueba más la usa
-    clases = [paginas.emitir(direccion).split(".")[1][0] for _ in range(paginas.PAGINAS_POR_MINUTO + 2)]
-    assert clases == [paginas.REAL] * paginas.PAGINAS_POR_MINUTO + [paginas.VISITA] * 2
-    assert paginas.valido(paginas.emitir(direccion))
+    clases = [admision.emitir(direccion).split(".")[1][0] for _ in range(admision.PAGINAS_POR_MINUTO + 2)]
+    assert clases == [admision.REAL] * admision.PAGINAS_POR_MINUTO + [admision.VISITA] * 2
+    assert admision.valido(admision.emitir(direccion))

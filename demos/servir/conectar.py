@@ -196,7 +196,7 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
             except Exception as e:
                 raise error_en_espanol(e, prefijo) from None
 
-        # Trabajo pesado (PNG a 220 ppp y SVG con matplotlib): con su cola y sus topes (servidor/cola.py).
+        # Trabajo pesado (PNG a 220 ppp y SVG con matplotlib): con su cola y sus topes (servidor/admision.py).
         boton.click(
             descargar,
             inputs=vista.entradas,
