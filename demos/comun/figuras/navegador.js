@@ -204,6 +204,7 @@
     instantaneas.set(k, i);
     return i.nodo;
   };
+  const tiene = (g, texto) => instantaneas.has(claveDeVista(g) + texto); // sin moverla en la lista
   const hayLugar = (n) => nodosGuardados + n <= MAX_NODOS;
   const guardar = (g, texto, nodo) => {
     const k = claveDeVista(g) + texto;
@@ -294,7 +295,7 @@
       let texto = null;
       while (vigente && g.__porHacer.length && !texto) {
         texto = fuente.texto(g.__porHacer.shift());
-        if (texto && ((g.__texto === texto && !g.__puesta) || buscar(g, texto))) texto = null; // ya está
+        if (texto && ((g.__texto === texto && !g.__puesta) || tiene(g, texto))) texto = null; // ya está
       }
       if (!texto || !window.Plotly) { porPrecalentar.delete(g); continue; }
       const figura = JSON.parse(texto);
