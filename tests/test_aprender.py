@@ -210,13 +210,28 @@ def test_predecir_revelar_y_contestar_mal_y_bien(pagina, url_app):
 def test_la_ruta_visita_las_pestanas_en_orden_con_siguiente(pagina, url_app):
     """De la primera a la última (las 13 de la lección, y las que se agreguen), solo con «Siguiente»."""
     pg = pagina
+    joins = []
+    pg.on("request", lambda r: "queue/join" in r.url and joins.append(r.url))
     pg.goto(url_app)
-    # La carga de la página elige la primera pestaña: hasta que llega, un «Siguiente» se desharía.
+    # La carga de la página elige la primera pestaña: hasta que llega, un «Siguiente» se desharía. La primera figura
+    # llega con la página, antes que el evento de la carga (con la máquina cargada, un «Siguiente» se deshizo así):
+    # se espera además a que la carga mande su evento y la página quede sin eventos en curso.
     pg.wait_for_function(
         "(id) => { const g = document.querySelector(`#${id}-figura1 .js-plotly-plot`); return g && g.data; }",
         arg=PESTANAS[0].id,
         timeout=120_000,
     )
+    for _ in range(1200):  # a lo sumo 2 min
+        if joins:
+            break
+        pg.wait_for_timeout(100)
+    assert joins, "la página no mandó el evento de su carga"
+    antes = -1
+    for _ in range(170):  # a lo sumo 2 min
+        if antes == len(joins) and not pg.evaluate("() => !!document.querySelector('.pending')"):
+            break
+        antes = len(joins)
+        pg.wait_for_timeout(700)
     for k, p in enumerate(PESTANAS):
         enlace = pg.locator(f"#{p.id}-siguiente")
         enlace.wait_for(state="visible", timeout=60_000)
