@@ -18,7 +18,8 @@ SEL = "#escalado-figura1 .figura-propia"
 RIEL = 'input[type=range][aria-label^="deslizador: log₂ d"]'
 
 # Lo que se ve en la figura: cada texto del SVG con su posición (redondeada a 1 px), y cuántas imágenes y trazos
-# dibujados hay. Es lo mismo si la figura es la viva de Plotly o una instantánea del mismo valor con el mismo aspecto.
+# dibujados hay. Es lo mismo si la figura es la viva de Plotly o una instantánea del mismo valor con el mismo aspecto
+# (la instantánea no lleva la barra de herramientas, que solo aparece con el puntero encima: sus íconos no cuentan).
 VISTO = """(sel) => {
   const g = document.querySelector(sel);
   const c = g.querySelector(':scope > .plot-container');
@@ -27,7 +28,7 @@ VISTO = """(sel) => {
     const r = t.getBoundingClientRect();
     return [t.textContent, Math.round(r.x - o.x), Math.round(r.y - o.y)];
   });
-  return JSON.stringify([textos, c.querySelectorAll('image').length, c.querySelectorAll('path').length]);
+  return JSON.stringify([textos, c.querySelectorAll('image').length, c.querySelectorAll('.main-svg path').length]);
 }"""
 
 MEDIDAS = """(nombre) => performance.getEntriesByName(nombre).filter(
@@ -136,3 +137,44 @@ def test_en_modo_oscuro_no_vuelve_una_instantanea_clara(pg):
     fondo = pg.evaluate("() => document.querySelector('#escalado-figura1 .figura-propia')._fullLayout.paper_bgcolor")
     assert fondo != "#ffffff" and fondo.replace(" ", "") != "rgb(255,255,255)", fondo
     assert papel, papel
+
+
+# Cada lectura del ancho de una figura, con su hora: poner una instantánea no debe leerlo (ni obligar al navegador a
+# maquetar la página en medio del movimiento: con tres figuras, tres maquetaciones por tecla). El ResizeObserver lo
+# lee después de la maquetación del cuadro, cuando no cuesta: eso queda después de la instantánea.
+CONTAR_ANCHOS = """() => {
+  window.__anchos = [];
+  const d = Object.getOwnPropertyDescriptor(Element.prototype, 'clientWidth');
+  for (const g of document.querySelectorAll('.figura-propia')) {
+    Object.defineProperty(g, 'clientWidth', {configurable: true, get() {
+      window.__anchos.push(performance.now());
+      return d.get.call(this);
+    }});
+  }
+}"""
+
+
+def test_poner_una_instantanea_no_obliga_a_maquetar_la_pagina(pg):
+    _tecla(pg, "ArrowRight")
+    _viva_otra_vez(pg)
+    instantaneas = pg.evaluate(MEDIDAS, "instantánea")
+    pg.evaluate(CONTAR_ANCHOS)
+    pg.evaluate(
+        "() => { window.__tecla = null; addEventListener('keydown', (e) => { window.__tecla ??= e.timeStamp; }); }"
+    )
+    _tecla(pg, "ArrowLeft")
+    pg.wait_for_function(f"(n) => ({MEDIDAS})('instantánea') > n", arg=instantaneas, timeout=ESPERA_MS)
+    leidas = pg.evaluate(
+        """() => {
+      const fin = Math.max(...performance.getEntriesByName('instantánea').map((m) => m.startTime + m.duration));
+      return window.__anchos.filter((t) => t >= window.__tecla && t <= fin).length;
+    }"""
+    )
+    assert leidas == 0, f"{leidas} lecturas de clientWidth entre la tecla y la instantánea"
+    # Lo que la instantánea no lleva: los rectángulos del arrastre y la barra de herramientas (vuelven con la viva).
+    assert (
+        pg.evaluate(
+            "(sel) => document.querySelector(sel).querySelectorAll('.draglayer, .modebar-container').length", SEL
+        )
+        == 0
+    )

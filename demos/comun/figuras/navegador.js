@@ -46,6 +46,10 @@
   const LLAVES_DE_LETRA = new Set(["font", "textfont", "tickfont", "insidetextfont", "outsidetextfont"]);
   const LLAVES_DE_COLOR = new Set(["color", "gridcolor", "linecolor", "zerolinecolor", "tickcolor", "bordercolor"]);
   const figuras = new Set(); // los <div> de Gradio que dibujan una figura de la suite
+  // El ancho de una figura, el que anotó el ResizeObserver (lo lee después de la maquetación, sin costo). Leer
+  // clientWidth justo después de poner una instantánea obligaba al navegador a maquetar la página en ese momento:
+  // con tres figuras, tres maquetaciones por movimiento (≈ 15 ms de cada tecla en temperatura).
+  const ancho = (g) => g.__ancho ?? g.clientWidth;
 
   const oscuro = () => !!document.body && document.body.classList.contains("dark");
   const presentacion = () => document.documentElement.classList.contains("presentacion");
@@ -159,7 +163,7 @@
       });
       layout.height = alto;
       if (layout.margin) for (const k of ["l", "r", "t", "b"]) if (layout.margin[k]) layout.margin[k] *= escalaProyector();
-      partirTitulo(layout, g.clientWidth);
+      partirTitulo(layout, ancho(g));
     }
     if (oscuro()) {
       recorrer([data, layout], TINTAS, 0);
@@ -187,7 +191,7 @@
   let nodosGuardados = 0;
   let numeroDeFiguras = 0;
   const bloque = (g) => g.closest(".block[id]") && g.closest(".block[id]").id;
-  const claveDeVista = (g) => `${(g.__numero ??= ++numeroDeFiguras)}|${clave()}|${g.clientWidth}|${g.__elegido || 0}|`;
+  const claveDeVista = (g) => `${(g.__numero ??= ++numeroDeFiguras)}|${clave()}|${ancho(g)}|${g.__elegido || 0}|`;
   const contenedor = (g) => g.querySelector(":scope > .plot-container");
   const quitar = (k) => {
     const i = instantaneas.get(k);
@@ -203,6 +207,14 @@
     instantaneas.delete(k); // la usada hace menos, al final
     instantaneas.set(k, i);
     return i.nodo;
+  };
+  // La copia de lo que Plotly dibujó, sin lo que no se ve ni sirve quieto: los rectángulos que reciben el arrastre
+  // (draglayer) y la barra de herramientas (aparece al pasar el puntero, y entonces vuelve la figura viva). Cada
+  // elemento de una instantánea se estiliza y se maqueta al ponerla: en temperatura son ≈ 1 de cada 5.
+  const copiar = (c) => {
+    const copia = c.cloneNode(true);
+    for (const e of copia.querySelectorAll(".draglayer, .modebar-container")) e.remove();
+    return copia;
   };
   const tiene = (g, texto) => instantaneas.has(claveDeVista(g) + texto); // sin moverla en la lista
   const hayLugar = (n) => nodosGuardados + n <= MAX_NODOS;
@@ -243,7 +255,7 @@
   // Tras la calma, o con el puntero sobre la figura: la figura viva, con el valor que se ve.
   const volverViva = (g) => {
     if (!g.__puesta || !g.isConnected) return;
-    if (g.clientWidth === 0) { g.__pendiente = true; return; }
+    if (ancho(g) === 0) { g.__pendiente = true; return; }
     dibujar(g);
   };
 
@@ -259,7 +271,7 @@
       taller.style.cssText = "position:fixed;left:-100000px;top:0;visibility:hidden;pointer-events:none;contain:strict";
       document.body.appendChild(taller);
     }
-    taller.style.width = g.clientWidth + "px";
+    taller.style.width = ancho(g) + "px";
     taller.style.height = g.clientHeight + "px";
     return taller;
   };
@@ -291,7 +303,7 @@
     for (const g of porPrecalentar) {
       const marca = g.__marcaDeParadas;
       const fuente = marca && window.__paradasDeBarrido && window.__paradasDeBarrido.get(marca.fuente);
-      const vigente = fuente && fuente.paquete === marca.paquete && g.isConnected && g.clientWidth > 0 && !g.__lejos;
+      const vigente = fuente && fuente.paquete === marca.paquete && g.isConnected && ancho(g) > 0 && !g.__lejos;
       let texto = null;
       while (vigente && g.__porHacer.length && !texto) {
         texto = fuente.texto(g.__porHacer.shift());
@@ -305,7 +317,7 @@
       const t0 = performance.now();
       window.Plotly.react(t, data, layout, {...(figura.config || {}), responsive: false});
       performance.measure("precalentar", {start: t0, end: performance.now(), detail: bloque(g)});
-      const copia = contenedor(t) && contenedor(t).cloneNode(true);
+      const copia = contenedor(t) && copiar(contenedor(t));
       if (copia && hayLugar(copia.getElementsByTagName("*").length + 1)) guardar(g, texto, copia);
       else porPrecalentar.delete(g); // sin lugar: las más cercanas ya están
       break;
@@ -324,8 +336,8 @@
     g.__pendiente = g.__diferida = g.__siguiente = false;
     delete g.dataset.diferida;
     // Otro modo, otro ancho: las instantáneas de g ya no son su aspecto.
-    if (g.__dibujada_en && (g.__clave !== clave() || g.__dibujada_en[0] !== g.clientWidth)) olvidar(g);
-    g.__dibujada_en = [g.clientWidth, g.clientHeight];
+    if (g.__dibujada_en && (g.__clave !== clave() || g.__dibujada_en[0] !== ancho(g))) olvidar(g);
+    g.__dibujada_en = [ancho(g), g.clientHeight];
     const t0 = performance.now();
     const [data, layout] = adaptar(g);
     const t1 = performance.now();
@@ -339,7 +351,7 @@
       const s = g._fullLayout && g._fullLayout._size;
       if (s && g.__clave === usada) g.__margenes = {clave: usada, l: s.l, r: s.r, t: s.t, b: s.b};
       if (g.__texto === texto && g.__clave === usada && !g.__puesta && contenedor(g)) {
-        guardar(g, texto, contenedor(g).cloneNode(true));
+        guardar(g, texto, copiar(contenedor(g)));
         precalentar(g);
       }
       if (!g.__escucha && g.on) { // el panel elegido en un desplegable de la figura (paneles de a uno)
@@ -355,7 +367,7 @@
   // posterior) y ahora le cabe otra altura, se redibuja; como mucho tres veces por valor, por si la altura y
   // el zoom de disposicion.js se persiguieran.
   const reubicada = (g) => {
-    if (!g.isConnected || !g.__figura || g.clientWidth === 0 || g.__reubicaciones >= 3) return;
+    if (!g.isConnected || !g.__figura || ancho(g) === 0 || g.__reubicaciones >= 3) return;
     const alto = altoProyector(g);
     if (alto && g.__alto && Math.abs(alto - g.__alto) > 2) {
       g.__reubicaciones = (g.__reubicaciones || 0) + 1;
@@ -365,6 +377,7 @@
 
   const observador = new ResizeObserver((entradas) => {
     for (const {target: g} of entradas) {
+      g.__ancho = g.clientWidth; // la maquetación ya está hecha: leerlo aquí no cuesta
       if (!g.isConnected || !g.__figura || g.clientWidth === 0) continue;
       // Se hizo visible (o se dibujó oculta): de nuevo, como si hubiera cargado así.
       if (g.__pendiente || !g.__dibujada_en || g.__dibujada_en[0] === 0 || g.__clave !== clave()) dibujar(g);
@@ -385,7 +398,7 @@
     ? (f) => window.requestIdleCallback(f, {timeout: ESPERA_DIFERIDA_MS})
     : (f) => setTimeout(f, 50);
   const dibujarDiferida = (g) => {
-    if (g.isConnected && g.__figura && g.clientWidth > 0) return dibujar(g);
+    if (g.isConnected && g.__figura && ancho(g) > 0) return dibujar(g);
     g.__diferida = false; // oculta o quitada: la dibuja el ResizeObserver si vuelve
     delete g.dataset.diferida;
     g.__pendiente = true;
@@ -429,9 +442,22 @@
   const redibujarTodas = () => {
     for (const g of figuras) {
       if (!g.isConnected) { figuras.delete(g); continue; }
-      if (g.clientWidth === 0) { g.__pendiente = true; continue; }
+      if (ancho(g) === 0) { g.__pendiente = true; continue; }
       if (g.__clave !== clave()) dibujar(g);
     }
+  };
+
+  const leida = (g) => {
+    if (!g.__texto) return undefined;
+    if (g.__leidaDe !== g.__texto) {
+      const figura = typeof g.__texto === "string" ? JSON.parse(g.__texto) : g.__texto;
+      // Lo que Gradio le ponía a cada figura de un gr.Plot: ocupa el ancho de su caja y sigue sus cambios.
+      figura.config = {...(figura.config || {}), responsive: true};
+      figura.layout.autosize = true;
+      g.__leida = figura;
+      g.__leidaDe = g.__texto;
+    }
+    return g.__leida;
   };
 
   // Un valor de una Figura (componente.py): {"type": "plotly", "plot": el JSON de la figura}. `g` es el <div> de
@@ -446,21 +472,18 @@
       vista.observe(g);
       // Para mirar los valores con el puntero, la figura viva (una instantánea no los muestra).
       g.addEventListener("pointerenter", () => volverViva(g));
+      // La figura de g.__texto, leída la primera vez que se pide (un JSON de 20–100 kB: JSON.parse cuesta).
+      Object.defineProperty(g, "__figura", {configurable: true, get: () => leida(g)});
     }
     // El mismo valor, ya dibujado con la misma clave, no se vuelve a dibujar.
     if (texto === g.__texto && g.__clave === clave() && !g.__pendiente) return;
-    g.__texto = texto;
-    const figura = typeof texto === "string" ? JSON.parse(texto) : texto;
-    // Lo que Gradio le ponía a cada figura de un gr.Plot: ocupa el ancho de su caja y sigue sus cambios.
-    figura.config = {...(figura.config || {}), responsive: true};
-    figura.layout.autosize = true;
-    g.__figura = figura;
+    g.__texto = texto; // g.__figura lo lee cuando hace falta: una instantánea no lo necesita
     g.__reubicaciones = g.__reanchos = 0;
     // Una parada de un barrido: el paquete del que viene, para dibujar las demás de antemano.
     const marca = valor.paradas;
     const fuente = marca && window.__paradasDeBarrido && window.__paradasDeBarrido.get(marca.fuente);
     g.__marcaDeParadas = fuente ? {fuente: marca.fuente, k: marca.k, paquete: fuente.paquete} : null;
-    if (!window.Plotly || g.clientWidth === 0) { // sin Plotly.js todavía, u oculta: se dibuja al llegar o al verse
+    if (!window.Plotly || ancho(g) === 0) { // sin Plotly.js todavía, u oculta: se dibuja al llegar o al verse
       g.__pendiente = true;
       return;
     }
@@ -491,7 +514,7 @@
 
   // Plotly.js (el <script> de componente.py) llega después que este guion: las figuras que esperaban, al llegar.
   const conPlotly = () => {
-    for (const g of figuras) if (g.__pendiente && g.isConnected && g.clientWidth > 0) dibujar(g);
+    for (const g of figuras) if (g.__pendiente && g.isConnected && ancho(g) > 0) dibujar(g);
   };
   if (!window.Plotly) {
     let valor;
