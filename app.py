@@ -107,8 +107,13 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
                     pagina.avisar_url(aviso, parametros)
                 elegida = pestanas[0].id
             grupo = next(p.grupo for p in pestanas if p.id == elegida)
-            salida: list = [gr.Tabs(selected=_id_grupo(grupo))]
-            salida += [gr.Tabs(selected=elegida) if g == grupo else gr.skip() for g in grupos]
+            if "tab" in parametros:
+                salida: list = [gr.Tabs(selected=_id_grupo(grupo))]
+                salida += [gr.Tabs(selected=elegida) if g == grupo else gr.skip() for g in grupos]
+            else:
+                # Sin ?tab=, la página ya abre en la primera: elegirla otra vez deshacía un «Siguiente» o un clic en
+                # otra pestaña que el estudiante hiciera antes de que llegara esta respuesta.
+                salida = [gr.skip()] * (1 + len(grupos))
             k = 0
             for p, vista, _, _ in partes:
                 n = len(vista.entradas)

@@ -4,9 +4,13 @@
   lo que escribió el visitante).
 - DESIGN, «House rules»: el evento de cada pestaña que recalcula con la página es `always_last`: flechas rápidas
   no se pisan con respuestas viejas (y una clase no encola un cálculo por pulsación).
+- La carga de la página no cambia de pestaña si la URL no pide una: un «Siguiente» apretado antes de que llegue
+  su respuesta no se deshace.
 """
 
 from __future__ import annotations
+
+import gradio as gr
 
 from demos.comun.seguridad import rechazo
 
@@ -36,3 +40,22 @@ def test_el_evento_de_cada_pestana_en_la_pagina_es_always_last():
         assert principales, f"{id_}: no hay evento que recalcule su vista desde la página"
         for f in principales:
             assert f.trigger_mode == "always_last", (id_, f.name, f.targets)
+
+
+class _Pedido:
+    def __init__(self, **parametros):
+        self.query_params = parametros
+
+
+def test_la_carga_de_la_pagina_solo_elige_pestana_si_la_url_la_pide():
+    import app
+
+    carga = next(f for f in app.demo.fns.values() if any(t[1] == "load" for t in f.targets))
+    n_tabs = sum(isinstance(c, gr.Tabs) for c in carga.outputs)
+    assert n_tabs > 1 and all(isinstance(c, gr.Tabs) for c in carga.outputs[:n_tabs])
+    valores = [c.value for c in carga.inputs]
+    sin_tab = carga.fn(_Pedido(), *valores)[:n_tabs]
+    assert all(v == gr.skip() for v in sin_tab), sin_tab
+    con_tab = carga.fn(_Pedido(tab="temperatura"), *valores)[:n_tabs]
+    elegidas = {v.selected for v in con_tab if isinstance(v, gr.Tabs)}
+    assert "temperatura" in elegidas, con_tab
