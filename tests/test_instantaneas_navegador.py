@@ -128,15 +128,18 @@ def test_en_modo_oscuro_no_vuelve_una_instantanea_clara(pg):
     figuras = pg.evaluate(MEDIDAS, "figura")
     pg.evaluate("() => document.body.classList.add('dark')")
     pg.wait_for_function(f"(n) => ({MEDIDAS})('figura') > n", arg=figuras, timeout=ESPERA_MS)
-    instantaneas = pg.evaluate(MEDIDAS, "instantánea")
-    _tecla(pg, "ArrowRight")  # ya dibujada, pero en claro: otra vez con Plotly, en oscuro
-    pg.wait_for_function(VIVA, arg=SEL, timeout=ESPERA_MS)
-    pg.wait_for_timeout(300)
-    assert pg.evaluate(MEDIDAS, "instantánea") == instantaneas
+    # La parada de la derecha ya se dibujó en claro (su instantánea clara existe). En oscuro se ve oscura: con
+    # Plotly, o con una instantánea que el precalentado dibujó ya en oscuro, nunca con la clara.
+    antes = pg.evaluate(f"() => document.querySelector('{SEL}').__enPantalla")
+    _tecla(pg, "ArrowRight")
+    pg.wait_for_function(
+        f"(antes) => document.querySelector('{SEL}').__enPantalla !== antes", arg=antes, timeout=ESPERA_MS
+    )
     papel = pg.evaluate(f"() => getComputedStyle(document.querySelector('{SEL} .main-svg')).backgroundColor")
+    assert papel.replace(" ", "") not in ("rgb(255,255,255)", "rgba(0,0,0,0)"), papel
+    pg.wait_for_function(VIVA, arg=SEL, timeout=ESPERA_MS)
     fondo = pg.evaluate("() => document.querySelector('#escalado-figura1 .figura-propia')._fullLayout.paper_bgcolor")
     assert fondo != "#ffffff" and fondo.replace(" ", "") != "rgb(255,255,255)", fondo
-    assert papel, papel
 
 
 # Cada lectura del ancho de una figura, con su hora: poner una instantánea no debe leerlo (ni obligar al navegador a
@@ -178,3 +181,73 @@ def test_poner_una_instantanea_no_obliga_a_maquetar_la_pagina(pg):
         )
         == 0
     )
+
+
+def _precalentadas_hasta(pg, n: int) -> None:
+    pg.wait_for_function(f"() => ({MEDIDAS})('precalentar') >= {n}", timeout=ESPERA_MS)
+
+
+def _la_tecla_es_una_instantanea(pg, tecla: str) -> None:
+    """Una tecla a una parada que el estudiante no visitó: su instantánea, sin Plotly.react y sin la cola."""
+    figuras, instantaneas, joins = pg.evaluate(MEDIDAS, "figura"), pg.evaluate(MEDIDAS, "instantánea"), len(pg.joins)
+    _tecla(pg, tecla)
+    pg.wait_for_function(f"(n) => ({MEDIDAS})('instantánea') > n", arg=instantaneas, timeout=ESPERA_MS)
+    assert pg.evaluate(MEDIDAS, "figura") == figuras, "la parada pasó por Plotly.react"
+    assert len(pg.joins) == joins
+
+
+def test_al_abrir_la_pagina_las_paradas_se_dibujan_antes_del_primer_movimiento(pg):
+    # Sin mover nada: las paradas vecinas ya se dibujaron de antemano (la de ahora, la de la izquierda y la de la
+    # derecha), y el primer movimiento es una instantánea.
+    _precalentadas_hasta(pg, 3)
+    _la_tecla_es_una_instantanea(pg, "ArrowRight")
+
+
+def test_tras_una_edicion_las_paradas_nuevas_se_dibujan_antes_del_siguiente_movimiento(pg):
+    _precalentadas_hasta(pg, 3)
+    antes = pg.evaluate(MEDIDAS, "precalentar")
+    texto = pg.evaluate(f"() => document.querySelector('{SEL}').__enPantalla")
+    pg.locator("#escalado-semilla input").fill("1")  # otra semilla: otra vista y otras paradas, del servidor
+    pg.wait_for_function(f"(t) => document.querySelector('{SEL}').__enPantalla !== t", arg=texto, timeout=ESPERA_MS)
+    # Las paradas de la semilla nueva, dibujadas de antemano sin que el deslizador se mueva.
+    _precalentadas_hasta(pg, antes + 3)
+    _la_tecla_es_una_instantanea(pg, "ArrowLeft")
+
+
+def test_la_figura_de_abajo_recibe_su_instantanea_despues_de_las_que_se_ven_y_sin_plotly(navegador, url_app):
+    """Temperatura a 1280 × 800: una T cambia tres figuras y la tercera está fuera de la pantalla. Las dos que se
+    ven ponen su instantánea sin maquetar la página; la de abajo, en una tarea posterior (sus elementos no se
+    estilizan en el cuadro del movimiento), y sigue siendo una instantánea hasta que se acerca a la vista."""
+    ctx = navegador.new_context(viewport={"width": 1280, "height": 800}, locale="es-ES")
+    pg = ctx.new_page()
+    pg.goto(f"{url_app}demo/temperatura/?predecir=0")
+    fuente_figura(pg, "temperatura")
+    assert pg.evaluate("() => document.querySelector('#temperatura-figura3').getBoundingClientRect().top") > 800
+    riel = pg.locator("input[type=range]").first
+    for tecla in ("ArrowRight", "ArrowLeft"):  # las dos paradas, dibujadas una vez en las tres figuras
+        riel.focus()
+        pg.keyboard.press(tecla)
+        pg.wait_for_timeout(2500)
+    pg.evaluate(CONTAR_ANCHOS)
+    pg.evaluate("() => { performance.clearMeasures(); window.__tecla = performance.now(); }")
+    riel.focus()
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function(
+        "() => performance.getEntriesByName('instantánea').some((m) => m.detail === 'temperatura-figura3')",
+        timeout=ESPERA_MS,
+    )
+    pg.wait_for_timeout(800)  # más que la calma: las que se ven vuelven a ser vivas; la de abajo, no
+    medidas = pg.evaluate(
+        """() => ['instantánea', 'figura'].map((n) => performance.getEntriesByName(n)
+          .map((m) => [m.detail, m.startTime, m.startTime + m.duration]))"""
+    )
+    anchos = pg.evaluate("() => window.__anchos")
+    ctx.close()
+    instantaneas, figuras = medidas
+    vistas = [m for m in instantaneas if m[0] in ("temperatura-figura1", "temperatura-figura2")]
+    abajo = [m for m in instantaneas if m[0] == "temperatura-figura3"]
+    assert len(vistas) == 2 and len(abajo) == 1, instantaneas
+    fin = max(m[2] for m in vistas)
+    assert not [t for t in anchos if t <= fin], "se leyó el ancho de una figura antes de las instantáneas"
+    assert abajo[0][1] > fin, instantaneas
+    assert "temperatura-figura3" not in [m[0] for m in figuras], figuras

@@ -13,23 +13,79 @@
 // piden. Si la función de Python rechazó esa parada, el motivo va bajo el control.
 // Cada figura va con su marca (`paradas`: este barrido y la parada): navegador.js dibuja las demás paradas de
 // antemano, con los textos que deja aquí `window.__paradasDeBarrido`.
+// Con MODO "paquete" (al abrir la página y cada vez que llega un paquete: una edición) no mueve nada: marca las
+// figuras que se ven con sus paradas, y navegador.js las dibuja de antemano sin esperar al primer movimiento. El
+// paquete se copia recién cuando navegador.js pide la primera parada, en un momento libre del navegador.
 // Ninguna fórmula de la lección está aquí: cada parada es lo que dio la función de Python.
 (fuente, paquete, pedido, ...entradas) => {
-  const MODO = __MODO__; // "control", "entrada", o el valor del control en un atajo
+  const MODO = __MODO__; // "control", "entrada", "paquete", o el valor del control en un atajo
   const N = __SALIDAS__; // las salidas de la vista
   const I = __I_ENTRADA__; // la entrada de la vista que fija el control
   const CONTROLES = __CONTROLES__; // 1: el control es la entrada; 2: el control y la entrada que fija
   const CLAVE = __CLAVE__; // este barrido (el id de su paquete)
   const ESPERA_MS = __ESPERA_MS__; // lo que se esperan las paradas de una edición antes de pedirlas
+  const FIGURAS = __FIGURAS__; // el elem_id de cada salida que es una figura (null en las demás)
   // Gradio entrega el paquete como un proxy de Svelte (no se puede clonar, y leerlo es lento): se copia a un objeto
   // simple una vez por paquete.
   const copias = (globalThis.__paquetesDeBarrido ??= new WeakMap());
-  if (paquete && typeof paquete === "object" && !copias.has(paquete)) copias.set(paquete, JSON.parse(JSON.stringify(paquete)));
-  const p = paquete && typeof paquete === "object" && copias.get(paquete).paradas ? copias.get(paquete) : null;
+  const hay = !!paquete && typeof paquete === "object";
+  const copia = () => {
+    if (!copias.has(paquete)) copias.set(paquete, JSON.parse(JSON.stringify(paquete)));
+    return copias.get(paquete);
+  };
   const igual = (a, b) =>
     typeof a === "number" || typeof b === "number"
       ? Math.abs(Number(a) - Number(b)) <= 1e-9 * Math.max(1, Math.abs(Number(b)))
       : String(a) === String(b);
+  // Una columna (barrido.py, `_columna`): un valor por parada; los distintos y a cuál va cada una; plantillas de
+  // texto y sus números; o grupos de la misma forma, cada uno con su base y sus columnas.
+  const columna = (c, k) => {
+    if (Array.isArray(c)) return c[k];
+    if (c.g) return armar(c.p[c.g[k]][0], c.p[c.g[k]][1], c.j[k]);
+    if (!c.t) return c.v[c.i[k]];
+    const numeros = c.n[k];
+    return c.t[c.ti[k]].map((parte, j) => parte + (j < numeros.length ? numeros[j] : "")).join("");
+  };
+  function armar(base, cambios, k) {
+    let v = structuredClone(base);
+    for (const [ruta, c] of cambios) {
+      if (!ruta.length) { v = structuredClone(columna(c, k)); continue; }
+      let hoja = v;
+      for (let j = 0; j < ruta.length - 1; j++) hoja = hoja[ruta[j]];
+      hoja[ruta[ruta.length - 1]] = structuredClone(columna(c, k));
+    }
+    return v;
+  }
+  // Las paradas de la figura de la salida i, para que navegador.js dibuje de antemano las que no se ven todavía: la
+  // figura de la parada j, el mismo texto que mandaría un movimiento a j (null si la función de Python la rechazó).
+  // Devuelve el nombre con que quedan en window.__paradasDeBarrido.
+  const registrar = (i) => {
+    const id = CLAVE + ":" + i;
+    const paradas = (globalThis.__paradasDeBarrido ??= new Map());
+    if (!paradas.has(id) || paradas.get(id).paquete !== paquete) {
+      const textos = []; // armados una vez: navegador.js los vuelve a pedir al buscar los que le faltan
+      const texto = (j) => {
+        const q = copia();
+        if (q.errores[String(j)] !== undefined) return null;
+        return (textos[j] ??= JSON.stringify(armar(q.salidas[i].base, q.salidas[i].cambios, j).plot));
+      };
+      paradas.set(id, {paquete, n: paquete.paradas.length, texto});
+    }
+    return id;
+  };
+  if (MODO === "paquete") {
+    if (!hay || !paquete.paradas || paquete.servidor || !window.__figurasDeLaSuite) return;
+    const otros = entradas.filter((_, j) => j !== I);
+    if (JSON.stringify(otros) !== JSON.stringify(paquete.otros)) return; // de otras entradas: ya llega el suyo
+    const k = paquete.paradas.findIndex((x) => igual(x, fuente));
+    if (k < 0) return;
+    paquete.salidas.forEach((s, i) => {
+      const g = s.plot && s.cambios.length && FIGURAS[i] && document.querySelector(`#${CSS.escape(FIGURAS[i])} .figura-propia`);
+      if (g) window.__figurasDeLaSuite.marcar(g, {fuente: registrar(i), k});
+    });
+    return;
+  }
+  const p = hay && copia().paradas ? copia() : null;
   // pedir: false, "paquete" (la vista y los paquetes: otras entradas) o "vista" (solo la vista: paquete muy grande).
   const respuesta = (vista, control, entrada, pedir) => {
     const r = vista || new Array(N).fill(undefined);
@@ -64,39 +120,11 @@
   const error = p.errores[String(k)];
   const conInfo = (info) => ({__type__: "update", value: p.paradas[k], info: info});
   if (error !== undefined) return respuesta(null, conInfo("⚠ " + error), entrada, false);
-  // Una columna (barrido.py, `_columna`): un valor por parada; los distintos y a cuál va cada una; plantillas de
-  // texto y sus números; o grupos de la misma forma, cada uno con su base y sus columnas.
-  const columna = (c, k) => {
-    if (Array.isArray(c)) return c[k];
-    if (c.g) return armar(c.p[c.g[k]][0], c.p[c.g[k]][1], c.j[k]);
-    if (!c.t) return c.v[c.i[k]];
-    const numeros = c.n[k];
-    return c.t[c.ti[k]].map((parte, j) => parte + (j < numeros.length ? numeros[j] : "")).join("");
-  };
-  function armar(base, cambios, k) {
-    let v = structuredClone(base);
-    for (const [ruta, c] of cambios) {
-      if (!ruta.length) { v = structuredClone(columna(c, k)); continue; }
-      let hoja = v;
-      for (let j = 0; j < ruta.length - 1; j++) hoja = hoja[ruta[j]];
-      hoja[ruta[ruta.length - 1]] = structuredClone(columna(c, k));
-    }
-    return v;
-  }
-  // Las paradas de cada figura, para que navegador.js dibuje de antemano las que no se ven todavía: la figura de
-  // la parada j, el mismo texto que mandaría un movimiento a j (null si la función de Python la rechazó).
-  const paradas = (globalThis.__paradasDeBarrido ??= new Map());
   const vista = p.salidas.map((s, i) => {
     if (!s.cambios.length) return undefined; // igual en todas las paradas: ya está en la página
     const v = armar(s.base, s.cambios, k);
     if (!s.plot) return v;
-    const fuente = CLAVE + ":" + i;
-    if (!paradas.has(fuente) || paradas.get(fuente).paquete !== p) {
-      const textos = []; // armados una vez: navegador.js los vuelve a pedir al buscar los que le faltan
-      const texto = (j) => (p.errores[String(j)] !== undefined ? null : (textos[j] ??= JSON.stringify(armar(s.base, s.cambios, j).plot)));
-      paradas.set(fuente, {paquete: p, n: p.paradas.length, texto});
-    }
-    return {...v, plot: JSON.stringify(v.plot), paradas: {fuente, k}};
+    return {...v, plot: JSON.stringify(v.plot), paradas: {fuente: registrar(i), k}};
   });
   return respuesta(vista, p.hay_errores ? conInfo(p.info) : control, entrada, false);
 }

@@ -322,6 +322,7 @@ def js_de(vista, barrido: Barrido, modo: str | float, clave: str = "") -> str:
         .replace("__SALIDAS__", str(len(vista.salidas)))
         .replace("__I_ENTRADA__", str(_indice(vista.entradas, barrido)))
         .replace("__CONTROLES__", "2" if _con_entrada(barrido) else "1")
+        .replace("__FIGURAS__", json.dumps([s.elem_id if isinstance(s, Figura) else None for s in vista.salidas]))
     )
 
 
@@ -362,6 +363,10 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
     vista.paquetes = [gr.JSON(inicial, visible=False) for inicial in iniciales]
     barridos_comp = {id(c) for b in barridos for c in (b.control, b.entrada) if c is not None}
     comun = {"api_visibility": "private", "show_progress": "hidden", "trigger_mode": "always_last"}
+    for k, s in enumerate(vista.salidas):  # barrido.js busca en la página las figuras que marca (modo «paquete»)
+        if isinstance(s, Figura) and not s.elem_id:
+            s.elem_id = f"barrido-{s._id}-figura{k}"
+    raiz = gr.context.Context.root_block  # la página (Blocks) que se está armando: su evento `load`
     for b, paq in zip(barridos, vista.paquetes, strict=True):
         salidas = [*vista.salidas, b.control, *([b.entrada] if _con_entrada(b) else []), pedido, pedido_vista]
         entradas = [paq, pedido, *vista.entradas]
@@ -371,6 +376,10 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
             b.entrada.input(None, [b.entrada, *entradas], salidas, js=js_de(vista, b, "entrada", clave), **comun)
         for boton, valor in b.atajos:
             boton.click(None, [b.control, *entradas], salidas, js=js_de(vista, b, valor, clave), **comun)
+        # Al abrir la página y al llegar un paquete (una edición): las figuras que se ven, marcadas con sus paradas,
+        # para que el navegador las dibuje de antemano antes del primer movimiento. Sin salidas ni cola.
+        al_llegar = [paq.change, *([raiz.load] if raiz is not None else [])]
+        gr.on(al_llegar, None, [b.control, *entradas], None, js=js_de(vista, b, "paquete", clave), **comun)
     otros = [d for d in disparadores if id(_componente(d)) not in barridos_comp]
 
     controles = [b.control for b in barridos]

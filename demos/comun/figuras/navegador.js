@@ -46,9 +46,11 @@
   const LLAVES_DE_LETRA = new Set(["font", "textfont", "tickfont", "insidetextfont", "outsidetextfont"]);
   const LLAVES_DE_COLOR = new Set(["color", "gridcolor", "linecolor", "zerolinecolor", "tickcolor", "bordercolor"]);
   const figuras = new Set(); // los <div> de Gradio que dibujan una figura de la suite
-  // El ancho de una figura, el que anotó el ResizeObserver (lo lee después de la maquetación, sin costo). Leer
-  // clientWidth justo después de poner una instantánea obligaba al navegador a maquetar la página en ese momento:
-  // con tres figuras, tres maquetaciones por movimiento (≈ 15 ms de cada tecla en temperatura).
+  // El ancho de una figura en el camino de un movimiento (recibir un valor, buscar su instantánea): el que anotó
+  // el ResizeObserver o el último dibujo, sin maquetar. Leer clientWidth justo después de poner una instantánea
+  // obligaba al navegador a maquetar la página en ese momento: con tres figuras, tres maquetaciones por
+  // movimiento (≈ 15 ms de cada tecla en temperatura). Lo demás (dibujar, que maqueta de todos modos) lee el de
+  // verdad: en un iframe que no se pinta, el ResizeObserver no avisa y lo anotado puede ser viejo.
   const ancho = (g) => g.__ancho ?? g.clientWidth;
 
   const oscuro = () => !!document.body && document.body.classList.contains("dark");
@@ -163,7 +165,7 @@
       });
       layout.height = alto;
       if (layout.margin) for (const k of ["l", "r", "t", "b"]) if (layout.margin[k]) layout.margin[k] *= escalaProyector();
-      partirTitulo(layout, ancho(g));
+      partirTitulo(layout, g.clientWidth);
     }
     if (oscuro()) {
       recorrer([data, layout], TINTAS, 0);
@@ -255,6 +257,7 @@
   // Tras la calma, o con el puntero sobre la figura: la figura viva, con el valor que se ve.
   const volverViva = (g) => {
     if (!g.__puesta || !g.isConnected) return;
+    if (g.__lejos) return; // fuera de la pantalla: al acercarse a la vista (el IntersectionObserver)
     if (ancho(g) === 0) { g.__pendiente = true; return; }
     dibujar(g);
   };
@@ -271,7 +274,7 @@
       taller.style.cssText = "position:fixed;left:-100000px;top:0;visibility:hidden;pointer-events:none;contain:strict";
       document.body.appendChild(taller);
     }
-    taller.style.width = ancho(g) + "px";
+    taller.style.width = g.clientWidth + "px";
     taller.style.height = g.clientHeight + "px";
     return taller;
   };
@@ -336,8 +339,9 @@
     g.__pendiente = g.__diferida = g.__siguiente = false;
     delete g.dataset.diferida;
     // Otro modo, otro ancho: las instantáneas de g ya no son su aspecto.
-    if (g.__dibujada_en && (g.__clave !== clave() || g.__dibujada_en[0] !== ancho(g))) olvidar(g);
-    g.__dibujada_en = [ancho(g), g.clientHeight];
+    if (g.__dibujada_en && (g.__clave !== clave() || g.__dibujada_en[0] !== g.clientWidth)) olvidar(g);
+    g.__ancho = g.clientWidth;
+    g.__dibujada_en = [g.__ancho, g.clientHeight];
     const t0 = performance.now();
     const [data, layout] = adaptar(g);
     const t1 = performance.now();
@@ -367,7 +371,7 @@
   // posterior) y ahora le cabe otra altura, se redibuja; como mucho tres veces por valor, por si la altura y
   // el zoom de disposicion.js se persiguieran.
   const reubicada = (g) => {
-    if (!g.isConnected || !g.__figura || ancho(g) === 0 || g.__reubicaciones >= 3) return;
+    if (!g.isConnected || !g.__texto || g.clientWidth === 0 || g.__reubicaciones >= 3) return;
     const alto = altoProyector(g);
     if (alto && g.__alto && Math.abs(alto - g.__alto) > 2) {
       g.__reubicaciones = (g.__reubicaciones || 0) + 1;
@@ -378,7 +382,7 @@
   const observador = new ResizeObserver((entradas) => {
     for (const {target: g} of entradas) {
       g.__ancho = g.clientWidth; // la maquetación ya está hecha: leerlo aquí no cuesta
-      if (!g.isConnected || !g.__figura || g.clientWidth === 0) continue;
+      if (!g.isConnected || !g.__texto || g.clientWidth === 0) continue;
       // Se hizo visible (o se dibujó oculta): de nuevo, como si hubiera cargado así.
       if (g.__pendiente || !g.__dibujada_en || g.__dibujada_en[0] === 0 || g.__clave !== clave()) dibujar(g);
       // Otro ancho que el de su dibujo (una columna que se maquetó después, un iframe oculto que se muestra con
@@ -398,7 +402,16 @@
     ? (f) => window.requestIdleCallback(f, {timeout: ESPERA_DIFERIDA_MS})
     : (f) => setTimeout(f, 50);
   const dibujarDiferida = (g) => {
-    if (g.isConnected && g.__figura && ancho(g) > 0) return dibujar(g);
+    if (g.isConnected && g.__texto && g.clientWidth > 0) {
+      // Un valor ya dibujado con este aspecto: su instantánea, sin Plotly.
+      const nodo = g._fullLayout && g.__clave === clave() && buscar(g, g.__texto);
+      if (nodo && ponerInstantanea(g, nodo, g.__texto)) {
+        g.__diferida = false;
+        delete g.dataset.diferida;
+        return Promise.resolve(g);
+      }
+      return dibujar(g);
+    }
     g.__diferida = false; // oculta o quitada: la dibuja el ResizeObserver si vuelve
     delete g.dataset.diferida;
     g.__pendiente = true;
@@ -417,6 +430,10 @@
     for (const {target: g, isIntersecting} of entradas) {
       g.__lejos = !isIntersecting;
       if (isIntersecting && g.__diferida) dibujarDiferida(g);
+      else if (isIntersecting && g.__puesta) { // una instantánea que llegó fuera de la vista: la viva, tras la calma
+        clearTimeout(g.__calma);
+        g.__calma = setTimeout(() => volverViva(g), CALMA_MS);
+      }
     }
   }, {rootMargin: MARGEN_VISTA});
 
@@ -442,7 +459,7 @@
   const redibujarTodas = () => {
     for (const g of figuras) {
       if (!g.isConnected) { figuras.delete(g); continue; }
-      if (ancho(g) === 0) { g.__pendiente = true; continue; }
+      if (g.clientWidth === 0) { g.__pendiente = true; continue; }
       if (g.__clave !== clave()) dibujar(g);
     }
   };
@@ -479,26 +496,32 @@
     if (texto === g.__texto && g.__clave === clave() && !g.__pendiente) return;
     g.__texto = texto; // g.__figura lo lee cuando hace falta: una instantánea no lo necesita
     g.__reubicaciones = g.__reanchos = 0;
-    // Una parada de un barrido: el paquete del que viene, para dibujar las demás de antemano.
+    // Una parada de un barrido: el paquete del que viene, para dibujar las demás de antemano. Un valor del servidor
+    // (sin marca: una edición, un número escrito) deja la marca que había: las paradas de una edición llegan
+    // después de su vista y la marcan (barrido.js, `marcar`), y Gradio puede entregar la vista después de eso.
     const marca = valor.paradas;
     const fuente = marca && window.__paradasDeBarrido && window.__paradasDeBarrido.get(marca.fuente);
-    g.__marcaDeParadas = fuente ? {fuente: marca.fuente, k: marca.k, paquete: fuente.paquete} : null;
-    if (!window.Plotly || ancho(g) === 0) { // sin Plotly.js todavía, u oculta: se dibuja al llegar o al verse
-      g.__pendiente = true;
-      return;
-    }
-    // Ya dibujado antes con este aspecto: su instantánea, en este mismo cuadro, visible o no.
-    const nodo = g._fullLayout && !g.__pendiente && g.__clave === clave() && buscar(g, texto);
+    if (fuente) g.__marcaDeParadas = {fuente: marca.fuente, k: marca.k, paquete: fuente.paquete};
+    // Ya dibujado antes con este aspecto: su instantánea, en este mismo cuadro. Fuera de la pantalla, después de
+    // la que se ve (poner una instantánea no cuesta JavaScript, pero sus elementos se estilizan y se maquetan en el
+    // cuadro del movimiento, se vean o no).
+    const vale = window.Plotly && g._fullLayout && !g.__pendiente && g.__clave === clave() && !g.__lejos;
+    const nodo = vale && ancho(g) > 0 && buscar(g, texto);
     if (nodo && ponerInstantanea(g, nodo, texto)) {
       g.__diferida = g.__siguiente = false;
       delete g.dataset.diferida;
       if (g.__marcaDeParadas) precalentar(g);
       return;
     }
-    if (g.__lejos && g._fullLayout) { // ya dibujada y fuera de la pantalla: después de la que se ve
+    // Ya dibujada y fuera de la pantalla: después de la que se ve (sin leer su ancho: dibujarDiferida lo mira).
+    if (g.__lejos && g._fullLayout && !g.__pendiente) {
       g.__diferida = true;
       g.dataset.diferida = ""; // en la página, para quien mide: tiene un valor que todavía no dibujó
       programarDiferidas();
+      return;
+    }
+    if (!window.Plotly || g.clientWidth === 0) { // sin Plotly.js todavía, u oculta: se dibuja al llegar o al verse
+      g.__pendiente = true;
       return;
     }
     if (enEsteTurno && g._fullLayout) { // otra figura ya se dibujó en este turno: esta, después de que se pinte
@@ -514,7 +537,7 @@
 
   // Plotly.js (el <script> de componente.py) llega después que este guion: las figuras que esperaban, al llegar.
   const conPlotly = () => {
-    for (const g of figuras) if (g.__pendiente && g.isConnected && ancho(g) > 0) dibujar(g);
+    for (const g of figuras) if (g.__pendiente && g.isConnected && g.clientWidth > 0) dibujar(g);
   };
   if (!window.Plotly) {
     let valor;
@@ -524,7 +547,15 @@
       set: (v) => { valor = v; setTimeout(conPlotly, 0); },
     });
   }
-  window.__figurasDeLaSuite = {recibir};
+  // Una figura que ya muestra una parada de un barrido (barrido.js, al abrir la página o al llegar un paquete):
+  // sus demás paradas se dibujan de antemano, sin esperar al primer movimiento.
+  const marcar = (g, marca) => {
+    const fuente = window.__paradasDeBarrido && window.__paradasDeBarrido.get(marca.fuente);
+    if (!fuente || !figuras.has(g)) return;
+    g.__marcaDeParadas = {fuente: marca.fuente, k: marca.k, paquete: fuente.paquete};
+    if (g._fullLayout && !g.__pendiente) precalentar(g); // si no, al dibujarse
+  };
+  window.__figurasDeLaSuite = {recibir, marcar};
   // Las figuras que se montaron antes que este guion (componente.AL_CARGAR las deja en espera).
   const enEspera = window.__figurasEnEspera;
   if (enEspera) {
