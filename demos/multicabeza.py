@@ -180,7 +180,9 @@ def figura_reparto(d: int, h: int) -> Paneles:
         tuple(map(str, cabezas)),
         (
             Serie("AtencionMulticabeza", [cuentas[k][0] for k in cabezas], colores=resalte),
-            Serie("nn.MultiheadAttention", [cuentas[k][1] for k in cabezas], color=GRIS),
+            # El número, sobre la nuestra: el de PyTorch es el mismo (la altura lo muestra, y la pista lo da); sobre
+            # las dos, los diez «1 088» de a pares se pisaban a 1280 × 800.
+            Serie("nn.MultiheadAttention", [cuentas[k][1] for k in cabezas], color=GRIS, numeros=("",) * len(cabezas)),
         ),
         titulo=f"Parámetros según las cabezas: {miles(cuentas[h][0])} con cualquiera",
         eje_x="Cabezas",

@@ -178,13 +178,17 @@ def violaciones_graves(pg) -> list[str]:
 # Por figura de Plotly que se ve (el id de su bloque), los pares de textos de su SVG cuyas cajas se cruzan más de
 # 1 px en cada sentido: dos nombres de un eje que se tocan, un número de casilla sobre un rótulo. Solo los textos
 # que se ven (sin opacidad 0 ni visibility: hidden) y con caja.
-SOLAPES = """() => {
+# Con `derechos`, solo los textos sin girar: la caja de un nombre girado a −45° cruza la del vecino sin que sus
+# letras se toquen.
+SOLAPES = """(derechos) => {
   const res = {};
   const ver = {visibilityProperty: true, opacityProperty: true};
+  const girado = (t) => /rotate\\((?!0[,)])/.test(t.getAttribute("transform") || "");
   let n = 0;
   for (const g of document.querySelectorAll(".js-plotly-plot")) {
     if (!g.checkVisibility(ver)) continue;
-    const cajas = [...g.querySelectorAll("text")].filter((t) => t.textContent.trim() && t.checkVisibility(ver))
+    const cajas = [...g.querySelectorAll("text")]
+      .filter((t) => t.textContent.trim() && t.checkVisibility(ver) && !(derechos && girado(t)))
       .map((t) => [t.textContent.trim(), t.getBoundingClientRect()]).filter(([, r]) => r.width > 0 && r.height > 0);
     const pares = [];
     for (let i = 0; i < cajas.length; i++) for (let j = i + 1; j < cajas.length; j++) {
@@ -200,10 +204,11 @@ SOLAPES = """() => {
 }"""
 
 
-def textos_que_se_solapan(pg) -> dict[str, list[str]]:
-    """Los pares de textos que se pisan en cada figura que se ve (las de abajo también: se llega a ellas)."""
+def textos_que_se_solapan(pg, derechos: bool = False) -> dict[str, list[str]]:
+    """Los pares de textos que se pisan en cada figura que se ve (las de abajo también: se llega a ellas); con
+    `derechos`, entre los que no van girados."""
     pg.evaluate("""() => new Promise((listo) => {
       window.scrollTo(0, document.body.scrollHeight);  // las de abajo se dibujan al acercarse a la vista
       setTimeout(() => { window.scrollTo(0, 0); setTimeout(listo, 800); }, 800);
     })""")
-    return pg.evaluate(SOLAPES)
+    return pg.evaluate(SOLAPES, derechos)

@@ -215,6 +215,27 @@ def test_telefono_ningun_texto_de_una_figura_pisa_a_otro(navegador, url_app):
         contexto.close()
 
 
+@pytest.mark.timeout(900)  # todas las pestañas
+def test_pantalla_ancha_ningun_texto_derecho_de_una_figura_pisa_a_otro(navegador, url_app):
+    """1280 × 800, /demo/<id>/ de cada pestaña: ningún texto sin girar pisa a otro (el título del eje x no pisa sus
+    marcas, los números de barras vecinas no se juntan, las notas de dos líneas cercanas no se enciman). Los nombres
+    girados a −45° quedan fuera: sus cajas se cruzan sin que las letras se toquen."""
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 800}, locale="es-ES")
+    contexto.set_default_timeout(ESPERA_MS)
+    pg = contexto.new_page()
+    try:
+        fallas = {}
+        for p in PESTANAS:
+            pg.goto(url_app + f"demo/{p.id}/?predecir=0")
+            fuente_figura(pg, p.id)
+            pg.wait_for_timeout(500)
+            if solapes := textos_que_se_solapan(pg, derechos=True):
+                fallas[p.id] = {f: (len(pares), pares[:3]) for f, pares in solapes.items()}
+        assert not fallas, fallas
+    finally:
+        contexto.close()
+
+
 # El fondo de la página y el papel de cada figura de Plotly de la pestaña, como [r, g, b].
 FONDOS = """(id) => {
   const rgb = (c) => (c.match(/[\\d.]+/g) || []).slice(0, 3).map(Number);

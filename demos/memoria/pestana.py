@@ -123,7 +123,12 @@ def _figura_teorica(tipo: str, factor: int, ventana: int = 0) -> Curvas:
             y = con_ventana(L, ventana) * b * factor / 1e6
             curvas.append(Curva(f"ventana w = {w}, total", L, y, color=C3, estilo="punteada"))
     tabla = [Nota(Lt, Lt**2 * b / 1e6, f"{numero(Lt**2 * b / 1e6, ',.2f')} MB", color=C0) for Lt in LARGOS_TABLA]
-    gpus = [Nota(12, gb * 1e3 * 1.8, f"GPU de {gb} GB", marca=False, color=GRIS) for gb in GPUS_GB]  # sobre su línea
+    # Cada nombre junto a su línea: el de la GPU chica debajo y los demás encima (las dos líneas distan 0.7 décadas:
+    # encima las dos, «GPU de 16 GB» y «GPU de 80 GB» se pisaban).
+    gpus = [
+        Nota(12, gb * 1e3 * (1.8 if i else 1 / 1.8), f"GPU de {gb} GB", marca=False, color=GRIS)
+        for i, gb in enumerate(sorted(GPUS_GB))
+    ]
     return Curvas(
         tuple(curvas),
         titulo=f"Pesos de atención en {tipo}: pendiente 2 en log-log"

@@ -29,10 +29,15 @@ from demos.comun.figuras.pantalla_lienzo import (
 )
 
 
-def _con_margen(lienzo: Lienzo) -> dict:
+def _con_margen(lienzo: Lienzo, eje: str = "y") -> dict:
     """En un teléfono, el margen de cada eje crece hasta que caben sus marcas y su título: con el margen fijo de
-    45 px, «Exactitud (%)» pisaba el «100» de sus marcas y el título del eje x, las marcas inclinadas."""
-    return {"automargin": True} if lienzo.ancho_px else {}
+    45 px, «Exactitud (%)» pisaba el «100» de sus marcas y el título del eje x, las marcas inclinadas.
+
+    El eje x, también en pantalla ancha: sin `automargin`, Plotly pone su título a una distancia fija de la línea
+    del eje (10 px + 1.5 veces su letra), sin mirar cuánto bajan las marcas, y con marcas de 15 px el título pisaba
+    sus números («Largo de la frase L» en memoria, «Paso» en la inversión). Con `automargin` va debajo de las
+    marcas; el margen de abajo solo crece si no cabe."""
+    return {"automargin": True} if lienzo.ancho_px or eje == "x" else {}
 
 
 def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = False) -> None:
@@ -82,7 +87,7 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
     eje_x, eje_y = (eje_val, eje_cat) if f.horizontal else (eje_cat, eje_val)
     if f.horizontal:
         eje_y["autorange"] = "reversed"
-    lienzo.ejes[kx] = eje_x | {"domain": dom_x} | _con_margen(lienzo)
+    lienzo.ejes[kx] = eje_x | {"domain": dom_x} | _con_margen(lienzo, "x")
     lienzo.ejes[ky] = eje_y | {"domain": dom_y} | _con_margen(lienzo)
 
 
@@ -138,6 +143,8 @@ def curvas(f: Curvas, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
                 texto = ""  # «GPU de 16 GB» y «GPU de 80 GB» quedaban una encima de la otra
             elif _fraccion(n.x, x_ext, f.log_x) > 0.5:
                 lado = "top left"  # «40 000.00 MB», a la derecha del último punto, se cortaba
+        elif _fraccion(n.x, x_ext, f.log_x) > 0.75:  # ancha: «40 000.00 MB» también se cortaba a la derecha
+            lado = "top left"
         lienzo.datos.append(
             {
                 "type": "scatter",
@@ -156,13 +163,15 @@ def curvas(f: Curvas, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
         )
     lienzo.leyenda |= len(f.curvas) + len(f.horizontales) + len(f.verticales) > 1
     eje_x = {"domain": dom_x, "title": {"text": f.eje_x}, "type": "log" if f.log_x else "linear", "gridcolor": REJILLA}
+    # Las marcas del eje x, un poco más abajo: en la esquina, el «0» de x pisaba el «0.3» de y (posición).
+    eje_x["ticklabelstandoff"] = 6
     if f.marcas_x is not None:
         valores = _marcas_que_caben(list(f.marcas_x), lienzo, dom_x)
         eje_x |= {"tickmode": "array", "tickvals": valores, "ticktext": [numero(v, ",.0f") for v in valores]}
     eje_y = {"domain": dom_y, "title": {"text": f.eje_y}, "type": "log" if f.log_y else "linear", "gridcolor": REJILLA}
     if f.rango_y:
         eje_y["range"] = [float(np.log10(v)) for v in f.rango_y] if f.log_y else list(f.rango_y)
-    lienzo.ejes[kx], lienzo.ejes[ky] = eje_x | _con_margen(lienzo), eje_y | _con_margen(lienzo)
+    lienzo.ejes[kx], lienzo.ejes[ky] = eje_x | _con_margen(lienzo, "x"), eje_y | _con_margen(lienzo)
     if not f.curvas and f.mensaje:
         _mensaje(f.mensaje, lienzo, dom_x, dom_y)
 
@@ -199,7 +208,7 @@ def histograma(f: Histograma, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: b
             }
         )
     lienzo.leyenda |= len(f.series) > 1
-    lienzo.ejes[kx] = {"domain": dom_x, "title": {"text": f.eje_x}, "gridcolor": REJILLA} | _con_margen(lienzo)
+    lienzo.ejes[kx] = {"domain": dom_x, "title": {"text": f.eje_x}, "gridcolor": REJILLA} | _con_margen(lienzo, "x")
     lienzo.ejes[ky] = {"domain": dom_y, "title": {"text": f.eje_y}, "gridcolor": REJILLA} | _con_margen(lienzo)
 
 
