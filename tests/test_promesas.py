@@ -50,7 +50,7 @@ class _Pedido:
 def test_la_carga_de_la_pagina_solo_elige_pestana_si_la_url_la_pide():
     import app
 
-    carga = next(f for f in app.demo.fns.values() if any(t[1] == "load" for t in f.targets))
+    carga = next(f for f in app.demo.fns.values() if f.fn is not None and any(t[1] == "load" for t in f.targets))
     n_tabs = sum(isinstance(c, gr.Tabs) for c in carga.outputs)
     assert n_tabs > 1 and all(isinstance(c, gr.Tabs) for c in carga.outputs[:n_tabs])
     valores = [c.value for c in carga.inputs]
