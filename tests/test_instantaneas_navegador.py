@@ -203,13 +203,21 @@ def test_al_abrir_la_pagina_las_paradas_se_dibujan_antes_del_primer_movimiento(p
     _la_tecla_es_una_instantanea(pg, "ArrowRight")
 
 
+# La figura marcada con las paradas de un paquete que no es `window.__viejo` (el de antes de la edición).
+MARCADA_CON_OTRO = """(sel) => {
+  const m = document.querySelector(sel).__marcaDeParadas;
+  const f = m && window.__paradasDeBarrido.get(m.fuente);
+  return !!f && f.paquete === m.paquete && m.paquete !== window.__viejo;
+}"""
+
+
 def test_tras_una_edicion_las_paradas_nuevas_se_dibujan_antes_del_siguiente_movimiento(pg):
     _precalentadas_hasta(pg, 3)
-    antes = pg.evaluate(MEDIDAS, "precalentar")
-    texto = pg.evaluate(f"() => document.querySelector('{SEL}').__enPantalla")
+    pg.evaluate("(sel) => { window.__viejo = document.querySelector(sel).__marcaDeParadas.paquete; }", SEL)
     pg.locator("#escalado-semilla input").fill("1")  # otra semilla: otra vista y otras paradas, del servidor
-    pg.wait_for_function(f"(t) => document.querySelector('{SEL}').__enPantalla !== t", arg=texto, timeout=ESPERA_MS)
-    # Las paradas de la semilla nueva, dibujadas de antemano sin que el deslizador se mueva.
+    # Las paradas de la semilla nueva marcan la figura, y se dibujan de antemano sin que el deslizador se mueva.
+    pg.wait_for_function(MARCADA_CON_OTRO, arg=SEL, timeout=ESPERA_MS)
+    antes = pg.evaluate(MEDIDAS, "precalentar")
     _precalentadas_hasta(pg, antes + 3)
     _la_tecla_es_una_instantanea(pg, "ArrowLeft")
 

@@ -79,10 +79,14 @@
     if (JSON.stringify(otros) !== JSON.stringify(paquete.otros)) return; // de otras entradas: ya llega el suyo
     const k = paquete.paradas.findIndex((x) => igual(x, fuente));
     if (k < 0) return;
+    // Después del cuadro que sigue: la vista de la misma edición (que llegó antes) ya está en la figura, y no le
+    // quita la marca a estas paradas.
+    const marcas = [];
     paquete.salidas.forEach((s, i) => {
       const g = s.plot && s.cambios.length && FIGURAS[i] && document.querySelector(`#${CSS.escape(FIGURAS[i])} .figura-propia`);
-      if (g) window.__figurasDeLaSuite.marcar(g, {fuente: registrar(i), k});
+      if (g) marcas.push([g, {fuente: registrar(i), k}]);
     });
+    if (marcas.length) requestAnimationFrame(() => setTimeout(() => marcas.forEach(([g, m]) => window.__figurasDeLaSuite.marcar(g, m)), 0));
     return;
   }
   const p = hay && copia().paradas ? copia() : null;

@@ -365,7 +365,7 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
     comun = {"api_visibility": "private", "show_progress": "hidden", "trigger_mode": "always_last"}
     for k, s in enumerate(vista.salidas):  # barrido.js busca en la página las figuras que marca (modo «paquete»)
         if isinstance(s, Figura) and not s.elem_id:
-            s.elem_id = f"barrido-{s._id}-figura{k}"
+            s.elem_id = f"barrido-{s._id}-salida{k}"  # no «-figuraN»: esas son las de la vista de una pestaña
     raiz = gr.context.Context.root_block  # la página (Blocks) que se está armando: su evento `load`
     for b, paq in zip(barridos, vista.paquetes, strict=True):
         salidas = [*vista.salidas, b.control, *([b.entrada] if _con_entrada(b) else []), pedido, pedido_vista]

@@ -497,11 +497,10 @@
     g.__texto = texto; // g.__figura lo lee cuando hace falta: una instantánea no lo necesita
     g.__reubicaciones = g.__reanchos = 0;
     // Una parada de un barrido: el paquete del que viene, para dibujar las demás de antemano. Un valor del servidor
-    // (sin marca: una edición, un número escrito) deja la marca que había: las paradas de una edición llegan
-    // después de su vista y la marcan (barrido.js, `marcar`), y Gradio puede entregar la vista después de eso.
+    // (sin marca: una edición) la quita: las paradas de la edición llegan después y la vuelven a poner (`marcar`).
     const marca = valor.paradas;
     const fuente = marca && window.__paradasDeBarrido && window.__paradasDeBarrido.get(marca.fuente);
-    if (fuente) g.__marcaDeParadas = {fuente: marca.fuente, k: marca.k, paquete: fuente.paquete};
+    g.__marcaDeParadas = fuente ? {fuente: marca.fuente, k: marca.k, paquete: fuente.paquete} : null;
     // Ya dibujado antes con este aspecto: su instantánea, en este mismo cuadro. Fuera de la pantalla, después de
     // la que se ve (poner una instantánea no cuesta JavaScript, pero sus elementos se estilizan y se maquetan en el
     // cuadro del movimiento, se vean o no).
