@@ -128,40 +128,40 @@ MARCAR_INICIO = """() => {
   for (const tipo of ["keydown", "click", "input"]) window.addEventListener(tipo, marcar, true);
 }"""
 
-# Antes de mover: guarda lo que se ve ahora. Después: espera a que cambie y a que se pinte. El cambio se ve en un
-# requestAnimationFrame, antes de pintar ese cuadro; la medida cierra en la tarea que sigue a la pintura (un
-# setTimeout pedido desde ahí, que corre antes que lo que la página dejó para después del cuadro: las otras figuras,
-# navegador.js). Hasta la sesión 18 cerraba en el requestAnimationFrame del cuadro siguiente: ≈ un cuadro más, y la
-# segunda figura dentro.
+# Antes de mover (GUARDAR): guarda lo que se ve ahora y empieza a mirar cada cuadro; después (ESPERAR): espera el
+# primero que pinta otra cosa. Cada cuadro, la mirada es un setTimeout pedido desde su requestAnimationFrame: corre en
+# la tarea que sigue a la pintura de ese cuadro, y antes que lo que la página dejó para después del cuadro (las otras
+# figuras, navegador.js). Así cuenta lo que cambió en cualquier momento antes de pintar, también en los
+# requestAnimationFrame de Gradio (un clic en una opción se procesa ahí, después del de la mirada).
+# Hasta la sesión 27 la mirada empezaba en ESPERAR, después de que Playwright devolvía la tecla o el clic: si el cuadro
+# con la figura nueva ya se había pintado (un clic: Playwright tarda en devolverlo), contaba el siguiente que llegara,
+# 30–50 ms más tarde (una traza de atención cruzada: la figura nueva, pintada a los 33 ms del clic; la medida, 70–87).
+# Si el cambio llega en una tarea entre la pintura y la mirada (la respuesta del eco), cuenta un cuadro de menos: el
+# error favorece al eco.
 GUARDAR = (
-    """(sel) => {
-  const g = document.querySelector(sel + " .js-plotly-plot");
-  const t = document.querySelector(sel + " textarea");
-  window.__antes = g ? (g.__enPantalla ?? g.data) : t ? t.value : null;
-  ("""
-    + MARCAR_INICIO
-    + """)();
-}"""
-)
-ESPERAR = """([sel, limite]) => new Promise((listo) => {
+    """([sel, limite]) => {
   const ahora = () => {
     const g = document.querySelector(sel + " .js-plotly-plot");
     if (g) return g.__enPantalla ?? g.data; // lo que se ve: la figura viva o una instantánea (navegador.js)
     const t = document.querySelector(sel + " textarea");
     return t ? t.value : null;
   };
-  const mirar = () => {
-    const v = ahora();
-    if (v !== null && v !== undefined && v !== window.__antes) {
-      setTimeout(() => listo(performance.now() - window.__t0), 0);
-    } else if (performance.now() - window.__t0 > limite) {
-      listo(null);
-    } else {
-      requestAnimationFrame(mirar);
-    }
-  };
-  requestAnimationFrame(mirar); // el cambio se mira siempre antes de pintar un cuadro
-})"""
+  const antes = ahora();
+  ("""
+    + MARCAR_INICIO
+    + """)();
+  window.__espera = new Promise((listo) => {
+    const mirar = () => setTimeout(() => {
+      const v = ahora();
+      if (v !== null && v !== undefined && v !== antes) listo(performance.now() - window.__t0);
+      else if (performance.now() - window.__t0 > limite) listo(null);
+      else requestAnimationFrame(mirar);
+    }, 0);
+    requestAnimationFrame(mirar);
+  });
+}"""
+)
+ESPERAR = "() => window.__espera"
 
 
 # Después de la figura que se ve: las demás, que navegador.js dibuja después (mientras tanto llevan `data-diferida`),
@@ -186,9 +186,9 @@ def _mover(pagina, sel_figura: str, accion) -> tuple[float, float] | None:
     preparar, disparar = accion
     if preparar:
         preparar()
-    pagina.evaluate(GUARDAR, sel_figura)
+    pagina.evaluate(GUARDAR, [sel_figura, ESPERA_S * 1000])
     disparar()
-    t = pagina.evaluate(ESPERAR, [sel_figura, ESPERA_S * 1000])
+    t = pagina.evaluate(ESPERAR)
     if t is None:
         return None
     todas = pagina.evaluate(ESPERAR_TODAS, ESPERA_S * 1000)
