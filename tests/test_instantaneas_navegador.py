@@ -84,6 +84,28 @@ def test_volver_a_una_parada_ya_dibujada_pone_su_instantanea_sin_plotly(pg):
     assert _viva_otra_vez(pg) == inicial
 
 
+def test_volver_a_la_parada_de_la_figura_viva_la_trae_sin_plotly(pg):
+    """A → B → A con la viva en A: tras la calma vuelve la misma figura viva de A, sin rehacerla con Plotly (un
+    Plotly.react que nadie pidió: variantes, 55–140 ms, durante los que otra tecla espera)."""
+    inicial = _viva_otra_vez(pg)
+    pg.wait_for_function(f"() => ({MEDIDAS})('precalentar') >= 2", timeout=ESPERA_MS)  # B, dibujada de antemano
+    figuras = pg.evaluate(MEDIDAS, "figura")
+    viva = pg.evaluate_handle(f"() => document.querySelector('{SEL} > .plot-container')")
+    for tecla in ("ArrowRight", "ArrowLeft"):
+        antes = pg.evaluate(f"() => document.querySelector('{SEL}').__enPantalla")
+        _tecla(pg, tecla)
+        pg.wait_for_function(
+            f"(antes) => document.querySelector('{SEL}').__enPantalla !== antes", arg=antes, timeout=ESPERA_MS
+        )
+    assert pg.evaluate("(sel) => !!document.querySelector(sel).__puesta", SEL), "A no volvió como instantánea"
+    assert _viva_otra_vez(pg) == inicial
+    assert pg.evaluate(MEDIDAS, "figura") == figuras, "volver a la viva de A pasó por Plotly.react"
+    # Es la misma figura viva de antes, con sus rectángulos del arrastre (los valores al pasar el puntero).
+    assert pg.evaluate(
+        f"(v) => v === document.querySelector('{SEL} > .plot-container') && !!v.querySelector('.draglayer')", viva
+    )
+
+
 def test_las_paradas_del_paquete_se_dibujan_de_antemano_y_el_arrastre_no_usa_plotly(pg):
     _tecla(pg, "ArrowRight")  # el primer movimiento trae las paradas del paquete (barrido.js)
     _viva_otra_vez(pg)

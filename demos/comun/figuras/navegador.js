@@ -40,7 +40,12 @@
   const LETRA_MINIMA_PROYECTOR = 14;
   const ESPERA_DIFERIDA_MS = 300; // lo más que espera una figura fuera de la pantalla a que el navegador quede libre
   const MARGEN_VISTA = "0px"; // con que asome un píxel, la figura es de las que se ven
-  const CALMA_MS = 150; // tras la última instantánea puesta, lo que se espera para volver a la figura viva
+  // Tras la última instantánea puesta (o el último valor, para dibujar paradas de antemano), lo que se espera para
+  // volver a la figura viva. Volver cuesta un Plotly.react que nadie pidió (variantes: 55–140 ms), y una tecla que
+  // llega mientras tanto espera a que termine: con 150 ms, tocar una flecha 4–5 veces por segundo caía ahí (variantes,
+  // 60–90 ms de la tecla a la figura en vez de 30–45). Un estudiante que toca y mira vuelve a tocar antes de 500 ms;
+  // con el puntero sobre la figura, la viva vuelve enseguida.
+  const CALMA_MS = 500;
   const MAX_NODOS = 120000; // lo que guardan las instantáneas de toda la página (elementos del DOM: ≈ 20–40 MB)
   const MAX_PRECALENTAR = 64; // paradas que se dibujan de antemano por figura (las más cercanas a la que se ve)
   const LLAVES_DE_LETRA = new Set(["font", "textfont", "tickfont", "insidetextfont", "outsidetextfont"]);
@@ -247,6 +252,15 @@
     g.__calma = setTimeout(() => volverViva(g), CALMA_MS);
     return true;
   };
+  // Si el valor `texto` ya se dibujó en g con el aspecto de ahora, pone su instantánea (sin Plotly) y g deja de
+  // esperar su dibujo; si no, no hace nada y devuelve false.
+  const conInstantanea = (g, texto) => {
+    const nodo = g._fullLayout && g.__clave === clave() && buscar(g, texto);
+    if (!nodo || !ponerInstantanea(g, nodo, texto)) return false;
+    g.__diferida = g.__siguiente = false;
+    delete g.dataset.diferida;
+    return true;
+  };
   // La figura viva, otra vez en g (sin dibujarla: quien llama la dibuja en la misma tarea, sin pintar entre medio).
   const reponerViva = (g) => {
     clearTimeout(g.__calma);
@@ -259,9 +273,30 @@
     if (!g.__puesta || !g.isConnected) return;
     if (g.__lejos) return; // fuera de la pantalla: al acercarse a la vista (el IntersectionObserver)
     if (ancho(g) === 0) { g.__pendiente = true; return; }
+    // La viva ya muestra ese valor con ese aspecto (el estudiante volvió a la parada de la que salió): vuelve sin
+    // Plotly.
+    if (g.__textoVivo === g.__texto && g.__clave === clave() && g.__dibujada_en[0] === ancho(g) && !g.__pendiente) {
+      reponerViva(g);
+      g.__enPantalla = g.__texto;
+      return;
+    }
     dibujar(g);
   };
 
+  // La figura que llegó del servidor muestra la parada k de su paquete (barrido.js la marcó: `marcar`), con el
+  // mismo valor pero otro texto (orjson escribe «1.0»; JSON.stringify, «1»): desde ahora lleva el de la parada. Así
+  // no se vuelve a dibujar de antemano, y volver a ella encuentra su dibujo (la viva o su instantánea).
+  const adoptar = (g, texto) => {
+    const viejo = g.__texto;
+    const i = instantaneas.get(claveDeVista(g) + viejo);
+    if (i) {
+      instantaneas.delete(claveDeVista(g) + viejo);
+      instantaneas.set(claveDeVista(g) + texto, i);
+    }
+    if (g.__textoVivo === viejo) g.__textoVivo = texto;
+    if (g.__enPantalla === viejo) g.__enPantalla = texto;
+    g.__texto = texto;
+  };
   // Las paradas de un barrido (barrido.js las deja en window.__paradasDeBarrido, con el paquete del servidor): las
   // que no tienen instantánea se dibujan de antemano en un <div> aparte, fuera de la vista y del mismo tamaño que g,
   // de a una por momento libre del navegador, de la más cercana a la que se ve a la más lejana. Se detiene si
@@ -309,7 +344,9 @@
       const vigente = fuente && fuente.paquete === marca.paquete && g.isConnected && ancho(g) > 0 && !g.__lejos;
       let texto = null;
       while (vigente && g.__porHacer.length && !texto) {
-        texto = fuente.texto(g.__porHacer.shift());
+        const j = g.__porHacer.shift();
+        texto = fuente.texto(j);
+        if (texto && j === marca.k && texto !== g.__texto && !g.__puesta) adoptar(g, texto);
         if (texto && ((g.__texto === texto && !g.__puesta) || tiene(g, texto))) texto = null; // ya está
       }
       if (!texto || !window.Plotly) { porPrecalentar.delete(g); continue; }
@@ -348,7 +385,7 @@
     const listo = window.Plotly.react(g, data, layout, g.__figura.config);
     performance.measure("adaptar", {start: t0, end: t1});
     performance.measure("figura", {start: t0, end: performance.now(), detail: bloque(g)}); // lo síncrono
-    g.__enPantalla = g.__texto;
+    g.__enPantalla = g.__textoVivo = g.__texto;
     const usada = g.__clave;
     const texto = g.__texto;
     Promise.resolve(listo).then(() => {
@@ -403,13 +440,7 @@
     : (f) => setTimeout(f, 50);
   const dibujarDiferida = (g) => {
     if (g.isConnected && g.__texto && g.clientWidth > 0) {
-      // Un valor ya dibujado con este aspecto: su instantánea, sin Plotly.
-      const nodo = g._fullLayout && g.__clave === clave() && buscar(g, g.__texto);
-      if (nodo && ponerInstantanea(g, nodo, g.__texto)) {
-        g.__diferida = false;
-        delete g.dataset.diferida;
-        return Promise.resolve(g);
-      }
+      if (!g.__pendiente && conInstantanea(g, g.__texto)) return Promise.resolve(g); // ya dibujado: sin Plotly
       return dibujar(g);
     }
     g.__diferida = false; // oculta o quitada: la dibuja el ResizeObserver si vuelve
@@ -504,11 +535,7 @@
     // Ya dibujado antes con este aspecto: su instantánea, en este mismo cuadro. Fuera de la pantalla, después de
     // la que se ve (poner una instantánea no cuesta JavaScript, pero sus elementos se estilizan y se maquetan en el
     // cuadro del movimiento, se vean o no).
-    const vale = window.Plotly && g._fullLayout && !g.__pendiente && g.__clave === clave() && !g.__lejos;
-    const nodo = vale && ancho(g) > 0 && buscar(g, texto);
-    if (nodo && ponerInstantanea(g, nodo, texto)) {
-      g.__diferida = g.__siguiente = false;
-      delete g.dataset.diferida;
+    if (window.Plotly && !g.__pendiente && !g.__lejos && ancho(g) > 0 && conInstantanea(g, texto)) {
       if (g.__marcaDeParadas) precalentar(g);
       return;
     }
