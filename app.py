@@ -18,6 +18,7 @@ import spaces  # noqa: F401
 
 # isort: split
 import argparse
+import json
 import logging
 import os
 import weakref
@@ -106,14 +107,9 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
                     aviso = f"No hay una pestaña «{elegida[:40]}»; se abre la primera."
                     pagina.avisar_url(aviso, parametros)
                 elegida = pestanas[0].id
-            grupo = next(p.grupo for p in pestanas if p.id == elegida)
-            if "tab" in parametros:
-                salida: list = [gr.Tabs(selected=_id_grupo(grupo))]
-                salida += [gr.Tabs(selected=elegida) if g == grupo else gr.skip() for g in grupos]
-            else:
-                # Sin ?tab=, la página ya abre en la primera: elegirla otra vez deshacía un «Siguiente» o un clic en
-                # otra pestaña que el estudiante hiciera antes de que llegara esta respuesta.
-                salida = [gr.skip()] * (1 + len(grupos))
+            # La pestaña la elige el navegador al abrir (ELEGIR_PESTANA_JS): elegirla aquí, al llegar la respuesta,
+            # deshacía un «Siguiente» o un clic en otra pestaña que el estudiante hiciera antes.
+            salida: list = []
             k = 0
             for p, vista, _, _ in partes:
                 n = len(vista.entradas)
@@ -126,8 +122,17 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
             return salida
 
         todas_entradas = [c for _, v, _, _ in partes for c in v.entradas]
-        # La pestaña pedida va dentro de su grupo: se eligen los dos, el grupo arriba y ella dentro.
-        todas_salidas = [tabs, *(tabs_grupo for _, tabs_grupo, _ in grupos.values())]
+        # `?tab=<id>`: la elige el navegador en cuanto se arma la página, sin esperar al servidor (que llena su vista
+        # con la carga de abajo). La pestaña pedida va dentro de su grupo: se eligen los dos, el grupo y ella dentro.
+        por_grupo = list(grupos)
+        suite.load(
+            None,
+            outputs=[tabs, *(tabs_grupo for _, tabs_grupo, _ in grupos.values())],
+            js=elegir_pestana_js({p.id: (_id_grupo(p.grupo), por_grupo.index(p.grupo)) for p in pestanas}),
+            api_visibility="private",
+            show_progress="hidden",
+        )
+        todas_salidas = []
         for _, v, abierta, _ in partes:
             todas_salidas += [abierta, *v.entradas, *v.salidas_de_pagina]
         # El reloj, solo en la primera figura de la pestaña que abre sin ?tab= (con «full» en las 134 salidas,
@@ -161,6 +166,21 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
                 **un_reloj(del_grupo[0][1].salidas),  # la primera del grupo: la que se ve al abrirlo
             )
     return suite
+
+
+def elegir_pestana_js(grupos: dict[str, tuple[str, int]]) -> str:
+    """El `js=` de la carga que elige la pestaña de `?tab=<id>` en el navegador. `grupos`: id -> (id de su grupo,
+    su lugar entre los grupos). Devuelve un cambio para la barra de grupos y otro para las pestañas de ese grupo;
+    `undefined` deja las demás como están (y un id que no existe, todas: la carga del servidor lo avisa)."""
+    return """() => {
+  const grupos = __GRUPOS__;
+  const id = new URLSearchParams(location.search).get("tab");
+  if (!id || !Object.hasOwn(grupos, id)) return [];
+  const [grupo, k] = grupos[id];
+  const salida = [{__type__: "update", selected: grupo}];
+  salida[1 + k] = {__type__: "update", selected: id};
+  return salida;
+}""".replace("__GRUPOS__", json.dumps(grupos))
 
 
 def _id_grupo(grupo: str) -> str:

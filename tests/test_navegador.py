@@ -134,6 +134,37 @@ def test_tab_en_la_url_abre_esa_pestana(pagina, url_app):
     assert pagina.locator(f"#pestana-{id_}").is_visible()
 
 
+def test_un_clic_antes_de_la_respuesta_de_la_carga_no_se_deshace_con_tab_en_la_url(pagina, url_app):
+    """Con `?tab=`, el estudiante elige otro grupo antes de que llegue la respuesta de la carga de la página: su
+    elección se queda (antes, la respuesta volvía a elegir la pestaña de la URL). La carga sí llena la pestaña
+    pedida. Las llamadas a la cola se retienen hasta después del clic."""
+    id_ = PESTANAS[-1].id
+    primero, ultimo = PESTANAS[0].grupo, PESTANAS[-1].grupo
+    assert primero != ultimo
+    retenidas, soltar = [], []
+    pagina.route("**/queue/join*", lambda r: r.continue_() if soltar else retenidas.append(r))
+    pagina.goto(f"{url_app}?tab={id_}")
+    elegida = "() => document.querySelector('#grupos [role=tab][aria-selected=true]')?.textContent.trim()"
+    # El navegador elige la pestaña de la URL sin esperar al servidor (ninguna llamada respondió todavía).
+    pagina.wait_for_function(f"(g) => ({elegida})() === g", arg=ultimo, timeout=ESPERA_MS)
+    assert pagina.locator(f"#pestana-{id_}").is_visible()
+    pagina.get_by_role("tab", name=primero, exact=True).click()
+    pagina.wait_for_function(f"(g) => ({elegida})() === g", arg=primero, timeout=ESPERA_MS)
+    assert retenidas, "la página no mandó la carga"
+    soltar.append(True)
+    for r in retenidas:
+        r.continue_()
+    # La respuesta de la carga llena la pestaña pedida (su primera figura) y no cambia la elección.
+    pagina.wait_for_function(
+        "(id) => { const g = document.querySelector(`#${id}-figura1 .figura-propia`); return !!(g && g.__texto); }",
+        arg=id_,
+        timeout=ESPERA_MS,
+    )
+    pagina.wait_for_timeout(500)
+    assert pagina.evaluate(elegida) == primero
+    assert not pagina.errores, pagina.errores
+
+
 def test_modo_presentacion_quita_cabecera_y_pie(pagina, url_app):
     id_ = "escalado"
     pagina.goto(f"{url_app}demo/{id_}/")

@@ -47,15 +47,18 @@ class _Pedido:
         self.query_params = parametros
 
 
-def test_la_carga_de_la_pagina_solo_elige_pestana_si_la_url_la_pide():
+def test_la_pestana_de_la_url_la_elige_el_navegador_y_no_la_respuesta_de_la_carga():
+    """La carga del servidor no elige pestaña (su respuesta deshacía un clic hecho antes de que llegara); la elige
+    un `load` sin función, en el navegador (tests/test_navegador.py lo prueba en Chromium con la cola retenida)."""
     import app
 
-    carga = next(f for f in app.demo.fns.values() if f.fn is not None and any(t[1] == "load" for t in f.targets))
-    n_tabs = sum(isinstance(c, gr.Tabs) for c in carga.outputs)
-    assert n_tabs > 1 and all(isinstance(c, gr.Tabs) for c in carga.outputs[:n_tabs])
-    valores = [c.value for c in carga.inputs]
-    sin_tab = carga.fn(_Pedido(), *valores)[:n_tabs]
-    assert all(v == gr.skip() for v in sin_tab), sin_tab
-    con_tab = carga.fn(_Pedido(tab="temperatura"), *valores)[:n_tabs]
-    elegidas = {v.selected for v in con_tab if isinstance(v, gr.Tabs)}
-    assert "temperatura" in elegidas, con_tab
+    cargas = [f for f in app.demo.fns.values() if any(t[1] == "load" for t in f.targets)]
+    con_fn = [f for f in cargas if f.fn is not None]
+    assert con_fn
+    for f in con_fn:
+        assert not any(isinstance(c, gr.Tabs) for c in f.outputs), f.name
+        valores = [c.value for c in f.inputs]
+        for pedido in (_Pedido(), _Pedido(tab="temperatura")):
+            assert len(f.fn(pedido, *valores)) == len(f.outputs)
+    elige = [f for f in cargas if f.fn is None and any(isinstance(c, gr.Tabs) for c in f.outputs)]
+    assert len(elige) == 1 and "location.search" in elige[0].js
