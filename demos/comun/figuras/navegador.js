@@ -21,8 +21,8 @@
 // - un valor que ya se dibujó (una parada del barrido que el estudiante ya visitó) no pasa otra vez por Plotly:
 //   cada dibujo deja una instantánea (una copia del <div> que Plotly armó, sin sus manejadores) y volver a ese
 //   valor la pone en lugar de la figura viva, en el mismo cuadro. La figura viva (la que muestra valores al pasar
-//   el puntero y tiene su barra de herramientas) vuelve cuando el control se queda quieto CALMA_MS, o antes, si el
-//   puntero entra en la figura; así un arrastre no espera a Plotly en cada parada. Las paradas que el servidor
+//   el puntero y tiene su barra de herramientas) vuelve cuando el control se queda quieto CALMA_VIVA_MS, o antes,
+//   si el puntero entra en la figura; así un arrastre no espera a Plotly en cada parada. Las paradas que el servidor
 //   mandó (barrido.js) se dibujan de antemano, en los momentos libres del navegador, en un <div> aparte del mismo
 //   tamaño (`precalentar`): el primer arrastre ya las encuentra. Nada de esto calcula la lección: cada
 //   instantánea es un dibujo de Plotly de un valor que dio Python.
@@ -40,12 +40,13 @@
   const LETRA_MINIMA_PROYECTOR = 14;
   const ESPERA_DIFERIDA_MS = 300; // lo más que espera una figura fuera de la pantalla a que el navegador quede libre
   const MARGEN_VISTA = "0px"; // con que asome un píxel, la figura es de las que se ven
-  // Tras la última instantánea puesta (o el último valor, para dibujar paradas de antemano), lo que se espera para
-  // volver a la figura viva. Volver cuesta un Plotly.react que nadie pidió (variantes: 55–140 ms), y una tecla que
-  // llega mientras tanto espera a que termine: con 150 ms, tocar una flecha 4–5 veces por segundo caía ahí (variantes,
-  // 60–90 ms de la tecla a la figura en vez de 30–45). Un estudiante que toca y mira vuelve a tocar antes de 500 ms;
-  // con el puntero sobre la figura, la viva vuelve enseguida.
-  const CALMA_MS = 500;
+  const CALMA_MS = 150; // tras el último valor, lo que se espera para dibujar paradas de antemano
+  // Tras la última instantánea puesta, lo que se espera para volver a la figura viva. Volver cuesta un Plotly.react
+  // que nadie pidió (variantes: 55–140 ms), y una tecla que llega mientras tanto espera a que termine: con 150 ms,
+  // tocar una flecha 4–5 veces por segundo caía ahí (variantes: 110–160 ms de la tecla a la figura, en vez de
+  // 30–45). Un estudiante que toca y mira vuelve a tocar antes de 500 ms; con el puntero sobre la figura, la viva
+  // vuelve enseguida. Las paradas de antemano no esperan tanto: cada una que falta es un Plotly.react en el arrastre.
+  const CALMA_VIVA_MS = 500;
   const MAX_NODOS = 120000; // lo que guardan las instantáneas de toda la página (elementos del DOM: ≈ 20–40 MB)
   const MAX_PRECALENTAR = 64; // paradas que se dibujan de antemano por figura (las más cercanas a la que se ve)
   const LLAVES_DE_LETRA = new Set(["font", "textfont", "tickfont", "insidetextfont", "outsidetextfont"]);
@@ -249,7 +250,7 @@
     g.__enPantalla = texto;
     performance.measure("instantánea", {start: t0, end: performance.now(), detail: bloque(g)});
     clearTimeout(g.__calma);
-    g.__calma = setTimeout(() => volverViva(g), CALMA_MS);
+    g.__calma = setTimeout(() => volverViva(g), CALMA_VIVA_MS);
     return true;
   };
   // Si el valor `texto` ya se dibujó en g con el aspecto de ahora, pone su instantánea (sin Plotly) y g deja de
@@ -463,7 +464,7 @@
       if (isIntersecting && g.__diferida) dibujarDiferida(g);
       else if (isIntersecting && g.__puesta) { // una instantánea que llegó fuera de la vista: la viva, tras la calma
         clearTimeout(g.__calma);
-        g.__calma = setTimeout(() => volverViva(g), CALMA_MS);
+        g.__calma = setTimeout(() => volverViva(g), CALMA_VIVA_MS);
       }
     }
   }, {rootMargin: MARGEN_VISTA});
