@@ -249,8 +249,9 @@
     g.__puesta = nodo;
     g.__enPantalla = texto;
     performance.measure("instantánea", {start: t0, end: performance.now(), detail: bloque(g)});
+    porVolver.delete(g);
     clearTimeout(g.__calma);
-    g.__calma = setTimeout(() => volverViva(g), CALMA_VIVA_MS);
+    g.__calma = setTimeout(() => volverEnOrden(g), CALMA_VIVA_MS);
     return true;
   };
   // Si el valor `texto` ya se dibujó en g con el aspecto de ahora, pone su instantánea (sin Plotly) y g deja de
@@ -265,9 +266,29 @@
   // La figura viva, otra vez en g (sin dibujarla: quien llama la dibuja en la misma tarea, sin pintar entre medio).
   const reponerViva = (g) => {
     clearTimeout(g.__calma);
+    porVolver.delete(g);
     if (!g.__puesta) return;
     g.__puesta.replaceWith(g.__viva);
     g.__puesta = null;
+  };
+  // Las figuras cuya calma vence a la vez (un movimiento cambió varias): vuelven de a una, en orden de la página,
+  // cada una después del cuadro que pintó la anterior, como las que cambian en el mismo turno. Seguidas, dos
+  // Plotly.react sin pintar entre medio eran una sola tarea larga (multicabeza: 200 ms en un CI cargado).
+  const porVolver = new Set();
+  let volviendo = false;
+  const volverUna = () => {
+    const esperan = [...porVolver].filter((f) => f.isConnected);
+    porVolver.clear();
+    if (!esperan.length) { volviendo = false; return; }
+    const g = esperan.reduce(antesEnLaPagina);
+    for (const f of esperan) if (f !== g) porVolver.add(f);
+    volverViva(g);
+    if (porVolver.size) requestAnimationFrame(() => setTimeout(volverUna, 0));
+    else volviendo = false;
+  };
+  const volverEnOrden = (g) => {
+    porVolver.add(g);
+    if (!volviendo) { volviendo = true; volverUna(); }
   };
   // Tras la calma, o con el puntero sobre la figura: la figura viva, con el valor que se ve.
   const volverViva = (g) => {
@@ -464,7 +485,7 @@
       if (isIntersecting && g.__diferida) dibujarDiferida(g);
       else if (isIntersecting && g.__puesta) { // una instantánea que llegó fuera de la vista: la viva, tras la calma
         clearTimeout(g.__calma);
-        g.__calma = setTimeout(() => volverViva(g), CALMA_VIVA_MS);
+        g.__calma = setTimeout(() => volverEnOrden(g), CALMA_VIVA_MS);
       }
     }
   }, {rootMargin: MARGEN_VISTA});
