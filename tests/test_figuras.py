@@ -591,8 +591,38 @@ def test_en_un_telefono_los_numeros_caben_en_su_casilla_o_no_van():
     cinco = _en_telefono(figura_plotly(Mapa(-np.ones((5, 5)) * 0.97, vmin=-1, barra="Peso")))
     assert cinco["data"][0]["texttemplate"] == "%{text}"
     tam = cinco["data"][0]["textfont"]["size"]
-    casilla = (330 - 45 - 30 - 85) / 5  # el área de dibujo sin la barra de color, entre 5 columnas
+    casilla = (330 - 45 - 30) / 5  # el área de dibujo entre 5 columnas: la barra de color va al pie
     assert 8 <= tam < 16 and tam * 0.7 * len("−0.97") <= casilla
+    assert cinco["data"][0]["colorbar"]["orientation"] == "h"
+
+
+def test_en_un_telefono_la_unica_barra_de_color_va_al_pie_y_las_casillas_crecen():
+    """La barra de color a la derecha se llevaba ≈ 85 px de los 255 del área de un teléfono: con una sola barra, la
+    del panel de abajo, va acostada al pie (sobre la leyenda, si hay) y los números de las casillas crecen. Con dos
+    barras (dos escalas), cada una sigue junto a su panel; la figura de siempre no cambia."""
+    pesos = np.full((6, 5), 0.2)
+    sola = figura_plotly(Mapa(pesos, vmin=0, barra="Peso"))
+    assert "orientation" not in sola["data"][0]["colorbar"]  # ancha: a la derecha
+    telefono = _en_telefono(sola)
+    barra = telefono["data"][0]["colorbar"]
+    assert barra["orientation"] == "h" and barra["yref"] == "container" and barra["y"] == 0
+    assert telefono["data"][0]["textfont"]["size"] >= 13  # 5 columnas de «0.20» (antes, con la barra al lado: 9)
+    # Bajo los nombres del eje x: el margen de abajo crece lo que ocupa la barra.
+    assert telefono["layout"]["margin"]["b"] >= angosta.ALTO_BARRA_ABAJO + 40
+    # Dos mapas apilados con una sola barra, la del de abajo: al pie; y su alto no se estira (va al pie, en píxeles).
+    con_tapadas = Mapa(pesos, vmin=0, barra="Peso", tapada=np.triu(np.ones((6, 5), bool), 1))
+    dos = _en_telefono(figura_plotly(Paneles((Mapa(pesos), con_tapadas), columnas=2)))
+    barras = [t["colorbar"] for t in dos["data"] if t.get("showscale")]
+    assert len(barras) == 1 and barras[0]["orientation"] == "h" and barras[0]["y"] == 0
+    # Con la leyenda de las tapadas, la barra va sobre ella: su hueco cuenta la leyenda.
+    assert barras[0]["ypad"] >= 12 + angosta.ALTO_LEYENDA
+    # Dos barras (dos escalas): cada una junto a su panel, de pie.
+    dos_barras = _en_telefono(
+        figura_plotly(Paneles((Mapa(pesos, barra="a"), Mapa(pesos, barra="b", colores="divergente")), columnas=2))
+    )
+    assert all("orientation" not in t["colorbar"] for t in dos_barras["data"] if t.get("showscale"))
+    go.Figure(telefono)
+    go.Figure(dos)
 
 
 def test_en_un_telefono_los_titulos_se_parten():
@@ -726,3 +756,15 @@ def test_en_un_telefono_un_panel_sin_nombres_no_lleva_numeros_que_no_caben_en_el
     con_numeros = [bool(t.get("texttemplate")) for t in telefono["data"] if t["type"] == "heatmap"]
     assert con_numeros == [con_numeros[0]] * 6, con_numeros  # todos igual de angostos: todos o ninguno
     assert figura_plotly(Paneles(paneles, columnas=3))["data"][1].get("texttemplate")  # en la ancha, sí
+
+
+def test_las_marcas_van_en_letra_chica_solo_si_son_muchas_palabras():
+    """Con 0, 1, 2…, Plotly elige marcas redondas (0, 5, 10, 15) que caben en la letra de siempre: en multicabeza, las
+    16 columnas de Q, K y V iban a 11 px (a lo lejos, en un proyector, no se leían). 16 palabras sí van chicas."""
+    indices = figura_plotly(Mapa(np.eye(4, 16)))["layout"]
+    assert "tickfont" not in indices["xaxis"]
+    # En el eje y, sí: el «0» de arriba iría junto al título del panel (variantes).
+    assert figura_plotly(Mapa(np.eye(16, 4)))["layout"]["yaxis"]["tickfont"]["size"] == 11
+    palabras = tuple(f"p{k}" for k in range(16))
+    nombradas = figura_plotly(Mapa(np.eye(16), x=palabras, y=palabras))["layout"]
+    assert nombradas["xaxis"]["tickfont"]["size"] == 11 and nombradas["yaxis"]["tickfont"]["size"] == 11

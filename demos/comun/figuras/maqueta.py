@@ -33,6 +33,13 @@ def apinadas(n: int) -> bool:
     return n > MAX_NUMEROS
 
 
+def letra_chica(propias: tuple[str, ...] | None, n: int) -> bool:
+    """¿Van las marcas del eje x en letra chica? Solo si son nombres propios y muchos (32 palabras): con 0, 1, 2…,
+    las marcas redondas de la biblioteca (0, 5, 10, 15) caben en la letra de siempre (en multicabeza, las de las 16
+    columnas de Q, K y V iban a 11 px)."""
+    return propias is not None and apinadas(n)
+
+
 def marca_cada_casilla(propias: tuple[str, ...] | None, n: int) -> bool:
     """¿Una marca por casilla? Con etiquetas propias, sí; con 0, 1, 2… y muchas casillas, las marcas redondas
     de la biblioteca (0, 10, 20…) en lugar de 40 apiñadas."""

@@ -95,6 +95,14 @@ def figura_plotly(figura) -> dict:
     return ancha
 
 
+def barra_al_pie(figura) -> bool:
+    """¿Tiene `figura` una sola barra de color, la del último panel? Apilada en un teléfono, esa barra puede ir
+    acostada al pie (bajo el panel que describe o, si los mapas comparten escala, bajo todos)."""
+    paneles = figura.paneles if isinstance(figura, Paneles) else (figura,)
+    barras = [maqueta.lleva_barra(f, pedida) for f, pedida in zip(paneles, maqueta.barras_de(figura), strict=True)]
+    return sum(barras) == 1 and barras[-1]
+
+
 def _arriba(figura, ancho_px: float | None) -> int:
     """El margen de arriba: el título de la figura y lo que los títulos de los paneles de arriba tienen de más."""
     titulo = getattr(figura, "titulo", "")
@@ -111,8 +119,13 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
     paneles = figura.paneles if isinstance(figura, Paneles) else (figura,)
     # En un teléfono, un panel a la vez (Paneles.de_a_uno): todos en el mismo lugar, elegidos con un desplegable.
     de_a_uno = bool(ancho_px) and isinstance(figura, Paneles) and figura.de_a_uno
-    lienzo.barra_abajo = de_a_uno
-    lienzo.barra_a_la_derecha = not de_a_uno and any(map(maqueta.lleva_barra, paneles, maqueta.barras_de(figura)))
+    # En un teléfono, la barra de color va acostada al pie si la figura tiene una sola y es la del panel de más abajo
+    # (o van de a uno): a la derecha se llevaba ≈ 85 px de los 255 del área, y las casillas de un mapa de 5 columnas
+    # quedaban de 16 px, con sus números en letra de 7–8 px (atención cruzada, el clasificador).
+    lienzo.barra_abajo = de_a_uno or (bool(ancho_px) and barra_al_pie(figura))
+    lienzo.barra_a_la_derecha = not lienzo.barra_abajo and any(
+        map(maqueta.lleva_barra, paneles, maqueta.barras_de(figura))
+    )
     menus = []
     if isinstance(figura, Paneles):
         hueco_x = 0.16 if maqueta.barras_propias(figura) else 0.1  # una barra por panel: más hueco
@@ -178,9 +191,11 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         _panel(figura, lienzo, 1, [0, 1], [0, 1], con_barra=True)
         titulo = getattr(figura, "titulo", "")
     abajo = 100 if lienzo.leyenda else 70
-    if de_a_uno:  # la barra de color acostada va al pie, bajo los nombres del eje x de cualquiera de los paneles
-        ejes_x = [e for k, e in lienzo.ejes.items() if k.startswith("xaxis")]
-        abajo = round(angosta.alto_bajo_el_area(ejes_x) + angosta.ALTO_BARRA_ABAJO)
+    if lienzo.barra_abajo:  # la barra acostada, al pie: bajo los nombres del eje x del panel de abajo (de a uno, todos)
+        ultimo = ejes_de(len(paneles))[2]
+        ejes_x = [e for k, e in lienzo.ejes.items() if k.startswith("xaxis") and (de_a_uno or k == ultimo)]
+        leyenda = angosta.ALTO_LEYENDA if lienzo.leyenda else 0  # la leyenda va al pie, bajo la barra
+        abajo = round(angosta.alto_bajo_el_area(ejes_x) + angosta.ALTO_BARRA_ABAJO + leyenda)
     layout = {
         "height": alto,
         "font": {"family": FUENTE, "size": LETRA, "color": TEXTO},
@@ -203,6 +218,8 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         "template": PLANTILLA,
         **lienzo.ejes,
     }
+    if lienzo.barra_abajo and not de_a_uno:  # la barra al pie agranda la figura, no le quita alto a los paneles
+        layout["height"] += abajo - (100 if lienzo.leyenda else 70)
     if menus:
         layout["updatemenus"] = menus
         # El área, de un alto parecido a su ancho (el del teléfono sin los nombres del eje y): con el alto de una fila
@@ -221,6 +238,10 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         lineas = sum(1 for t in lienzo.datos if t.get("showlegend", True) and t.get("name")) - 1
         layout["height"] += 24 * lineas
         layout["margin"]["b"] += 24 * lineas
+        if lienzo.barra_abajo:  # la barra acostada, sobre la leyenda
+            for t in lienzo.datos:
+                if t.get("showscale") and t.get("colorbar", {}).get("orientation") == "h":
+                    t["colorbar"] = t["colorbar"] | {"ypad": t["colorbar"]["ypad"] + angosta.ALTO_LEYENDA + 24 * lineas}
     return {"data": lienzo.datos, "layout": _saltos(layout), "config": CONFIG}
 
 

@@ -125,7 +125,8 @@ def mismos_ejes(paneles: tuple) -> bool:
 
 # Un panel a la vez (`Paneles.de_a_uno`): lo que dibujó cada panel, como tramos de las listas del lienzo.
 Partes = tuple[range, range, range, tuple[str, str]]  # trazos, notas, formas y sus ejes («xaxis2», «yaxis2»)
-ALTO_BARRA_ABAJO = 56  # la barra de color acostada al pie: su grosor, sus marcas y el hueco sobre ella
+ALTO_BARRA_ABAJO = 78  # la barra de color acostada al pie: su título, sus marcas, su grosor y el hueco sobre ella
+ALTO_LEYENDA = 30  # una línea de leyenda al pie, bajo la barra acostada
 
 
 def selector(lienzo: Lienzo, titulos: tuple[str, ...], partes: list[Partes]) -> dict:
@@ -231,7 +232,7 @@ def _estirar(layout: dict, datos: list[dict], altos: dict[tuple[float, float], f
             layout[k] = eje | {"domain": [min(1.0, mover(v)) for v in eje["domain"]]}
     layout["annotations"] = [n | {"y": mover(n["y"])} if n.get("yref") == "paper" else n for n in layout["annotations"]]
     for t in datos:
-        if "colorbar" in t and "y" in t["colorbar"]:
+        if "colorbar" in t and "y" in t["colorbar"] and t["colorbar"].get("yref") != "container":  # acostada: al pie
             c = t["colorbar"]
             abajo, arriba = mover(c["y"] - c["len"] / 2), mover(c["y"] + c["len"] / 2)
             t["colorbar"] = c | {"y": round((abajo + arriba) / 2, 4), "len": round(arriba - abajo, 4)}

@@ -202,8 +202,12 @@ def barra_color(titulo: str, dom_x, dom_y, abajo: bool = False, minimo: float = 
     """La barra de color de un panel: a su derecha, de su alto (al menos `minimo` del área), o acostada al pie."""
     if abajo:  # acostada al pie de la figura, bajo el eje x: no le quita ancho a las casillas
         return {
-            "title": {"text": titulo, "side": "right"},
+            # El título, bajo las marcas: al lado («right») se llevaba el largo de la barra (con «Valor (de −1 a 1)»
+            # quedaban 10 px), y arriba («top») Plotly 3.7 lo pinta encima de la barra si va al pie del contenedor.
+            "title": {"text": titulo, "side": "bottom"},
             "orientation": "h",
+            # Acostada mide lo que el área (≈ 150–250 px en un teléfono): con más de 4 marcas, Plotly las ponía de pie.
+            "nticks": 4,
             "x": (dom_x[0] + dom_x[1]) / 2,
             "xanchor": "center",
             "y": 0,

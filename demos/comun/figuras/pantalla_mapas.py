@@ -219,7 +219,7 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
     if angulo and lienzo.ancho_px:
         # En un teléfono, de pie (-90): inclinadas, la caja de cada palabra medía más que su casilla (≈ 22 px) y
         # se pisaban con la de al lado; y de pie, una cada tantas si ni su alto cabe en la casilla (#37).
-        letra_x = 11 if maqueta.apinadas(columnas) else LETRA
+        letra_x = 11 if maqueta.letra_chica(f.x, columnas) else LETRA
         casilla_x = lienzo.casilla(dom_x, dom_y, columnas, filas, False, max(ocupado, lienzo.ocupado_izquierdo))
         angulo = -90
         maximo_x = max(2, int(casilla_x * columnas / (1.3 * letra_x)))
@@ -230,7 +230,7 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
         "zeroline": False,
         "tickangle": angulo,
         "automargin": True,  # etiquetas largas (palabras) no se cortan ni pisan el título del eje
-        **({"tickfont": {"size": 11}} if maqueta.apinadas(columnas) else {}),  # 32 palabras sin encimarse
+        **({"tickfont": {"size": 11}} if maqueta.letra_chica(f.x, columnas) else {}),  # 32 palabras sin encimarse
         **(ticks(etiquetas_x, maximo_x) if maqueta.marca_cada_casilla(f.x, columnas) or angulo == -90 else {}),
     }
     lienzo.ejes[ky] = {
@@ -240,6 +240,8 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
         "showgrid": False,
         "zeroline": False,
         "automargin": True,
+        # En el eje y, chicas también las redondas: el «0» de arriba queda junto al título del panel, y a 14 px lo
+        # tocaba en los paneles de 16 filas de variantes.
         **({"tickfont": {"size": 11}} if maqueta.apinadas(filas) else {}),
         **(ticks(etiquetas_y) if maqueta.marca_cada_casilla(f.y, filas) else {}),
     }
