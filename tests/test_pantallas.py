@@ -236,6 +236,27 @@ def test_pantalla_ancha_ningun_texto_derecho_de_una_figura_pisa_a_otro(navegador
         contexto.close()
 
 
+@pytest.mark.timeout(900)  # todas las pestañas
+def test_proyector_ningun_texto_derecho_de_una_figura_pisa_a_otro(navegador, url_app):
+    """1280 × 720, ?presentacion=1 de cada pestaña: la letra crece (≥ 14 px) y la figura se achica a lo que cabe, y
+    aun así ningún texto sin girar pisa a otro. Los números de un mapa van a lo que cabe en su casilla, o no van: en
+    multicabeza, los del promedio de las cabezas («0.18» a 14 px en casillas de ≈ 22 px) se encimaban."""
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 720}, locale="es-ES")
+    contexto.set_default_timeout(ESPERA_MS)
+    pg = contexto.new_page()
+    try:
+        fallas = {}
+        for p in PESTANAS:
+            pg.goto(url_app + f"demo/{p.id}/?predecir=0&presentacion=1")
+            fuente_figura(pg, p.id)
+            pg.wait_for_timeout(500)
+            if solapes := textos_que_se_solapan(pg, derechos=True):
+                fallas[p.id] = {f: (len(pares), pares[:3]) for f, pares in solapes.items()}
+        assert not fallas, fallas
+    finally:
+        contexto.close()
+
+
 # El fondo de la página y el papel de cada figura de Plotly de la pestaña, como [r, g, b].
 FONDOS = """(id) => {
   const rgb = (c) => (c.match(/[\\d.]+/g) || []).slice(0, 3).map(Number);

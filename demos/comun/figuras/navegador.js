@@ -149,6 +149,147 @@
     layout.margin.t = (layout.margin.t || 0) + (lineas.length - 1) * t.font.size * 1.25;
   };
 
+  // Proyector: la figura se achica a lo que cabe bajo lo de arriba, pero su letra no (crece con la ventana). Los
+  // huecos entre filas de paneles, que son fracciones del área, se achicaban con ella: en variantes, las marcas del
+  // eje x de la fila de arriba pisaban el título de la de abajo. Aquí los huecos conservan sus píxeles (los de la
+  // figura sin achicar, `natural`) y lo que falta sale de los paneles (como pantalla_angosta._estirar, al revés).
+  // Se mueve con ellos lo que va en fracciones del área: los dominios en y, las notas y formas del papel y las barras
+  // de color de pie.
+  const huecosEnPixeles = (data, layout, natural) => {
+    const m = layout.margin || {};
+    const area = layout.height - (m.t || 0) - (m.b || 0);
+    const areaNatural = natural - (m.t || 0) - (m.b || 0);
+    if (!(area > 0) || area >= areaNatural) return;
+    const tramos = [];
+    for (const [k, e] of Object.entries(layout)) {
+      if (!k.startsWith("yaxis") || !e || !Array.isArray(e.domain)) continue;
+      if (!tramos.some(([a, b]) => a === e.domain[0] && b === e.domain[1])) tramos.push([e.domain[0], e.domain[1]]);
+    }
+    tramos.sort((x, y) => x[0] - y[0]);
+    if (tramos.length < 2 || tramos.some(([, b], i) => i && tramos[i - 1][1] > tramos[i][0] + 1e-9)) return;
+    // Los bordes, de abajo arriba: 0, a1, b1, a2, b2…, 1; entre b_i y a_i+1, un hueco.
+    const viejos = [0, ...tramos.flat(), 1];
+    const huecos = [];
+    let paneles = 0;
+    for (let i = 1; i < viejos.length; i++) {
+      const f = viejos[i] - viejos[i - 1];
+      if (i % 2) huecos.push((f * areaNatural) / area); // el hueco, con sus píxeles de antes
+      else paneles += f;
+    }
+    const libre = 1 - huecos.reduce((x, y) => x + y, 0);
+    if (libre < 0.25 * paneles) return; // no caben: mejor como viene
+    const k = libre / paneles;
+    const nuevos = [0];
+    for (let i = 1; i < viejos.length; i++) {
+      nuevos.push(nuevos[i - 1] + (i % 2 ? huecos[(i - 1) / 2] : (viejos[i] - viejos[i - 1]) * k));
+    }
+    const mover = (y) => {
+      let i = 1;
+      while (i < viejos.length - 1 && y > viejos[i] + 1e-9) i++;
+      const [v0, v1, n0, n1] = [viejos[i - 1], viejos[i], nuevos[i - 1], nuevos[i]];
+      return Math.round((n0 + (v1 > v0 ? ((y - v0) * (n1 - n0)) / (v1 - v0) : 0)) * 1e4) / 1e4;
+    };
+    for (const [clave, e] of Object.entries(layout)) {
+      if (clave.startsWith("yaxis") && e && Array.isArray(e.domain)) e.domain = e.domain.map(mover);
+    }
+    for (const n of layout.annotations || []) if (n.yref === "paper" && typeof n.y === "number") n.y = mover(n.y);
+    for (const f of layout.shapes || []) {
+      if (f.yref === "paper") for (const c of ["y0", "y1"]) if (typeof f[c] === "number") f[c] = mover(f[c]);
+    }
+    for (const t of data) {
+      const c = t.colorbar;
+      if (!c || c.orientation === "h" || c.yref === "container" || typeof c.y !== "number" || typeof c.len !== "number") continue;
+      const abajo = mover(c.y - c.len / 2);
+      const arriba = mover(c.y + c.len / 2);
+      c.y = (abajo + arriba) / 2;
+      c.len = arriba - abajo;
+    }
+  };
+
+  // Proyector: el título de un panel va sobre su borde de arriba, y la primera marca del eje y (el «0» de una fila
+  // de casillas) asoma sobre ese borde la mitad de su letra menos media casilla. Con la letra agrandada y el panel
+  // achicado, asomaba ≈ 5 px y tocaba el título (variantes: casillas de 8 px, marcas de 14). El título sube 0.4 de
+  // la letra del proyector, como en un teléfono (pantalla.py: «yshift» 4).
+  const titulosSobreLasMarcas = (layout) => {
+    const bordes = new Set();
+    for (const [k, e] of Object.entries(layout)) {
+      if (k.startsWith("yaxis") && e && Array.isArray(e.domain)) bordes.add(Math.round(e.domain[1] * 1e3));
+    }
+    const sube = Math.ceil(0.4 * LETRA_MINIMA_PROYECTOR * escalaProyector());
+    let arriba = false;
+    for (const n of layout.annotations || []) {
+      if (n.yref === "paper" && n.yanchor === "bottom" && bordes.has(Math.round(n.y * 1e3))) {
+        arriba ||= n.y >= Math.max(...[...bordes]) / 1e3 - 1e-3;
+        n.yshift = Math.max(n.yshift || 0, sube);
+      }
+    }
+    // Los de la fila de arriba suben hacia el título de la figura (CBAM los tocaba): el área baja lo mismo, y el
+    // título de la figura va desde arriba (centrado en el margen, bajaba la mitad de lo que este crece).
+    if (!arriba) return;
+    layout.margin = {...(layout.margin || {}), t: ((layout.margin || {}).t || 0) + sube};
+    if (layout.title && layout.title.text) {
+      // Con «top», Plotly sube 12 px un título de varias líneas (como en pantalla_angosta.terminar).
+      const pad = layout.title.text.includes("<br>") ? 24 : 8;
+      layout.title = {...layout.title, y: 1, yref: "container", yanchor: "top", pad: {t: Math.round(pad * escalaProyector())}};
+    }
+  };
+
+  // Proyector: el título de un eje y va de lado, y con la letra agrandada puede medir más que su panel achicado: en
+  // variantes, el de la fila de arriba («Ficha que mira (consulta)», ≈ 190 px junto a paneles de 130) bajaba hasta el
+  // de la de abajo. Se parte en líneas que caben en el alto del panel (una letra mide ≈ 0.6 de su tamaño; Plotly hace
+  // el título de un eje 1.2 veces la letra de la figura), como pantalla_angosta.partir_de_lado en un teléfono.
+  const partirTitulosDeLado = (layout, alto) => {
+    const m = layout.margin || {};
+    const area = alto - (m.t || 0) - (m.b || 0);
+    const letraFigura = (layout.font && layout.font.size) || 14;
+    for (const [k, e] of Object.entries(layout)) {
+      const t = k.startsWith("yaxis") && e && e.title;
+      if (!t || typeof t.text !== "string" || !t.text || t.text.includes("<br>")) continue;
+      const d = Array.isArray(e.domain) ? e.domain : [0, 1];
+      const letra = (t.font && t.font.size) || 1.2 * letraFigura;
+      const cabe = Math.max(8, Math.floor((0.9 * area * (d[1] - d[0])) / (0.6 * letra)));
+      if (t.text.length <= cabe) continue;
+      const lineas = [""];
+      for (const palabra of t.text.split(" ")) {
+        const ultima = lineas[lineas.length - 1];
+        if (ultima && (ultima + " " + palabra).length > cabe) lineas.push(palabra);
+        else lineas[lineas.length - 1] = ultima ? ultima + " " + palabra : palabra;
+      }
+      e.title = {...t, text: lineas.join("<br>")};
+    }
+  };
+
+  // Proyector: los números de las casillas de un mapa crecen con la letra, pero la figura se achica a lo que cabe en
+  // la pantalla: en multicabeza, «0.18» a 14 px no cabía en las casillas de ≈ 22 px del promedio de las cabezas, y
+  // los números se encimaban. Cada mapa lleva los suyos a lo que cabe en su casilla (una cifra mide ≈ 0.6 de la
+  // letra; con 0.7, el de pantalla_lienzo.ANCHO_LETRA, los parámetros de CBAM, «12.1» en casillas de 40 px, ya no
+  // iban); si no llegan a LETRA_MINIMA_PROYECTOR, no van (quedan al pasar el puntero). La casilla se estima con los
+  // márgenes pedidos: el automargin de Plotly solo puede achicarla, y por eso se deja un 5 % de holgura.
+  const numerosQueCaben = (data, layout, ancho, alto) => {
+    const m = layout.margin || {};
+    const areaX = ancho - (m.l || 0) - (m.r || 0);
+    const areaY = alto - (m.t || 0) - (m.b || 0);
+    const dominio = (eje) => (layout[eje] && layout[eje].domain) || [0, 1];
+    for (const t of data) {
+      if (t.type !== "heatmap" || !Array.isArray(t.text) || !t.texttemplate || !t.textfont || !t.textfont.size) continue;
+      const filas = t.text.length;
+      const columnas = Array.isArray(t.text[0]) ? t.text[0].length : 0;
+      if (!filas || !columnas) continue;
+      const ejeY = "yaxis" + (t.yaxis || "y").slice(1);
+      const dx = dominio("xaxis" + (t.xaxis || "x").slice(1));
+      const dy = dominio(ejeY);
+      let largo = 1;
+      for (const fila of t.text) for (const x of fila) largo = Math.max(largo, String(x ?? "").length);
+      const alto1 = (areaY * (dy[1] - dy[0])) / filas;
+      let ancho1 = (areaX * (dx[1] - dx[0])) / columnas;
+      if (layout[ejeY] && layout[ejeY].scaleanchor) ancho1 = Math.min(ancho1, alto1); // casillas cuadradas
+      const cabe = 0.95 * Math.min(ancho1 / (0.6 * largo), 0.8 * alto1);
+      if (cabe >= t.textfont.size) continue;
+      if (cabe < LETRA_MINIMA_PROYECTOR) t.texttemplate = "";
+      else t.textfont.size = Math.floor(cabe * 10) / 10;
+    }
+  };
+
   // La figura que se dibuja, según la página: una copia del valor de Gradio con sus adaptaciones. `figura`: la de g
   // (su valor) o la de una parada que se dibuja de antemano con el aspecto que tendría en g.
   const adaptar = (g, figura = g.__figura) => {
@@ -171,7 +312,11 @@
       });
       layout.height = alto;
       if (layout.margin) for (const k of ["l", "r", "t", "b"]) if (layout.margin[k]) layout.margin[k] *= escalaProyector();
+      huecosEnPixeles(data, layout, (figura.layout.height || 450) * escalaProyector());
+      titulosSobreLasMarcas(layout);
+      partirTitulosDeLado(layout, alto);
       partirTitulo(layout, g.clientWidth);
+      numerosQueCaben(data, layout, g.clientWidth, alto);
     }
     if (oscuro()) {
       recorrer([data, layout], TINTAS, 0);
@@ -182,9 +327,13 @@
     g.__clave = clave();
     // Los márgenes no se achican de un valor al siguiente (con la misma clave): si los nombres de un eje cambian
     // de largo, el automargin de Plotly los movería y rehacería la figura entera una segunda vez en el mismo
-    // movimiento (un texto más corto: ≈ el doble de Plotly). Así el área de dibujo tampoco salta.
+    // movimiento (un texto más corto: ≈ el doble de Plotly). Así el área de dibujo tampoco salta. En el proyector,
+    // con la misma altura: con otra, los títulos de los ejes y se parten de otro modo (partirTitulosDeLado), y los
+    // márgenes de un dibujo de paso (la figura todavía baja en la página, 260 px: «Posición que escribe» en tres
+    // líneas) quedaban para siempre.
+    g.__claveMargenes = `${g.__clave}|${alto ?? ""}`;
     const m = g.__margenes;
-    if (m && m.clave === g.__clave) {
+    if (m && m.clave === g.__claveMargenes) {
       layout.margin = {...(layout.margin || {})};
       for (const k of ["l", "r", "t", "b"]) layout.margin[k] = Math.max(layout.margin[k] ?? 0, m[k]);
     }
@@ -409,10 +558,11 @@
     performance.measure("figura", {start: t0, end: performance.now(), detail: bloque(g)}); // lo síncrono
     g.__enPantalla = g.__textoVivo = g.__texto;
     const usada = g.__clave;
+    const margenesDe = g.__claveMargenes;
     const texto = g.__texto;
     Promise.resolve(listo).then(() => {
       const s = g._fullLayout && g._fullLayout._size;
-      if (s && g.__clave === usada) g.__margenes = {clave: usada, l: s.l, r: s.r, t: s.t, b: s.b};
+      if (s && g.__claveMargenes === margenesDe) g.__margenes = {clave: margenesDe, l: s.l, r: s.r, t: s.t, b: s.b};
       if (g.__texto === texto && g.__clave === usada && !g.__puesta && contenedor(g)) {
         guardar(g, texto, copiar(contenedor(g)));
         precalentar(g);
