@@ -625,6 +625,49 @@ def test_en_un_telefono_la_unica_barra_de_color_va_al_pie_y_las_casillas_crecen(
     go.Figure(dos)
 
 
+def test_en_un_telefono_un_panel_de_proporcion_fija_mide_lo_que_pide_a_lo_ancho():
+    """Apilados en un teléfono, una foto apaisada medía el alto de una fila (≈ 330 px) y dejaba 140 px de papel en
+    blanco debajo, y un mapa 7 × 7 de casillas cuadradas iba en casillas de 21 px (números de 8 px) en una fila de
+    150. Ahora cada panel de proporción fija mide lo que pide a su ancho, bajo una imagen va solo el título del
+    panel siguiente, y la figura de siempre no cambia."""
+    foto = np.random.default_rng(0).random((107, 160))
+    tuberia = Paneles(
+        tuple(Imagen(foto, titulo=f"Paso {k}") for k in range(4)), columnas=3, titulo="La tubería", alto_fila=330
+    )
+    normal = figura_plotly(tuberia)
+    telefono = _en_telefono(normal)
+    layout = telefono["layout"]
+    area = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    ejes = ["yaxis", "yaxis2", "yaxis3", "yaxis4"]
+    for eje in ejes:  # del alto de una foto de 160 × 107 en el ancho del área (≈ 250 px): ≈ 167 px, no una fila
+        assert _panel_en_px(layout, eje) == pytest.approx(angosta.AREA * 107 / 160, abs=2)
+    for arriba, abajo in itertools.pairwise(ejes):  # entre dos, el título de una línea del de abajo
+        hueco = (layout[arriba]["domain"][0] - layout[abajo]["domain"][1]) * area
+        assert 30 <= hueco <= angosta.HUECO_SIN_EJES + 22 + 1
+    assert layout["margin"]["b"] == 20  # al pie, bajo una imagen, nada
+    # La figura mide sus márgenes, las cuatro fotos y tres títulos: nada más (antes, 4 filas de 205 px y 3 huecos de
+    # 135).
+    fotos_y_titulos = 4 * (angosta.AREA * 107 / 160) + 3 * (angosta.HUECO_SIN_EJES + 22)
+    assert area == pytest.approx(fotos_y_titulos, abs=4)
+    # La figura de siempre, en su rejilla de 3 columnas, no cambia.
+    assert normal["layout"]["height"] == 2 * 330 + 70 and normal["layout"]["margin"]["b"] == 70
+    # Dos mapas 7 × 7 de casillas cuadradas, una sola barra: las casillas, del ancho del área, y números de ≥ 11 px.
+    pesos = np.round(np.random.default_rng(1).random((7, 7)), 1)
+    mapas = Paneles(
+        tuple(Mapa(pesos, titulo=t, cuadrado=True, eje_x="columna", eje_y="fila", formato=".1f") for t in "ab"),
+        columnas=2,
+        alto_fila=300,
+    )
+    dos = _en_telefono(figura_plotly(mapas))
+    assert min(t["textfont"]["size"] for t in dos["data"] if t.get("text")) >= 11
+    assert _panel_en_px(dos["layout"], "yaxis") >= 180  # antes, ≈ 150
+    # Sola, una foto apaisada tampoco deja papel en blanco arriba y abajo.
+    sola = _en_telefono(figura_plotly(Imagen(foto, titulo="Una foto")))
+    assert _panel_en_px(sola["layout"], "yaxis") == pytest.approx(angosta.AREA * 107 / 160, abs=2)
+    for f in (telefono, dos, sola):
+        go.Figure(f)
+
+
 def test_en_un_telefono_los_titulos_se_parten():
     largo = "Los pesos de cada cabeza (capa sin entrenar: distintos solo porque sus proyecciones al azar lo son)"
     telefono = _en_telefono(figura_plotly(Mapa(np.eye(3), titulo=largo)))

@@ -103,6 +103,14 @@ def barra_al_pie(figura) -> bool:
     return sum(barras) == 1 and barras[-1]
 
 
+def _ocupado(f, lienzo: Lienzo, dominio) -> float:
+    """En un teléfono, lo que un panel deja de su ancho a la izquierda (nombres y título del eje y) y a la derecha
+    (la barra de color)."""
+    if isinstance(f, Mapa):
+        return mapas.ocupado_a_la_izquierda(f, lienzo, *dominio)[0]
+    return 85 if lienzo.barra_a_la_derecha else 0
+
+
 def _arriba(figura, ancho_px: float | None) -> int:
     """El margen de arriba: el título de la figura y lo que los títulos de los paneles de arriba tienen de más."""
     titulo = getattr(figura, "titulo", "")
@@ -127,6 +135,7 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         map(maqueta.lleva_barra, paneles, maqueta.barras_de(figura))
     )
     menus = []
+    area_fija = None  # apilados con paneles de proporción fija: el alto del área en píxeles (`filas_a_su_medida`)
     if isinstance(figura, Paneles):
         hueco_x = 0.16 if maqueta.barras_propias(figura) else 0.1  # una barra por panel: más hueco
         barras = (True,) * len(paneles) if de_a_uno else maqueta.barras_de(figura)  # solo se ve la del elegido
@@ -148,6 +157,21 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
                 ),
                 default=0.0,
             )
+        if ancho_px and figura.filas > 1 and not de_a_uno:  # los de proporción fija, del alto que piden a lo ancho
+            a_medida = angosta.filas_a_su_medida(
+                figura.paneles,
+                dominios,
+                alto - _arriba(figura, ancho_px) - 70,
+                [
+                    ancho_px - max(_ocupado(f, lienzo, d), lienzo.ocupado_izquierdo)
+                    for f, d in zip(paneles, dominios, strict=True)
+                ],
+                [getattr(f, "titulo", "").count("\n") + 1 if getattr(f, "titulo", "") else 0 for f in paneles],
+            )
+            if a_medida:
+                dominios, area_fija = a_medida
+                alto += round(area_fija - (alto - _arriba(figura, ancho_px) - 70))
+                lienzo.alto_px = area_fija
         partes = []
         compartidos = de_a_uno and angosta.mismos_ejes(figura.paneles)  # de a uno, si se puede, un solo par de ejes
         for k, (f, (dx, dy)) in enumerate(zip(figura.paneles, dominios, strict=True), start=1):
@@ -188,9 +212,15 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
             titulos = tuple(getattr(f, "titulo", "") or f"Panel {k}" for k, f in enumerate(figura.paneles, 1))
             menus.append(angosta.selector(lienzo, titulos, partes))
     else:
+        if ancho_px:  # sola en un teléfono, una imagen apaisada no deja papel en blanco arriba y abajo
+            natural = angosta.alto_natural(figura, ancho_px - _ocupado(figura, lienzo, ([0, 1], [0, 1])))
+            if natural and natural < lienzo.alto_px:
+                area_fija = lienzo.alto_px = natural
         _panel(figura, lienzo, 1, [0, 1], [0, 1], con_barra=True)
         titulo = getattr(figura, "titulo", "")
     abajo = 100 if lienzo.leyenda else 70
+    if ancho_px and area_fija and not lienzo.leyenda and angosta.sin_ejes(paneles[-1]):
+        abajo = 20  # en un teléfono, bajo una imagen no van marcas ni el título de un eje: 50 px menos de papel
     if lienzo.barra_abajo:  # la barra acostada, al pie: bajo los nombres del eje x del panel de abajo (de a uno, todos)
         ultimo = ejes_de(len(paneles))[2]
         ejes_x = [e for k, e in lienzo.ejes.items() if k.startswith("xaxis") and (de_a_uno or k == ultimo)]
@@ -218,7 +248,9 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         "template": PLANTILLA,
         **lienzo.ejes,
     }
-    if lienzo.barra_abajo and not de_a_uno:  # la barra al pie agranda la figura, no le quita alto a los paneles
+    if area_fija:  # el área, de los píxeles que piden sus paneles, con los márgenes que haya
+        layout["height"] = round(area_fija + layout["margin"]["t"] + abajo)
+    elif lienzo.barra_abajo and not de_a_uno:  # la barra al pie agranda la figura, no le quita alto a los paneles
         layout["height"] += abajo - (100 if lienzo.leyenda else 70)
     if menus:
         layout["updatemenus"] = menus

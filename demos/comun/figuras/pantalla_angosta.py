@@ -11,8 +11,15 @@ import dataclasses
 import itertools
 import textwrap
 
-from demos.comun.figuras import GRIS, Mapa, Paneles, maqueta
-from demos.comun.figuras.pantalla_lienzo import LETRA, LETRA_MENSAJE, MARGEN_IZQUIERDO, TEXTO_EN_CAJA, Lienzo
+from demos.comun.figuras import GRIS, Imagen, Mapa, Paneles, maqueta
+from demos.comun.figuras.pantalla_lienzo import (
+    LETRA,
+    LETRA_MENSAJE,
+    MARGEN_IZQUIERDO,
+    MAX_CASILLAS_PANTALLA,
+    TEXTO_EN_CAJA,
+    Lienzo,
+)
 
 ANCHO_MAXIMO = 600  # por debajo de este ancho de página, la figura es la de teléfono
 ANCHO_FIGURA = 330  # el ancho de la figura en un teléfono de 390 px (sin los bordes de la página)
@@ -110,6 +117,67 @@ def apilar(figura, letra: int, letra_titulo: int):
         titulo=partir(figura.titulo, letra_titulo),
         alto_fila=min(figura.alto_fila, ALTO_FILA),
     )
+
+
+# Apilados, bajo un panel sin ejes (una imagen, un mapa sin marcas) va solo el título del de abajo: el hueco de las
+# marcas y el título de un eje x (≈ 135 px) quedaba en blanco (CBAM: 140 px entre cada foto de la tubería).
+HUECO_SIN_EJES = 24  # y 22 px por línea del título
+
+
+def sin_ejes(f) -> bool:
+    """¿Un panel sin nada bajo su área? Una imagen, o un mapa sin ejes que no va en bloques (su nota va debajo)."""
+    return isinstance(f, Imagen) or (isinstance(f, Mapa) and not f.ejes and f.matriz.size <= MAX_CASILLAS_PANTALLA)
+
+
+def _con_numeros(f) -> bool:
+    """¿Escribe `f` un número en cada casilla? Entonces crece hasta su ancho: casillas más grandes, números que se
+    leen. Sin números, un panel de proporción fija crece a lo sumo a `ALTO_PANEL` (los recortes de 16 × 16 de
+    parches medían 81 px), y no más: 16 mapas de 16 × 16 en variantes no ganan nada con 665 px más de página."""
+    return bool(f.con_numeros if isinstance(f, Mapa) else isinstance(f, Imagen) and f.textos_capa())
+
+
+def alto_natural(f, ancho: float) -> float | None:
+    """El alto en píxeles de un panel de proporción fija (una imagen de píxeles cuadrados, un mapa de casillas
+    cuadradas) que ocupa `ancho` píxeles; None si su alto es el de la fila."""
+    if isinstance(f, Imagen) and not f.estirar:
+        alto, columnas = f.pixeles.shape[:2]
+        return ancho * alto / columnas
+    if isinstance(f, Mapa) and f.cuadrado:
+        filas, columnas = f.matriz.shape
+        return ancho * filas / columnas
+    return None
+
+
+def filas_a_su_medida(paneles: tuple, dominios: list, area: float, anchos: list[float], titulos: list[int]):
+    """Apilados en un teléfono: cada panel de proporción fija del alto que pide a lo ancho (si lleva números, hasta
+    `ALTO_FILA`; si no, hasta su fila o `ALTO_PANEL`), y bajo un panel sin ejes, solo el título del de abajo.
+    `dominios`: los de la rejilla de siempre, en un área de `area` píxeles; `anchos`: los píxeles que cada panel
+    tiene a lo ancho; `titulos`: las líneas del título de cada uno (0: sin título). -> (los dominios nuevos, el alto
+    nuevo del área), o None si nada cambia.
+
+    Una foto de 160 × 107 en 165 px de ancho mide 110 px: en una fila de 330 px quedaban 140 px de papel en blanco
+    bajo cada una, y los parámetros 7 × 7 de CBAM, en filas de ≈ 150 px, iban en casillas de 21 px con sus números
+    en letra de 8 (ahora, del ancho: 28 px)."""
+    altos = [(dy[1] - dy[0]) * area for _, dy in dominios]
+    huecos = [(arriba[1][0] - abajo[1][1]) * area for arriba, abajo in itertools.pairwise(dominios)]
+    nuevos = [
+        min(natural, ALTO_FILA if _con_numeros(f) else max(alto, ALTO_PANEL))
+        if (natural := alto_natural(f, a))
+        else alto
+        for f, a, alto in zip(paneles, anchos, altos, strict=True)
+    ]
+    nuevos_huecos = [
+        min(h, HUECO_SIN_EJES + 22 * lineas) if sin_ejes(f) else h
+        for f, h, lineas in zip(paneles, huecos, titulos[1:], strict=False)
+    ]
+    if all(abs(a - b) < 1 for a, b in zip(altos + huecos, nuevos + nuevos_huecos, strict=True)):
+        return None
+    total = sum(nuevos) + sum(nuevos_huecos)
+    arriba, salida = total, []
+    for k, alto in enumerate(nuevos):
+        salida.append((dominios[k][0], [round((arriba - alto) / total, 4), round(arriba / total, 4)]))
+        arriba -= alto + (nuevos_huecos[k] if k < len(nuevos_huecos) else 0)
+    return salida, total
 
 
 def mismos_ejes(paneles: tuple) -> bool:
