@@ -23,6 +23,7 @@ barridos; se mide cuándo llega cada una.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import os
 import random
@@ -243,17 +244,23 @@ def _grabar(pid: int, segundos: float) -> subprocess.Popen | None:
 
 
 _PESTANA = re.compile(r"\(demos/(?!comun/|servir/)([a-z_]+)[/.]")
+
+
 # (capa, prefijos del archivo del marco): la capa de una muestra es la del marco más interno que cae en una;
 # los de la biblioteca estándar, numpy o PIL cuentan para quien los llamó.
+def lineas_de_telefono() -> tuple[str, ...]:
+    """Los marcos de `figura_plotly` que arman la variante de teléfono (las líneas que llaman a `pantalla_angosta`),
+    como los escribe py-spy. Leídas del código: escritas a mano (72–74) quedaron apuntando a `_dominios`."""
+    from demos.comun.figuras import pantalla
+
+    fuente, inicio = inspect.getsourcelines(pantalla.figura_plotly)
+    return tuple(
+        f"demos/comun/figuras/pantalla.py:{inicio + k})" for k, linea in enumerate(fuente) if "angosta." in linea
+    )
+
+
 _CAPAS = (
-    (
-        "variante de teléfono",
-        (
-            "demos/comun/figuras/pantalla.py:72)",
-            "demos/comun/figuras/pantalla.py:73)",
-            "demos/comun/figuras/pantalla.py:74)",
-        ),
-    ),
+    ("variante de teléfono", lineas_de_telefono()),
     ("json", ("json/", "orjson")),
     ("figura (ancha)", ("demos/comun/figuras/",)),
     ("cálculo de la pestaña", ("torch/", "modelos/", "demos/")),

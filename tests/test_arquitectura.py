@@ -161,6 +161,20 @@ def test_make_bench_ordena_sus_secciones_y_ninguna_lo_importa():
     assert {"scripts.bench_clase", "scripts.bench_navegador", "scripts.medir"} <= GRAFO["scripts.bench"]
 
 
+def test_el_perfil_de_la_clase_reconoce_la_variante_de_telefono_por_las_lineas_de_hoy():
+    """`make bench` reparte las muestras de py-spy por capa; la variante de teléfono se reconoce por las líneas de
+    `figura_plotly` que la arman. Escritas a mano (72–74), un cambio arriba en pantalla.py las dejó apuntando a
+    `_dominios`, y el 13 % de teléfono del perfil iba a contar como «figura (ancha)»."""
+    from scripts import bench_clase
+
+    lineas = bench_clase.lineas_de_telefono()
+    codigo = Path("demos/comun/figuras/pantalla.py").read_text(encoding="utf-8").splitlines()
+    llamadas = [codigo[int(m.rsplit(":", 1)[1].rstrip(")")) - 1] for m in lineas]
+    assert any("angosta.apilar" in c for c in llamadas) and any("angosta.diferencia" in c for c in llamadas)
+    pila = ["wrapper (demos/comun/vista.py:10)", f"figura_plotly ({lineas[0]}"]  # py-spy: «función (archivo:línea)»
+    assert bench_clase._capa([*pila, "mapa (demos/comun/figuras/pantalla_mapas.py:99)"]) == "variante de teléfono"
+
+
 def test_una_pestana_no_importa_otra_pestana():
     """Cada pestaña (o paquete de pestaña) se basta con `demos.comun` y `modelos`."""
 
