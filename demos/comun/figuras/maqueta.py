@@ -56,6 +56,12 @@ def barras_de(figura) -> tuple[bool, ...]:
     return figura.con_barra() if isinstance(figura, Paneles) else (True,)
 
 
+def dibujan_barra(figura) -> tuple[bool, ...]:
+    """Qué paneles de `figura` dibujan su barra de color (los que la piden y pueden llevarla)."""
+    paneles = figura.paneles if isinstance(figura, Paneles) else (figura,)
+    return tuple(lleva_barra(f, pedida) for f, pedida in zip(paneles, barras_de(figura), strict=True))
+
+
 def barras_propias(p: Paneles) -> bool:
     """¿Cada mapa lleva su propia barra (usan colores distintos)? Entonces hace falta más hueco entre columnas."""
     return sum(p.con_barra()) > 1

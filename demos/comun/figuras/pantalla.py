@@ -98,8 +98,7 @@ def figura_plotly(figura) -> dict:
 def barra_al_pie(figura) -> bool:
     """¿Tiene `figura` una sola barra de color, la del último panel? Apilada en un teléfono, esa barra puede ir
     acostada al pie (bajo el panel que describe o, si los mapas comparten escala, bajo todos)."""
-    paneles = figura.paneles if isinstance(figura, Paneles) else (figura,)
-    barras = [maqueta.lleva_barra(f, pedida) for f, pedida in zip(paneles, maqueta.barras_de(figura), strict=True)]
+    barras = maqueta.dibujan_barra(figura)
     return sum(barras) == 1 and barras[-1]
 
 
@@ -131,9 +130,7 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
     # (o van de a uno): a la derecha se llevaba ≈ 85 px de los 255 del área, y las casillas de un mapa de 5 columnas
     # quedaban de 16 px, con sus números en letra de 7–8 px (atención cruzada, el clasificador).
     lienzo.barra_abajo = de_a_uno or (bool(ancho_px) and barra_al_pie(figura))
-    lienzo.barra_a_la_derecha = not lienzo.barra_abajo and any(
-        map(maqueta.lleva_barra, paneles, maqueta.barras_de(figura))
-    )
+    lienzo.barra_a_la_derecha = not lienzo.barra_abajo and any(maqueta.dibujan_barra(figura))
     menus = []
     area_fija = None  # apilados con paneles de proporción fija: el alto del área en píxeles (`filas_a_su_medida`)
     if isinstance(figura, Paneles):
@@ -218,7 +215,7 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
                 area_fija = lienzo.alto_px = natural
         _panel(figura, lienzo, 1, [0, 1], [0, 1], con_barra=True)
         titulo = getattr(figura, "titulo", "")
-    abajo = 100 if lienzo.leyenda else 70
+    abajo = abajo_de_siempre = 100 if lienzo.leyenda else 70  # el título del eje x, y la leyenda si hay
     if ancho_px and area_fija and not lienzo.leyenda and angosta.sin_ejes(paneles[-1]):
         abajo = 20  # en un teléfono, bajo una imagen no van marcas ni el título de un eje: 50 px menos de papel
     if lienzo.barra_abajo:  # la barra acostada, al pie: bajo los nombres del eje x del panel de abajo (de a uno, todos)
@@ -251,7 +248,7 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
     if area_fija:  # el área, de los píxeles que piden sus paneles, con los márgenes que haya
         layout["height"] = round(area_fija + layout["margin"]["t"] + abajo)
     elif lienzo.barra_abajo and not de_a_uno:  # la barra al pie agranda la figura, no le quita alto a los paneles
-        layout["height"] += abajo - (100 if lienzo.leyenda else 70)
+        layout["height"] += abajo - abajo_de_siempre
     if menus:
         layout["updatemenus"] = menus
         # El área, de un alto parecido a su ancho (el del teléfono sin los nombres del eje y): con el alto de una fila
