@@ -143,6 +143,12 @@ TELEFONO = """(id) => {
     if (["break-word", "anywhere"].includes(e.overflowWrap) || e.wordBreak === "break-all")
       fallas.push(`la celda «${c.textContent.slice(0, 20)}» parte sus palabras`);
   }
+  // Los ocho dígitos de inversión caben sin desplazarse: a 405 px, se veían cinco y el título cortado.
+  for (const t of tab.querySelectorAll("table.tabla-digitos")) {
+    const caja = t.parentElement;
+    if (t.checkVisibility() && caja.scrollWidth > caja.clientWidth + 1)
+      fallas.push(`la tabla de dígitos mide ${caja.scrollWidth} px en ${caja.clientWidth}`);
+  }
   // La barra de Plotly no se muestra (ni al tocar): taparía el título o un control. Sin ratón encima mide 0 × 0:
   // lo que cuenta es su display.
   for (const m of tab.querySelectorAll(".modebar-container")) {
@@ -182,6 +188,16 @@ def test_telefono_controles_para_el_pulgar_formulas_y_titulos_enteros(navegador,
         fallas = []
         for p in recorrer(pg):
             fallas += [f"{p.id}: {f}" for f in pg.evaluate(TELEFONO, p.id)]
+        # En un Android de 360 px, la tabla de dígitos también cabe (sus casillas, de 23 px).
+        pg.set_viewport_size({"width": 360, "height": 800})
+        pg.goto(url_app + "demo/inversion-digitos/?predecir=0")
+        pg.wait_for_selector("table.tabla-digitos")
+        caja = pg.evaluate(
+            "() => { const c = document.querySelector('table.tabla-digitos').parentElement;"
+            " return [c.scrollWidth, c.clientWidth]; }"
+        )
+        assert caja[0] <= caja[1] + 1, f"a 360 px, la tabla de dígitos mide {caja[0]} px en {caja[1]}"
+        pg.set_viewport_size({"width": 390, "height": 844})
         # La captura del README, sin el velo de la predicción (?predecir=0): se lee la figura.
         pg.goto(url_app + "?tab=a-mano&predecir=0")
         fuente_figura(pg, "a-mano")

@@ -44,7 +44,7 @@ def _casilla(contenido: str, fondo: str, tinta: str = "#1b1b1b", titulo: str = "
     color = f"color:{tinta} !important"
     return (
         f'<td{extra} style="background:{fondo} !important;{color};text-align:center;padding:4px 4px;'
-        f'border:2px solid transparent !important;min-width:1.7em"><span style="{color}">{contenido}</span></td>'
+        f'border:1px solid transparent !important;min-width:1.7em"><span style="{color}">{contenido}</span></td>'
     )
 
 
@@ -82,7 +82,7 @@ def tabla_prediccion(digitos: list[int], prediccion: list[int], prob: np.ndarray
     )
     return (
         '<div style="overflow-x:auto">'
-        f'<table style="border-collapse:collapse;margin:auto;{SIN_BORDE}">'
+        f'<table class="tabla-digitos" style="border-collapse:collapse;margin:auto;{SIN_BORDE}">'
         f'<caption style="font-weight:600;padding:4px">{titulo}</caption>{cuerpo}</table></div>'
         '<p style="text-align:center;font-size:0.85em;margin:4px 0">✓ / ✗ y probabilidad del dígito predicho</p>'
     )
