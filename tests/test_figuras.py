@@ -668,6 +668,25 @@ def test_en_un_telefono_un_panel_de_proporcion_fija_mide_lo_que_pide_a_lo_ancho(
         go.Figure(f)
 
 
+def test_en_un_telefono_cada_mapa_con_numeros_dice_el_ancho_de_sus_casillas():
+    """La figura de teléfono se arma para `ANCHO_FIGURA` px; en una página más angosta (360 px) navegador.js achica
+    los números a lo que cabe, con el ancho de casilla que trae `meta.angosto.casillas` (por trazo). Lo trae cada
+    mapa con números (y su capa de tapadas con «−∞»), no uno sin números; la figura ancha no lo necesita."""
+    pesos = np.full((6, 5), 0.2)
+    tapada = np.triu(np.ones((6, 5), bool), 1)
+    figura = Paneles((Mapa(pesos, tapada=tapada, texto_tapada="−∞"), Mapa(np.zeros((40, 40)))), columnas=2)
+    normal = figura_plotly(figura)
+    casillas = normal["layout"]["meta"]["angosto"]["casillas"]
+    telefono = _en_telefono(normal)
+    assert set(casillas) == {"0", "1"}  # el mapa y sus tapadas; no el de 40 × 40, sin números
+    assert telefono["data"][1]["text"][0][1] == "−∞"
+    # La letra del teléfono es la que cabe en esa casilla (4 letras de 0.7 de la letra cada una), y el ancho es el de
+    # una de 5 columnas en el área de un teléfono, sin lo que ocupan los nombres del eje y.
+    assert telefono["data"][0]["textfont"]["size"] == min(16, int(casillas["0"] / (0.7 * 4)))
+    assert 0.6 * angosta.AREA / 5 < casillas["0"] <= angosta.AREA / 5
+    assert "casillas" not in normal["layout"]["meta"]  # va con lo del teléfono
+
+
 def test_en_un_telefono_los_titulos_se_parten():
     largo = "Los pesos de cada cabeza (capa sin entrenar: distintos solo porque sus proyecciones al azar lo son)"
     telefono = _en_telefono(figura_plotly(Mapa(np.eye(3), titulo=largo)))

@@ -37,6 +37,9 @@
   const TINTAS = __TINTAS__;
   const ANCHO_MAXIMO = __ANCHO_MAXIMO__;
   const TRANSPARENTE = __TRANSPARENTE__; // el fondo de un área que deja ver el papel (paneles de a uno)
+  const ANCHO_FIGURA = __ANCHO_FIGURA__; // el ancho para el que se arma la figura de teléfono (la de 390 px)
+  const ANCHO_LETRA = __ANCHO_LETRA__; // el ancho de una cifra, en veces la letra (pantalla_lienzo.letra_que_cabe)
+  const LETRA_MINIMA = __LETRA_MINIMA__; // un número de casilla más chico no se escribe
   const LETRA_MINIMA_PROYECTOR = 14;
   const ESPERA_DIFERIDA_MS = 300; // lo más que espera una figura fuera de la pantalla a que el navegador quede libre
   const MARGEN_VISTA = "0px"; // con que asome un píxel, la figura es de las que se ven
@@ -290,13 +293,39 @@
     }
   };
 
+  // Teléfono: la figura angosta se arma para ANCHO_FIGURA px (un teléfono de 390). En una página más angosta (un
+  // Android de 360 px: la figura mide ≈ 300) el área de dibujo pierde lo que falta y los márgenes no: las casillas
+  // de un mapa de 5 columnas, ≈ 6 px cada una, y en atención cruzada «0.86» y «0.07» se encimaban. `casillas`
+  // (pantalla.figura_plotly): el ancho de las casillas de cada trazo con números, medido a ANCHO_FIGURA; cada uno
+  // lleva su letra a lo que cabe en la casilla de ahora, o no lleva números (quedan al tocar).
+  const numerosDelTelefono = (data, layout, casillas, ancho) => {
+    const falta = ANCHO_FIGURA - ancho;
+    if (!(ancho > 0) || !(falta > 0)) return; // sin ancho (todavía oculta), nada que medir
+    for (const [i, casilla] of Object.entries(casillas)) {
+      const t = data[Number(i)];
+      if (!t || !t.texttemplate || !t.textfont || !Array.isArray(t.text) || !Array.isArray(t.text[0])) continue;
+      const eje = layout["xaxis" + (t.xaxis || "x").slice(1)] || {};
+      const [x0, x1] = eje.domain || [0, 1];
+      const ahora = casilla - (falta * (x1 - x0)) / t.text[0].length;
+      let largo = 1;
+      for (const fila of t.text) for (const x of fila) largo = Math.max(largo, String(x ?? "").length);
+      const cabe = Math.floor(ahora / (ANCHO_LETRA * largo));
+      if (cabe >= t.textfont.size) continue;
+      t.textfont = {...t.textfont, size: cabe};
+      if (cabe < LETRA_MINIMA) t.texttemplate = "";
+    }
+  };
+
   // La figura que se dibuja, según la página: una copia del valor de Gradio con sus adaptaciones. `figura`: la de g
   // (su valor) o la de una parada que se dibuja de antemano con el aspecto que tendría en g.
   const adaptar = (g, figura = g.__figura) => {
     const {data: d0, layout: l0} = figura;
     const data = structuredClone(d0);
     const layout = structuredClone(l0);
-    if (angosto() && layout.meta && layout.meta.angosto) aplicarCambios(data, layout, layout.meta.angosto);
+    if (angosto() && layout.meta && layout.meta.angosto) {
+      aplicarCambios(data, layout, layout.meta.angosto);
+      if (layout.meta.angosto.casillas) numerosDelTelefono(data, layout, layout.meta.angosto.casillas, g.clientWidth);
+    }
     if (g.__elegido) elegir(data, layout, g.__elegido);
     // meta es de «editType: plot» y sus listas llegan nuevas con cada valor: Plotly.react lo tomaría por un
     // cambio que pide rehacer la figura entera.

@@ -19,9 +19,11 @@ from demos.comun.figuras import pantalla_angosta as angosta
 from demos.comun.figuras import pantalla_graficas as graficas
 from demos.comun.figuras import pantalla_mapas as mapas
 from demos.comun.figuras.pantalla_lienzo import (
+    ANCHO_LETRA,
     CONFIG,
     FUENTE,
     LETRA,
+    LETRA_MINIMA,
     LETRA_TITULO,
     PLANTILLA,
     TEXTO,
@@ -90,7 +92,10 @@ def figura_plotly(figura) -> dict:
         ancha = _armar(figura)
         telefono = _armar(angosta.apilar(figura, LETRA, LETRA_TITULO), ancho_px=angosta.AREA)
     telefono["layout"]["margin"] |= angosta.MARGEN_X
+    casillas = telefono["layout"].pop("meta", {}).get("casillas")
     cambios = angosta.diferencia(ancha, telefono)
+    if casillas:  # las casillas con números, para la página que mida menos que un teléfono de 390 px
+        cambios["casillas"] = casillas
     ancha["layout"]["meta"] = {"figura": 1} | ({"angosto": cambios} if cambios else {})
     return ancha
 
@@ -271,6 +276,8 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
             for t in lienzo.datos:
                 if t.get("showscale") and t.get("colorbar", {}).get("orientation") == "h":
                     t["colorbar"] = t["colorbar"] | {"ypad": t["colorbar"]["ypad"] + angosta.ALTO_LEYENDA + 24 * lineas}
+    if lienzo.casillas:
+        layout["meta"] = {"casillas": {str(i): px for i, px in lienzo.casillas.items()}}
     return {"data": lienzo.datos, "layout": _saltos(layout), "config": CONFIG}
 
 
@@ -322,4 +329,7 @@ def con_constantes(texto: str) -> str:
         cuerpo.replace("__TINTAS__", json.dumps(TINTAS))
         .replace("__ANCHO_MAXIMO__", str(angosta.ANCHO_MAXIMO))
         .replace("__TRANSPARENTE__", json.dumps(TRANSPARENTE))
+        .replace("__ANCHO_FIGURA__", str(angosta.ANCHO_FIGURA))
+        .replace("__ANCHO_LETRA__", str(ANCHO_LETRA))
+        .replace("__LETRA_MINIMA__", str(LETRA_MINIMA))
     )

@@ -175,6 +175,10 @@ class Lienzo:
         self.notas: list[dict] = []
         self.formas: list[dict] = []
         self.leyenda = False
+        # Teléfono: el ancho en píxeles de las casillas de cada trazo con números (índice en `datos` -> px), medido
+        # para `pantalla_angosta.ANCHO_FIGURA`. En una página más angosta (un Android de 360 px), navegador.js
+        # achica esos números a lo que cabe (se encimaban en atención cruzada).
+        self.casillas: dict[int, float] = {}
 
     def casilla(self, dom_x, dom_y, columnas: int, filas: int, cuadrada: bool, ocupado: float = 0) -> float | None:
         """Cuántos píxeles mide de ancho una casilla en un teléfono (None: no es un teléfono). Con casillas

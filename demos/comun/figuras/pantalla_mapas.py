@@ -107,7 +107,7 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
     visibles = np.where(f.tapada, np.nan, f.matriz) if f.tapada.any() else f.matriz  # sin tapadas, sin copiarla
     tam = 16 if max(filas, columnas) <= 6 else 13 if max(filas, columnas) <= MAX_NUMEROS else 10
     textos = f.textos() if f.con_numeros else []
-    eje_y = f.eje_y
+    eje_y, casilla = f.eje_y, None
     if lienzo.ancho_px:  # en un teléfono, el título del eje y en el alto del panel (va de lado)
         ocupado, eje_y = ocupado_a_la_izquierda(f, lienzo, dom_x, dom_y)
     if textos and lienzo.ancho_px:  # en un teléfono, los números que caben en su casilla, o ninguno
@@ -160,6 +160,11 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
             _en_bloques(trazo, visibles, f, lienzo, dom_x, dom_y)
     if trazo["showscale"]:
         trazo["colorbar"] = barra_color(f.barra, dom_x, dom_y, lienzo.barra_abajo, lienzo.minimo_barra)
+    if con_numeros and casilla:  # y la capa de las tapadas que sigue, si lleva su «−∞» en la misma letra
+        con_tapadas = f.tapada.any() and bool(f.texto_tapada)
+        lienzo.casillas |= dict.fromkeys(
+            range(len(lienzo.datos), len(lienzo.datos) + 1 + con_tapadas), round(float(casilla), 1)
+        )
     lienzo.datos.append(trazo)
     if f.tapada.any():
         tapadas = np.where(f.tapada, 1.0, np.nan)
@@ -365,6 +370,8 @@ def imagen(f: Imagen, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> 
             tam = letra_que_cabe(tam, casilla, max(len(t) for fila in textos for t in fila))
         if textos and tam >= LETRA_MINIMA:
             trazo |= {"text": textos, "texttemplate": "%{text}", "textfont": {"size": tam}}
+            if lienzo.ancho_px:
+                lienzo.casillas[len(lienzo.datos)] = round(float(casilla), 1)
         if trazo["showscale"]:
             trazo["colorbar"] = barra_color(f.barra, dom_x, dom_y, lienzo.barra_abajo, lienzo.minimo_barra)
         lienzo.datos.append(trazo)
