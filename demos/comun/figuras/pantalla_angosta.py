@@ -132,7 +132,7 @@ def sin_ejes(f) -> bool:
 def _con_numeros(f) -> bool:
     """¿Escribe `f` un número en cada casilla? Entonces crece hasta su ancho: casillas más grandes, números que se
     leen. Sin números, un panel de proporción fija crece a lo sumo a `ALTO_PANEL` (los recortes de 16 × 16 de
-    parches medían 81 px), y no más: 16 mapas de 16 × 16 en variantes no ganan nada con 665 px más de página."""
+    parches medían 81 px), y no más: los 6 mapas de 16 × 16 de variantes, del ancho, sumaban 665 px de página."""
     return bool(f.con_numeros if isinstance(f, Mapa) else isinstance(f, Imagen) and f.textos_capa())
 
 
