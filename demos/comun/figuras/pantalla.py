@@ -142,13 +142,14 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         hueco_x = 0.16 if maqueta.barras_propias(figura) else 0.1  # una barra por panel: más hueco
         barras = (True,) * len(paneles) if de_a_uno else maqueta.barras_de(figura)  # solo se ve la del elegido
         hueco_y = min(0.3, 60 / alto * figura.filas / max(1, figura.filas - 1) * 0.9)
+        area_rejilla = alto - _arriba(figura, ancho_px) - 70  # los paneles y sus huecos, sin los márgenes
         if ancho_px and figura.filas > 1:  # apilados: entre dos, las marcas y el eje de uno y el título del otro
             extra = max(getattr(f, "titulo", "").count("\n") for f in figura.paneles)
             # En fracción del área (sin los márgenes de arriba y de abajo) y hasta 0.6 (después `terminar` estira los
             # paneles y deja los huecos en píxeles). Con alto − 120 y a lo sumo 0.3, un título largo arriba achicaba
             # el hueco (CBAM: 129 px de 157) y con dos filas no cabían un título de tres líneas y el eje x de arriba
             # (multicabeza, #37).
-            hueco_y = min(0.6, (135 + 22 * extra) / (alto - _arriba(figura, ancho_px) - 70))
+            hueco_y = min(0.6, (135 + 22 * extra) / area_rejilla)
         dominios = [([0.0, 1.0], [0.0, 1.0])] * len(paneles) if de_a_uno else _dominios(figura, hueco_x, hueco_y)
         if ancho_px:  # apilados en un teléfono: el margen izquierdo es el del panel que más ocupa
             lienzo.ocupado_izquierdo = max(
@@ -163,7 +164,7 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
             a_medida = angosta.filas_a_su_medida(
                 figura.paneles,
                 dominios,
-                alto - _arriba(figura, ancho_px) - 70,
+                area_rejilla,
                 [
                     ancho_px - max(_ocupado(f, lienzo, d), lienzo.ocupado_izquierdo)
                     for f, d in zip(paneles, dominios, strict=True)
@@ -172,7 +173,7 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
             )
             if a_medida:
                 dominios, area_fija = a_medida
-                alto += round(area_fija - (alto - _arriba(figura, ancho_px) - 70))
+                alto += round(area_fija - area_rejilla)
                 lienzo.alto_px = area_fija
         partes = []
         compartidos = de_a_uno and angosta.mismos_ejes(figura.paneles)  # de a uno, si se puede, un solo par de ejes
