@@ -96,6 +96,26 @@ def test_cada_pestana_suelta_sin_fallas_graves_de_accesibilidad_clara_y_oscura(n
         contexto.close()
 
 
+# Ningún texto de una figura se sale de ella por los lados (un título, el mensaje de un aviso, una nota, el número
+# de una barra): una figura junto a su texto en una fila medía 232 px; el último punto de memoria tenía su rótulo a
+# la derecha; a 360 px, el «33 088 (66.2%)» de bloque dejaba su barra y la figura.
+FUERA_DE_SU_FIGURA = """(raiz) => {
+  const fallas = [];
+  for (const gd of raiz.querySelectorAll(".js-plotly-plot")) {
+    // visibilityProperty: no el taller de navegador.js, donde se dibujan paradas de antemano (oculto, a −100000 px)
+    if (!gd.checkVisibility({visibilityProperty: true}) || !gd._fullLayout) continue;
+    const f = gd.getBoundingClientRect();
+    for (const t of gd.querySelectorAll("text")) {
+      if (!t.textContent.trim() || !t.checkVisibility()) continue;
+      const r = t.getBoundingClientRect();
+      if (r.width && (r.left < f.left - 1 || r.right > f.right + 1))
+        fallas.push(`«${t.textContent.slice(0, 40)}» se sale de su figura (${r.left | 0}–${r.right | 0} px)`);
+    }
+  }
+  return fallas;
+}"""
+
+
 # Lo que se mide en el teléfono, en la pestaña visible: desborde horizontal de la página, fórmulas
 # que no caben y no se desplazan, títulos de pestaña cortados, controles más chicos que un pulgar.
 TELEFONO = """(id) => {
@@ -127,15 +147,8 @@ TELEFONO = """(id) => {
       if ((eje && r.height > eje._length + 2) || r.top < f.top - 1 || r.left < f.left - 1)
         fallas.push(`el título del eje «${t.textContent}» no cabe en su panel`);
     }
-    // Ningún texto de la figura se sale de ella por los lados (un título, el mensaje de un aviso, una nota): una
-    // figura junto a su texto en una fila medía 232 px; el último punto de memoria tenía su rótulo a la derecha.
-    for (const t of gd.querySelectorAll("text")) {
-      if (!t.textContent.trim() || !t.checkVisibility()) continue;
-      const r = t.getBoundingClientRect();
-      if (r.width && (r.left < f.left - 1 || r.right > f.right + 1))
-        fallas.push(`«${t.textContent.slice(0, 40)}» se sale de su figura (${r.left | 0}–${r.right | 0} px)`);
-    }
   }
+  fallas.push(...(__FUERA__)(tab));
   // Una tabla no parte una palabra (la de CBAM decía «Exactit / ud» a 390 px): si no cabe, se desplaza.
   for (const c of tab.querySelectorAll("th, td")) {
     if (!c.checkVisibility() || c.closest(".table-container")) continue;
@@ -169,7 +182,7 @@ TELEFONO = """(id) => {
     fallas.push(`${c.tagName.toLowerCase()} ${nombre}: ${r.width | 0} × ${r.height | 0} px`);
   }
   return [...new Set(fallas)];
-}"""
+}""".replace("__FUERA__", FUERA_DE_SU_FIGURA)
 
 
 @pytest.mark.timeout(900)  # recorre todas las pestañas
@@ -213,8 +226,9 @@ def test_telefono_controles_para_el_pulgar_formulas_y_titulos_enteros(navegador,
 def test_telefono_ningun_texto_de_una_figura_pisa_a_otro(navegador, url_app, ancho, alto):
     """390 × 844 y 360 × 800 táctiles, /demo/<id>/ de cada pestaña: en ninguna figura dos textos se pisan (los nombres
     de un eje largo se ralean o se pliegan, no se amontonan; los paneles apilados dejan lugar al eje x de uno y al
-    título del siguiente). La figura de teléfono se arma para 390 px; a 360, los números de las casillas van a lo que
-    cabe (navegador.js): antes, en atención cruzada, 24 pares de números se encimaban en cada mapa."""
+    título del siguiente), y ningún texto se sale de su figura. La figura de teléfono se arma para 390 px; a 360, los
+    números de las casillas van a lo que cabe (navegador.js): antes, en atención cruzada, 24 pares de números se
+    encimaban en cada mapa, y en bloque el número de la barra más larga se salía de la figura por la derecha."""
     contexto = navegador.new_context(
         viewport={"width": ancho, "height": alto}, locale="en-US", has_touch=True, is_mobile=True, device_scale_factor=2
     )
@@ -228,6 +242,8 @@ def test_telefono_ningun_texto_de_una_figura_pisa_a_otro(navegador, url_app, anc
             pg.wait_for_timeout(500)
             if solapes := textos_que_se_solapan(pg):
                 fallas[p.id] = {f: (len(pares), pares[:3]) for f, pares in solapes.items()}
+            if fuera := pg.evaluate(f"() => ({FUERA_DE_SU_FIGURA})(document.body)"):
+                fallas.setdefault(p.id, {})["fuera"] = fuera
         assert not fallas, fallas
     finally:
         contexto.close()

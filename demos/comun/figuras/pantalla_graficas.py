@@ -12,6 +12,7 @@ from demos.comun.figuras.pantalla_lienzo import (
     LETRA,
     LETRA_MENSAJE,
     LETRA_MINIMA,
+    MARGEN_IZQUIERDO,
     OCULTO,
     REJILLA,
     TEXTO_EN_CAJA,
@@ -48,8 +49,12 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
     if lienzo.ancho_px and not f.horizontal and f.numeros:  # en un teléfono, el número cabe sobre su barra o no va
         largo = max((len(t) for s in f.series for t in f.textos(s)), default=0)
         tam = letra_que_cabe(tam, lienzo.ancho_px * (dom_x[1] - dom_x[0]) / (n * len(f.series)), largo)
-    for s in f.series:
+    acostadas = _acostadas_en_telefono(f, lienzo, tam, dom_x) if lienzo.ancho_px and f.horizontal else None
+    for j, s in enumerate(f.series):
         cat, val = ("y", "x") if f.horizontal else ("x", "y")
+        textos = f.textos(s) if tam >= LETRA_MINIMA else [""] * n
+        if acostadas:
+            textos = [_en_dos_lineas(t) for t in textos]
         lienzo.datos.append(
             {
                 "type": "bar",
@@ -60,10 +65,11 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
                 "yaxis": ya,
                 "name": s.nombre,
                 "marker": {"color": list(s.colores) if s.colores else s.color},
-                "text": f.textos(s) if tam >= LETRA_MINIMA else [""] * n,
+                "text": textos,
                 # Una barra horizontal larga en un teléfono lleva su número adentro si cabe: afuera se cortaba.
-                "textposition": "auto" if lienzo.ancho_px and f.horizontal else "outside",
+                "textposition": acostadas[0][j] if acostadas else "outside",
                 "cliponaxis": False,
+                **({"textangle": 0} if acostadas else {}),  # adentro, derecho: Plotly lo giraba para que cupiera
                 "constraintext": "none",  # el número sobre una barra angosta no se achica hasta no leerse
                 "textfont": {"size": tam},
                 "customdata": [
@@ -82,13 +88,59 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
     eje_cat = {"title": {"text": f.eje_x}, "domain": None, "showgrid": False, **_marcas_de_categorias(f, lienzo, dom_x)}
     eje_cat["automargin"] = True  # una categoría larga al lado de barras horizontales («LayerNorm») no se corta
     eje_val = {"title": {"text": f.eje_y}, "domain": None, "gridcolor": REJILLA, "zeroline": True}
-    if f.rango:
+    if acostadas:
+        # Pocas marcas: en los ≈ 136 px de un teléfono de 360, «0 10k20k30k40k» se tocaban.
+        eje_val |= {"range": [f.rango[0] if f.rango else 0, acostadas[1]], "nticks": 4}
+    elif f.rango:
         eje_val["range"] = list(f.rango)
     eje_x, eje_y = (eje_val, eje_cat) if f.horizontal else (eje_cat, eje_val)
     if f.horizontal:
         eje_y["autorange"] = "reversed"
     lienzo.ejes[kx] = eje_x | {"domain": dom_x} | _con_margen(lienzo, "x")
     lienzo.ejes[ky] = eje_y | {"domain": dom_y} | _con_margen(lienzo)
+
+
+def _en_dos_lineas(texto: str) -> str:
+    """En un teléfono, el número de una barra acostada en dos líneas («33 088<br>(66.2%)»): en una (118 px), a
+    360 px no cabía en la barra más larga (101 px) y, afuera, se salía de la figura por la derecha."""
+    return "<br>".join(texto.rsplit(" ", 1)) if len(texto) > 8 else texto
+
+
+ANGOSTA = 30  # lo que la figura de un teléfono de 360 px tiene de menos que la de uno de 390, para la que se arma
+
+
+def _acostadas_en_telefono(f: Barras, lienzo: Lienzo, tam: int, dom_x) -> tuple[list[list[str]], float] | None:
+    """En un teléfono, el número de cada barra acostada va adentro si cabe en ella a 360 px, y si no, afuera; el
+    eje de valores (el `rango` de la figura, o poco más que la barra más larga) llega hasta donde cabe el de
+    afuera, también a 360 px. -> (la posición de cada número, por serie; el tope del eje), o None (valores
+    negativos, o sin números: como en la pantalla ancha).
+
+    Con «auto», Plotly lo decidía con el ancho que tuviera: a 360 px, «33 088 (66.2%)» dejaba su barra y se salía
+    de la figura. El área se estima como la mide Chromium: los nombres de las categorías (0.6 de su letra cada
+    letra, y 32 px de marcas) corren el margen izquierdo, y la última marca del eje asoma ≈ 20 px a la derecha."""
+    valores = [v for s in f.series for v in np.asarray(s.valores, float)]
+    if not f.numeros or not valores or min(valores) < 0 or max(valores) <= 0:
+        return None
+    nombres = 0.6 * LETRA * max(len(texto_plano(c)) for c in f.categorias) + 32
+    area = (lienzo.ancho_px - ANGOSTA) * (dom_x[1] - dom_x[0]) - max(0.0, nombres - MARGEN_IZQUIERDO) - 20
+    textos = [[_en_dos_lineas(t) for t in f.textos(s)] for s in f.series]
+    anchos = [[max(map(len, t.split("<br>"))) * 0.6 * tam + 10 for t in fila] for fila in textos]
+    tope = f.rango[1] if f.rango else 1.05 * max(valores)
+    for _ in range(4):  # un tope más alto achica las barras: alguna de adentro puede pasar afuera
+        lados = [
+            ["inside" if v / tope * area >= a else "outside" for v, a in zip(s.valores, fila, strict=True)]
+            for s, fila in zip(f.series, anchos, strict=True)
+        ]
+        pide = [
+            v * area / (area - a)
+            for s, fila, lado in zip(f.series, anchos, lados, strict=True)
+            for v, a, donde in zip(s.valores, fila, lado, strict=True)
+            if donde == "outside" and area > a
+        ]
+        if max(pide, default=0.0) <= tope:
+            return lados, round(tope, 6)
+        tope = max(pide)
+    return lados, round(tope, 6)
 
 
 def _marcas_de_categorias(f: Barras, lienzo: Lienzo, dom_x) -> dict:
