@@ -625,6 +625,29 @@ def test_en_un_telefono_la_unica_barra_de_color_va_al_pie_y_las_casillas_crecen(
     go.Figure(dos)
 
 
+def test_en_un_telefono_la_figura_declara_sus_paneles_de_proporcion_fija_para_el_ancho_de_verdad():
+    """La figura de teléfono se arma para uno de 390 px; el navegador rehace el alto de cada panel de proporción fija
+    con el ancho de la página (navegador.js, `aSuMedida`). Para eso, `meta.angosto.medida` dice de cada uno su eje,
+    su ancho en px, su proporción y su tope, y a 390 px eso da el alto que el servidor le dio (si no llegó al tope).
+    Un panel de curvas o de barras no va: su alto no depende del ancho."""
+    foto = np.random.default_rng(0).random((107, 160))
+    curvas = Curvas((Curva("a", np.arange(3.0), np.arange(3.0)),), titulo="Curvas")
+    figura = Paneles((Imagen(foto, titulo="Foto"), curvas, Imagen(foto[:50], titulo="Tira")), columnas=3)
+    angosto = figura_plotly(figura)["layout"]["meta"]["angosto"]
+    medida = {eje: (ancho, proporcion, tope) for eje, ancho, proporcion, tope in angosto["medida"]}
+    assert set(medida) == {"yaxis", "yaxis3"}  # las dos fotos; las curvas, no
+    assert medida["yaxis"][1] == pytest.approx(107 / 160, abs=1e-3) and medida["yaxis3"][1] == pytest.approx(50 / 160)
+    telefono = _en_telefono(figura_plotly(figura))
+    for eje, (ancho, proporcion, tope) in medida.items():
+        assert _panel_en_px(telefono["layout"], eje) == pytest.approx(min(tope, ancho * proporcion), abs=2)
+    # Sola, una foto también lo declara, con el alto de la figura de tope.
+    [[eje, ancho, proporcion, tope]] = figura_plotly(Imagen(foto))["layout"]["meta"]["angosto"]["medida"]
+    assert eje == "yaxis" and ancho * proporcion < tope
+    # Un mapa sin casillas cuadradas, o una figura sin paneles de proporción fija, no declara nada.
+    assert "medida" not in figura_plotly(Mapa(np.eye(3)))["layout"]["meta"].get("angosto", {})
+    assert "medida" not in figura_plotly(curvas)["layout"]["meta"].get("angosto", {})
+
+
 def test_en_un_telefono_un_panel_de_proporcion_fija_mide_lo_que_pide_a_lo_ancho():
     """Apilados en un teléfono, una foto apaisada medía el alto de una fila (≈ 330 px) y dejaba 140 px de papel en
     blanco debajo, y un mapa 7 × 7 de casillas cuadradas iba en casillas de 21 px (números de 8 px) en una fila de

@@ -249,6 +249,73 @@ def test_telefono_ningun_texto_de_una_figura_pisa_a_otro(navegador, url_app, anc
         contexto.close()
 
 
+# En un teléfono, cada panel de proporción fija (una imagen de píxeles cuadrados, un mapa de casillas cuadradas) de
+# las figuras que se ven: el blanco que deja en el lugar que la figura le dio, a lo alto y a lo ancho. Plotly lo
+# achica a lo que cabe (constrain: domain) y guarda el lugar pedido en `_inputDomain`. El tope de su alto, el que
+# declara la figura (`meta.angosto.medida`; sin él, ninguno): un panel que llegó a su tope deja blanco a los lados.
+BLANCO_DE_LOS_PANELES = """() => {
+  const blancos = [];
+  for (const g of document.querySelectorAll(".js-plotly-plot")) {
+    if (!g.checkVisibility({visibilityProperty: true}) || !g._fullLayout || !g.__figura) continue;
+    const angosto = (g.__figura.layout.meta || {}).angosto;
+    if (!angosto) continue;
+    const topes = Object.fromEntries((angosto.medida || []).map(([eje, , , tope]) => [eje, tope]));
+    const L = g._fullLayout;
+    for (const [eje, y] of Object.entries(L)) {
+      if (!eje.startsWith("yaxis") || !y || !y.scaleanchor) continue;
+      const x = L["xaxis" + eje.slice(5)];
+      const lugar = (e, px) => ((e._inputDomain || e.domain)[1] - (e._inputDomain || e.domain)[0]) * px;
+      const [anchoX, altoY] = [lugar(x, L._size.w), lugar(y, L._size.h)];
+      blancos.push({
+        figura: ((g.__figura.layout.title || {}).text || "").slice(0, 40), eje,
+        mide: [Math.round(x._length), Math.round(y._length)], lugar: [Math.round(anchoX), Math.round(altoY)],
+        tope: topes[eje] ?? null,
+      });
+    }
+  }
+  return blancos;
+}"""
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("ancho", [360, 430, 560])
+def test_telefono_los_paneles_de_proporcion_fija_toman_el_ancho_de_la_pagina(navegador, url_app, ancho):
+    """Un teléfono de 360, uno de 430 y una ventana de 560 px: cada foto o mapa cuadrado llena el lugar que su figura
+    le da, a lo ancho o a lo alto (salvo un 8 % de ese lado: lo que el automargin de Plotly corre), o llegó a su
+    tope de alto. La figura de teléfono se arma para uno de 390 px: antes, a 430 y 560 las fotos medían lo mismo que
+    a 390 (CBAM: 170 px de 222, 52 en blanco a los lados), y a 360 el blanco quedaba arriba y abajo (21 px)."""
+    contexto = navegador.new_context(
+        viewport={"width": ancho, "height": 844}, locale="en-US", has_touch=True, is_mobile=True
+    )
+    contexto.set_default_timeout(ESPERA_MS)
+    pg = contexto.new_page()
+    try:
+        fallas, vistos = [], 0
+        for id_ in ("cbam", "parches-vit"):
+            pg.goto(url_app + f"demo/{id_}/?predecir=0")
+            fuente_figura(pg, id_)
+            for k in range(pg.locator(".js-plotly-plot").count()):  # las de más abajo se dibujan al acercarse
+                pg.locator(".js-plotly-plot").nth(k).scroll_into_view_if_needed()
+                pg.wait_for_function(
+                    "(k) => { const g = document.querySelectorAll('.js-plotly-plot')[k];"
+                    " return !g.checkVisibility() || (g._fullLayout && g.__dibujada_en[0] === g.clientWidth); }",
+                    arg=k,
+                )
+            pg.wait_for_timeout(300)
+            for p in pg.evaluate(BLANCO_DE_LOS_PANELES):
+                vistos += 1
+                (ancho_x, alto_y), (mide_x, mide_y) = p["lugar"], p["mide"]
+                if alto_y - mide_y > 0.08 * alto_y:
+                    fallas.append(f"{id_}, {p['figura']!r} {p['eje']}: mide {p['mide']} en {p['lugar']}, blanco arriba")
+                tope = p["tope"] if p["tope"] is not None else float("inf")
+                if ancho_x - mide_x > 0.08 * ancho_x and alto_y < 0.96 * tope:  # el automargin también lo achica
+                    fallas.append(f"{id_}, {p['figura']!r} {p['eje']}: mide {p['mide']} en {p['lugar']}, tope {tope}")
+        assert vistos >= 10, f"solo {vistos} paneles de proporción fija"
+        assert not fallas, "\n".join(fallas)
+    finally:
+        contexto.close()
+
+
 @pytest.mark.timeout(900)  # todas las pestañas
 def test_pantalla_ancha_ningun_texto_derecho_de_una_figura_pisa_a_otro(navegador, url_app):
     """1280 × 800, /demo/<id>/ de cada pestaña: ningún texto sin girar pisa a otro (el título del eje x no pisa sus

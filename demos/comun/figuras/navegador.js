@@ -192,6 +192,12 @@
       const [v0, v1, n0, n1] = [viejos[i - 1], viejos[i], nuevos[i - 1], nuevos[i]];
       return Math.round((n0 + (v1 > v0 ? ((y - v0) * (n1 - n0)) / (v1 - v0) : 0)) * 1e4) / 1e4;
     };
+    moverEnY(data, layout, mover);
+  };
+
+  // Lo que va en fracciones del área a lo alto, movido por `mover` (una fracción vieja -> la nueva): los dominios en
+  // y, las notas y formas del papel y las barras de color de pie (las acostadas van al pie, fuera del área).
+  const moverEnY = (data, layout, mover) => {
     for (const [clave, e] of Object.entries(layout)) {
       if (clave.startsWith("yaxis") && e && Array.isArray(e.domain)) e.domain = e.domain.map(mover);
     }
@@ -207,6 +213,56 @@
       c.y = (abajo + arriba) / 2;
       c.len = arriba - abajo;
     }
+  };
+
+  // Teléfono: un panel de proporción fija (una imagen de píxeles cuadrados, un mapa de casillas cuadradas) mide lo
+  // que pide a lo ancho (pantalla_angosta.filas_a_su_medida), pero el servidor lo mide para ANCHO_FIGURA: a 430 px,
+  // las fotos de CBAM medían lo mismo que a 390 y dejaban 50 px en blanco a los lados (a 560, 240). `medida`
+  // (pantalla_angosta.medida): por panel, [su eje y, su ancho en px a ANCHO_FIGURA, alto / ancho, su tope]. Con el
+  // ancho de verdad, cada uno toma el alto que pide (a lo sumo su tope), los huecos entre paneles conservan sus
+  // píxeles y la figura crece o se achica lo mismo (como pantalla_angosta._estirar, en píxeles: una nota bajo el
+  // área queda a la misma distancia de su borde).
+  const aSuMedida = (data, layout, medida, ancho) => {
+    const delta = ancho - ANCHO_FIGURA;
+    const m = layout.margin || {};
+    const area = layout.height - (m.t || 0) - (m.b || 0);
+    if (!(ancho > 0) || Math.abs(delta) < 2 || !(area > 0)) return;
+    const tramos = [];
+    for (const [k, e] of Object.entries(layout)) {
+      if (!k.startsWith("yaxis") || !e || !Array.isArray(e.domain)) continue;
+      if (!tramos.some(([a, b]) => a === e.domain[0] && b === e.domain[1])) tramos.push([e.domain[0], e.domain[1]]);
+    }
+    tramos.sort((x, y) => x[0] - y[0]);
+    if (tramos.some(([, b], i) => i && tramos[i - 1][1] > tramos[i][0] + 1e-9)) return; // encimados: como vienen
+    const altos = tramos.map(([a, b]) => (b - a) * area);
+    for (const [eje, px, proporcion, tope] of medida) {
+      const e = layout[eje];
+      const i = e && Array.isArray(e.domain) ? tramos.findIndex(([a, b]) => a === e.domain[0] && b === e.domain[1]) : -1;
+      if (i < 0) continue;
+      const [x0, x1] = (layout["xaxis" + eje.slice(5)] || {}).domain || [0, 1];
+      altos[i] = Math.max(20, Math.min(tope, (px + delta * (x1 - x0)) * proporcion));
+    }
+    // Los bordes en píxeles desde abajo, antes y después: 0, a1, b1, a2, b2…, el alto del área.
+    const viejos = [0, ...tramos.flat().map((y) => y * area), area];
+    const nuevos = [0];
+    for (let i = 1; i < viejos.length; i++) {
+      nuevos.push(nuevos[i - 1] + (i % 2 ? viejos[i] - viejos[i - 1] : altos[(i - 2) / 2]));
+    }
+    const nueva = nuevos[nuevos.length - 1];
+    if (Math.abs(nueva - area) < 1) return;
+    const mover = (y) => {
+      const px = y * area;
+      let i = 1;
+      while (i < viejos.length - 1 && px > viejos[i] + 1e-6) i++;
+      const [v0, v1, n0, n1] = [viejos[i - 1], viejos[i], nuevos[i - 1], nuevos[i]];
+      const enPx = n0 + (px - v0) * (v1 > v0 ? (n1 - n0) / (v1 - v0) : 1);
+      return Math.round((enPx / nueva) * 1e4) / 1e4;
+    };
+    moverEnY(data, layout, mover);
+    for (const [k, e] of Object.entries(layout)) {
+      if (k.startsWith("yaxis") && e && Array.isArray(e.domain)) e.domain = e.domain.map((y) => Math.min(1, Math.max(0, y)));
+    }
+    layout.height = Math.round(layout.height + nueva - area);
   };
 
   // Proyector: el título de un panel va sobre su borde de arriba, y la primera marca del eje y (el «0» de una fila
@@ -324,6 +380,7 @@
     const layout = structuredClone(l0);
     if (angosto() && layout.meta && layout.meta.angosto) {
       aplicarCambios(data, layout, layout.meta.angosto);
+      if (layout.meta.angosto.medida) aSuMedida(data, layout, layout.meta.angosto.medida, g.clientWidth);
       if (layout.meta.angosto.casillas) numerosDelTelefono(data, layout, layout.meta.angosto.casillas, g.clientWidth);
     }
     if (g.__elegido) elegir(data, layout, g.__elegido);

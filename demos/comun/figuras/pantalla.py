@@ -20,6 +20,7 @@ from demos.comun.figuras import pantalla_graficas as graficas
 from demos.comun.figuras import pantalla_mapas as mapas
 from demos.comun.figuras.pantalla_lienzo import (
     ANCHO_LETRA,
+    BARRA_A_LA_DERECHA,
     CONFIG,
     FUENTE,
     LETRA,
@@ -92,10 +93,11 @@ def figura_plotly(figura) -> dict:
         ancha = _armar(figura)
         telefono = _armar(angosta.apilar(figura, LETRA, LETRA_TITULO), ancho_px=angosta.AREA)
     telefono["layout"]["margin"] |= angosta.MARGEN_X
-    casillas = telefono["layout"].pop("meta", {}).get("casillas")
+    para_el_navegador = telefono["layout"].pop("meta", {})
     cambios = angosta.diferencia(ancha, telefono)
-    if casillas:  # las casillas con números, para la página que mida menos que un teléfono de 390 px
-        cambios["casillas"] = casillas
+    # Para la página de otro ancho que el de un teléfono de 390 px (navegador.js): las casillas con números y los
+    # paneles de proporción fija.
+    cambios |= {k: v for k, v in para_el_navegador.items() if k in ("casillas", "medida")}
     ancha["layout"]["meta"] = {"figura": 1} | ({"angosto": cambios} if cambios else {})
     return ancha
 
@@ -112,7 +114,7 @@ def _ocupado(f, lienzo: Lienzo, dominio) -> float:
     (la barra de color)."""
     if isinstance(f, Mapa):
         return mapas.ocupado_a_la_izquierda(f, lienzo, *dominio)[0]
-    return 85 if lienzo.barra_a_la_derecha else 0
+    return BARRA_A_LA_DERECHA if lienzo.barra_a_la_derecha else 0
 
 
 def _arriba(figura, ancho_px: float | None) -> int:
@@ -132,12 +134,13 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
     # En un teléfono, un panel a la vez (Paneles.de_a_uno): todos en el mismo lugar, elegidos con un desplegable.
     de_a_uno = bool(ancho_px) and isinstance(figura, Paneles) and figura.de_a_uno
     # En un teléfono, la barra de color va acostada al pie si la figura tiene una sola y es la del panel de más abajo
-    # (o van de a uno): a la derecha se llevaba ≈ 85 px de los 255 del área, y las casillas de un mapa de 5 columnas
+    # (o van de a uno): a la derecha se llevaba ≈ 70 px de los 255 del área, y las casillas de un mapa de 5 columnas
     # quedaban de 16 px, con sus números en letra de 7–8 px (atención cruzada, el clasificador).
     lienzo.barra_abajo = de_a_uno or (bool(ancho_px) and barra_al_pie(figura))
     lienzo.barra_a_la_derecha = not lienzo.barra_abajo and any(maqueta.dibujan_barra(figura))
     menus = []
     area_fija = None  # apilados con paneles de proporción fija: el alto del área en píxeles (`filas_a_su_medida`)
+    a_lo_ancho = []  # en un teléfono, los paneles de proporción fija, para el ancho de verdad (`angosta.medida`)
     if isinstance(figura, Paneles):
         hueco_x = 0.16 if maqueta.barras_propias(figura) else 0.1  # una barra por panel: más hueco
         barras = (True,) * len(paneles) if de_a_uno else maqueta.barras_de(figura)  # solo se ve la del elegido
@@ -161,14 +164,20 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
                 default=0.0,
             )
         if ancho_px and figura.filas > 1 and not de_a_uno:  # los de proporción fija, del alto que piden a lo ancho
+            anchos = [
+                ancho_px - max(_ocupado(f, lienzo, d), lienzo.ocupado_izquierdo)
+                for f, d in zip(paneles, dominios, strict=True)
+            ]
+            a_lo_ancho = angosta.medida(
+                paneles,
+                anchos,
+                [angosta.tope(f, (dy[1] - dy[0]) * area_rejilla) for f, (_, dy) in zip(paneles, dominios, strict=True)],
+            )
             a_medida = angosta.filas_a_su_medida(
                 figura.paneles,
                 dominios,
                 area_rejilla,
-                [
-                    ancho_px - max(_ocupado(f, lienzo, d), lienzo.ocupado_izquierdo)
-                    for f, d in zip(paneles, dominios, strict=True)
-                ],
+                anchos,
                 [getattr(f, "titulo", "").count("\n") + 1 if getattr(f, "titulo", "") else 0 for f in paneles],
             )
             if a_medida:
@@ -216,7 +225,9 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
             menus.append(angosta.selector(lienzo, titulos, partes))
     else:
         if ancho_px:  # sola en un teléfono, una imagen apaisada no deja papel en blanco arriba y abajo
-            natural = angosta.alto_natural(figura, ancho_px - _ocupado(figura, lienzo, ([0, 1], [0, 1])))
+            ancho = ancho_px - _ocupado(figura, lienzo, ([0, 1], [0, 1]))
+            a_lo_ancho = angosta.medida((figura,), [ancho], [lienzo.alto_px])
+            natural = angosta.alto_natural(figura, ancho)
             if natural and natural < lienzo.alto_px:
                 area_fija = lienzo.alto_px = natural
         _panel(figura, lienzo, 1, [0, 1], [0, 1], con_barra=True)
@@ -279,6 +290,8 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
                     t["colorbar"] = t["colorbar"] | {"ypad": t["colorbar"]["ypad"] + angosta.ALTO_LEYENDA + 24 * lineas}
     if lienzo.casillas:
         layout["meta"] = {"casillas": {str(i): px for i, px in lienzo.casillas.items()}}
+    if a_lo_ancho:
+        layout.setdefault("meta", {})["medida"] = a_lo_ancho
     return {"data": lienzo.datos, "layout": _saltos(layout), "config": CONFIG}
 
 

@@ -148,6 +148,23 @@ def alto_natural(f, ancho: float) -> float | None:
     return None
 
 
+def tope(f, alto: float) -> float:
+    """Lo más alto que crece un panel de proporción fija que en la rejilla mide `alto` px (`_con_numeros`)."""
+    return ALTO_FILA if _con_numeros(f) else max(alto, ALTO_PANEL)
+
+
+def medida(paneles: tuple, anchos: list[float], topes: list[float]) -> list[list]:
+    """Lo que el navegador necesita para rehacer `filas_a_su_medida` con el ancho de verdad (la figura de teléfono
+    se arma para `ANCHO_FIGURA`): por cada panel de proporción fija, [su eje y, su ancho en px, alto / ancho, su
+    tope en px]. A 430 px, las fotos de CBAM medían lo mismo que a 390 y dejaban 50 px en blanco a los lados; a
+    360, la figura se angosta y el alto no, y el blanco quedaba arriba y abajo."""
+    return [
+        [f"yaxis{'' if k == 1 else k}", round(a, 1), round(proporcion, 4), round(t, 1)]
+        for k, (f, a, t) in enumerate(zip(paneles, anchos, topes, strict=True), start=1)
+        if (proporcion := alto_natural(f, 1.0))
+    ]
+
+
 def filas_a_su_medida(paneles: tuple, dominios: list, area: float, anchos: list[float], titulos: list[int]):
     """Apilados en un teléfono: cada panel de proporción fija del alto que pide a lo ancho (si lleva números, hasta
     `ALTO_FILA`; si no, hasta su fila o `ALTO_PANEL`), y bajo un panel sin ejes, solo el título del de abajo.
@@ -161,9 +178,7 @@ def filas_a_su_medida(paneles: tuple, dominios: list, area: float, anchos: list[
     altos = [(dy[1] - dy[0]) * area for _, dy in dominios]
     huecos = [(arriba[1][0] - abajo[1][1]) * area for arriba, abajo in itertools.pairwise(dominios)]
     nuevos = [
-        min(natural, ALTO_FILA if _con_numeros(f) else max(alto, ALTO_PANEL))
-        if (natural := alto_natural(f, a))
-        else alto
+        min(natural, tope(f, alto)) if (natural := alto_natural(f, a)) else alto
         for f, a, alto in zip(paneles, anchos, altos, strict=True)
     ]
     nuevos_huecos = [

@@ -72,6 +72,9 @@ LETRA_MINIMA = 8  # un número de casilla más chico no se lee: en un teléfono 
 LETRA_MENSAJE = 16  # la del mensaje de un Aviso (pantalla_graficas._mensaje)
 ANCHO_LETRA = 0.7  # el ancho de una cifra (o del signo menos, más ancho), en veces el tamaño de la letra
 MARGEN_IZQUIERDO = 45  # el de un teléfono: lo que las marcas del eje y ocupan más allá, sale del área de dibujo
+# En un teléfono, lo que una barra de color a la derecha se lleva del ancho del área: en Chromium, Plotly corre el
+# margen derecho de 30 a 98 px (su grosor, sus marcas y su título). Con 85, las fotos de CBAM dejaban 17 px en blanco.
+BARRA_A_LA_DERECHA = 68
 
 
 def letra_que_cabe(tam: int, casilla_px: float | None, largo: int) -> int:

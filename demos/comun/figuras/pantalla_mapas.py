@@ -12,6 +12,7 @@ from demos.comun.figuras import C0, C1, MAX_NUMEROS, Imagen, Mapa, maqueta, nume
 from demos.comun.figuras import pantalla_angosta as angosta
 from demos.comun.figuras.pantalla_lienzo import (
     ANCHO_LETRA,
+    BARRA_A_LA_DERECHA,
     ESCALAS,
     LETRA,
     LETRA_MINIMA,
@@ -89,7 +90,7 @@ def ocupado_a_la_izquierda(f: Mapa, lienzo: Lienzo, dom_x, dom_y) -> tuple[float
     más allá del margen; el título del eje y partido al alto del panel, donde va de lado)."""
     filas, columnas = f.matriz.shape
     marcas_y = max(map(len, f.etiquetas()[1])) * ANCHO_LETRA * LETRA + (25 if f.eje_y else 0)
-    ocupado = max(0.0, marcas_y - MARGEN_IZQUIERDO) + (85 if lienzo.barra_a_la_derecha else 0)
+    ocupado = max(0.0, marcas_y - MARGEN_IZQUIERDO) + (BARRA_A_LA_DERECHA if lienzo.barra_a_la_derecha else 0)
     eje_y = f.eje_y
     for _ in range(2):  # cada línea más del título se lleva ancho: las casillas, y el panel, se achican
         casilla = lienzo.casilla(dom_x, dom_y, columnas, filas, f.cuadrado, ocupado + 22 * eje_y.count("\n"))
