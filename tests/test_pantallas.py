@@ -277,20 +277,29 @@ BLANCO_DE_LOS_PANELES = """() => {
 }"""
 
 
+# Las líneas del título de cada figura de teléfono que se ve: [las de ahora, las que le dio el servidor].
+LINEAS_DEL_TITULO = """() => [...document.querySelectorAll(".js-plotly-plot")]
+  .filter((g) => g.checkVisibility() && g.__figura && g.layout && ((g.__figura.layout.meta || {}).angosto || {}).layout)
+  .map((g) => [g.layout.title, g.__figura.layout.meta.angosto.layout.title])
+  .filter(([ahora, servidor]) => ahora && servidor && servidor.text)
+  .map(([ahora, servidor]) => [ahora.text.split("<br>").length, servidor.text.split("<br>").length])"""
+
+
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("ancho", [360, 430, 560])
 def test_telefono_los_paneles_de_proporcion_fija_toman_el_ancho_de_la_pagina(navegador, url_app, ancho):
     """Un teléfono de 360, uno de 430 y una ventana de 560 px: cada foto o mapa cuadrado llena el lugar que su figura
     le da, a lo ancho o a lo alto (salvo un 8 % de ese lado: lo que el automargin de Plotly corre), o llegó a su
     tope de alto. La figura de teléfono se arma para uno de 390 px: antes, a 430 y 560 las fotos medían lo mismo que
-    a 390 (CBAM: 170 px de 222, 52 en blanco a los lados), y a 360 el blanco quedaba arriba y abajo (21 px)."""
+    a 390 (CBAM: 170 px de 222, 52 en blanco a los lados), y a 360 el blanco quedaba arriba y abajo (21 px). El
+    título de la figura también se parte para ese ancho: a 560, el de la tubería de CBAM iba en 6 líneas."""
     contexto = navegador.new_context(
         viewport={"width": ancho, "height": 844}, locale="en-US", has_touch=True, is_mobile=True
     )
     contexto.set_default_timeout(ESPERA_MS)
     pg = contexto.new_page()
     try:
-        fallas, vistos = [], 0
+        fallas, vistos, lineas = [], 0, []
         for id_ in ("cbam", "parches-vit"):
             pg.goto(url_app + f"demo/{id_}/?predecir=0")
             fuente_figura(pg, id_)
@@ -310,8 +319,14 @@ def test_telefono_los_paneles_de_proporcion_fija_toman_el_ancho_de_la_pagina(nav
                 tope = p["tope"] if p["tope"] is not None else float("inf")
                 if ancho_x - mide_x > 0.08 * ancho_x and alto_y < 0.96 * tope:  # el automargin también lo achica
                     fallas.append(f"{id_}, {p['figura']!r} {p['eje']}: mide {p['mide']} en {p['lugar']}, tope {tope}")
+            # El título de cada figura, partido para este ancho (el servidor lo parte para 390 px): ninguna línea se
+            # sale de la figura, y en una ventana de 560 px va en menos líneas.
+            fallas += [f"{id_}: {f}" for f in pg.evaluate(f"() => ({FUERA_DE_SU_FIGURA})(document.body)")]
+            lineas += pg.evaluate(LINEAS_DEL_TITULO)
         assert vistos >= 10, f"solo {vistos} paneles de proporción fija"
         assert not fallas, "\n".join(fallas)
+        if ancho == 560:  # [ahora, las del servidor]: la tubería de CBAM, 4 en vez de 6
+            assert all(a <= s for a, s in lineas) and any(a < s for a, s in lineas), lineas
     finally:
         contexto.close()
 

@@ -133,6 +133,17 @@
     menu.active = k;
   };
 
+  // Una línea en renglones de a lo sumo `cabe` letras, sin cortar palabras (una más larga va sola en el suyo).
+  const renglones = (linea, cabe) => {
+    const lineas = [""];
+    for (const palabra of linea.split(" ")) {
+      const ultima = lineas[lineas.length - 1];
+      if (ultima && (ultima + " " + palabra).length > cabe) lineas.push(palabra);
+      else lineas[lineas.length - 1] = ultima ? ultima + " " + palabra : palabra;
+    }
+    return lineas;
+  };
+
   // Proyector: el título de la figura, con la letra agrandada, en líneas que caben en su ancho (una letra mide
   // ≈ 0.55 de su tamaño); el margen de arriba crece una línea por cada línea de más. Una figura angosta (una
   // columna junto a una tabla) se salía por los dos lados.
@@ -141,12 +152,7 @@
     if (!t || typeof t.text !== "string" || !t.font || !t.font.size || t.text.includes("<br>")) return;
     const cabe = Math.max(12, Math.floor((ancho - 16) / (0.55 * t.font.size)));
     if (t.text.length <= cabe) return;
-    const lineas = [""];
-    for (const palabra of t.text.split(" ")) {
-      const ultima = lineas[lineas.length - 1];
-      if (ultima && (ultima + " " + palabra).length > cabe) lineas.push(palabra);
-      else lineas[lineas.length - 1] = ultima ? ultima + " " + palabra : palabra;
-    }
+    const lineas = renglones(t.text, cabe);
     t.text = lineas.join("<br>");
     layout.margin = {...(layout.margin || {})};
     layout.margin.t = (layout.margin.t || 0) + (lineas.length - 1) * t.font.size * 1.25;
@@ -213,6 +219,26 @@
       c.y = (abajo + arriba) / 2;
       c.len = arriba - abajo;
     }
+  };
+
+  // Teléfono: el título de la figura, que el servidor parte para ANCHO_FIGURA (pantalla_angosta.partir: una letra
+  // mide 0.6 de su tamaño), partido otra vez para el ancho de la página, desde el de la figura de siempre (`normal`:
+  // sus saltos de línea propios se respetan). A 560 px, el de la tubería de CBAM iba en cinco líneas donde caben
+  // tres. El margen de arriba, y con él la figura, crece o se achica 22 px por línea (pantalla._arriba).
+  const tituloDelTelefono = (layout, normal, ancho) => {
+    const t = layout.title;
+    const original = normal.title && normal.title.text;
+    if (!t || typeof t.text !== "string" || typeof original !== "string" || !(ancho > 0)) return;
+    if (Math.abs(ancho - ANCHO_FIGURA) < 8) return; // el de un teléfono de 390 px (su página mide 326): el del servidor
+    const cabe = Math.max(12, Math.floor(ancho / (0.6 * ((t.font && t.font.size) || 17))));
+    const texto = original.split("<br>").flatMap((linea) => renglones(linea, cabe)).join("<br>");
+    const mas = texto.split("<br>").length - t.text.split("<br>").length;
+    layout.title = {...t, text: texto};
+    // Varias líneas, desde arriba (como pantalla_angosta.terminar): centradas en el margen, pisaban el panel.
+    if (texto.includes("<br>")) layout.title = {...layout.title, y: 1, yref: "container", yanchor: "top", pad: {t: 24}};
+    if (!mas || !layout.margin) return;
+    layout.margin = {...layout.margin, t: layout.margin.t + 22 * mas};
+    layout.height += 22 * mas;
   };
 
   // Teléfono: un panel de proporción fija (una imagen de píxeles cuadrados, un mapa de casillas cuadradas) mide lo
@@ -308,13 +334,7 @@
       const letra = (t.font && t.font.size) || 1.2 * letraFigura;
       const cabe = Math.max(8, Math.floor((0.9 * area * (d[1] - d[0])) / (0.6 * letra)));
       if (t.text.length <= cabe) continue;
-      const lineas = [""];
-      for (const palabra of t.text.split(" ")) {
-        const ultima = lineas[lineas.length - 1];
-        if (ultima && (ultima + " " + palabra).length > cabe) lineas.push(palabra);
-        else lineas[lineas.length - 1] = ultima ? ultima + " " + palabra : palabra;
-      }
-      e.title = {...t, text: lineas.join("<br>")};
+      e.title = {...t, text: renglones(t.text, cabe).join("<br>")};
     }
   };
 
@@ -380,6 +400,7 @@
     const layout = structuredClone(l0);
     if (angosto() && layout.meta && layout.meta.angosto) {
       aplicarCambios(data, layout, layout.meta.angosto);
+      tituloDelTelefono(layout, l0, g.clientWidth);
       if (layout.meta.angosto.medida) aSuMedida(data, layout, layout.meta.angosto.medida, g.clientWidth);
       if (layout.meta.angosto.casillas) numerosDelTelefono(data, layout, layout.meta.angosto.casillas, g.clientWidth);
     }
