@@ -571,6 +571,32 @@ def _en_telefono(fig: dict) -> dict:
     return fig
 
 
+def test_apilados_en_un_telefono_cada_mapa_dice_que_eje_es_cual_si_es_el_mismo_eje():
+    """La rejilla titula el eje y en su primera columna y el x en su fila de abajo (variantes, a mano). Apilados en un
+    teléfono, cada mapa se lee solo: toma el título de eje del primer mapa con los mismos nombres en ese eje. La
+    columna «Σ fila» de atención a mano no es «Palabra que se mira»: su eje x queda sin título."""
+    palabras = ("Ana", "sacó", "plata")
+    m = np.eye(3)
+    figura = Paneles(
+        (
+            Mapa(m, x=palabras, y=palabras, eje_x="Palabra que se mira", eje_y="Palabra que mira"),
+            Mapa(m, x=palabras, y=palabras),
+            Mapa(m[:, :1], x=("Σ fila",), y=palabras),
+        ),
+        columnas=3,
+    )
+    normal = figura_plotly(figura)
+    telefono = _en_telefono(normal)["layout"]
+
+    def titulo(layout, eje):
+        return ((layout.get(eje) or {}).get("title") or {}).get("text", "").replace("<br>", " ")
+
+    assert [titulo(telefono, f"yaxis{k}") for k in ("", "2", "3")] == ["Palabra que mira"] * 3
+    assert [titulo(telefono, f"xaxis{k}") for k in ("", "2", "3")] == ["Palabra que se mira"] * 2 + [""]
+    # En la figura de siempre, la rejilla los escribe una vez.
+    assert titulo(normal["layout"], "yaxis2") == titulo(normal["layout"], "xaxis2") == ""
+
+
 def test_en_un_telefono_los_paneles_se_apilan_a_todo_el_ancho():
     seis = Paneles(tuple(Mapa(np.eye(4), titulo=f"Cabeza {k}") for k in range(6)), columnas=3, titulo="Seis")
     normal, telefono = figura_plotly(seis), _en_telefono(figura_plotly(seis))

@@ -75,8 +75,9 @@ def _con_titulo_partido(f, letra: int, letra_eje: int, ancho_titulo: float = ANC
 
 def _con_etiquetas_de_la_rejilla(paneles: tuple) -> tuple:
     """Los paneles con lo que una rejilla escribe una sola vez: un mapa sin nombres en un eje (todos «») toma los
-    del primer mapa del mismo lado que los tiene, y uno sin título de eje, el del primero que lo tiene. Solo se ve
-    un panel a la vez (`Paneles.de_a_uno`): sin esto, una cabeza de la fila de arriba no dice qué palabra es cuál."""
+    del primer mapa del mismo lado que los tiene, y uno sin título de eje, el del primero que lo tiene. En un teléfono
+    se ve un panel a la vez (`Paneles.de_a_uno`) o uno debajo de otro: sin esto, una cabeza de la fila de arriba no
+    dice qué palabra es cuál."""
     mapas = [p for p in paneles if isinstance(p, Mapa)]
 
     def de_otro(campo: str, n: int) -> tuple[str, ...] | None:
@@ -91,14 +92,19 @@ def _con_etiquetas_de_la_rejilla(paneles: tuple) -> tuple:
     for p in paneles:
         cambios = {}
         if isinstance(p, Mapa):
-            for campo, eje in (("x", "eje_x"), ("y", "eje_y")):
+            for lado, (campo, eje) in enumerate((("x", "eje_x"), ("y", "eje_y"))):
                 propias = getattr(p, campo)
                 if propias is not None and not any(propias):
                     otras = de_otro(campo, len(propias)) or de_la_pista(getattr(p, "nombres_" + campo))
                     if otras:
                         cambios[campo] = otras
+                # El título, del primer mapa con los mismos nombres en ese eje: en atención a mano, la columna «Σ
+                # fila» no es la palabra que se mira, y la salida (v1, v2) tampoco.
+                nombres = dataclasses.replace(p, **cambios).etiquetas()[lado]
                 if not getattr(p, eje):
-                    cambios[eje] = next((t for m in mapas if (t := getattr(m, eje))), "")
+                    cambios[eje] = next(
+                        (t for m in mapas if (t := getattr(m, eje)) and m.etiquetas()[lado] == nombres), ""
+                    )
         completos.append(dataclasses.replace(p, **cambios) if cambios else p)
     return tuple(completos)
 
@@ -108,7 +114,10 @@ def apilar(figura, letra: int, letra_titulo: int):
     letra_eje = round(1.2 * letra)  # la del título de un eje, que Plotly hace 1.2 veces la de la figura
     if not isinstance(figura, Paneles):
         return _con_titulo_partido(figura, letra_titulo, letra_eje)
-    paneles = _con_etiquetas_de_la_rejilla(figura.paneles) if figura.de_a_uno else figura.paneles
+    # De a uno o apilados, cada mapa con sus nombres y los títulos de sus ejes: en variantes, la rejilla titula el eje
+    # y solo en su primera columna y el x solo en su fila de abajo, y apiladas, la 1.ª y la 4.ª máscara decían qué
+    # eje es cuál, y las demás no (en el hueco que cada una deja para el título de su eje x, nada).
+    paneles = _con_etiquetas_de_la_rejilla(figura.paneles)
     return dataclasses.replace(
         figura,
         paneles=tuple(_con_titulo_partido(p, letra, letra_eje, ANCHO_CENTRADO) for p in paneles),
