@@ -291,7 +291,8 @@ def test_telefono_los_paneles_de_proporcion_fija_toman_el_ancho_de_la_pagina(nav
     """Un teléfono de 360, uno de 430 y una ventana de 560 px: cada foto o mapa cuadrado llena el lugar que su figura
     le da, a lo ancho o a lo alto (salvo un 8 % de ese lado: lo que el automargin de Plotly corre), o llegó a su
     tope de alto. La figura de teléfono se arma para uno de 390 px: antes, a 430 y 560 las fotos medían lo mismo que
-    a 390 (CBAM: 170 px de 222, 52 en blanco a los lados), y a 360 el blanco quedaba arriba y abajo (21 px). El
+    a 390 (CBAM: 170 px de 222, 52 en blanco a los lados), y a 360 el blanco quedaba arriba y abajo (21 px); con
+    el ancho que el servidor calculaba antes de estirar los paneles, las máscaras de variantes medían 174 de 197. El
     título de la figura también se parte para ese ancho: a 560, el de la tubería de CBAM iba en 6 líneas."""
     contexto = navegador.new_context(
         viewport={"width": ancho, "height": 844}, locale="en-US", has_touch=True, is_mobile=True
@@ -300,7 +301,7 @@ def test_telefono_los_paneles_de_proporcion_fija_toman_el_ancho_de_la_pagina(nav
     pg = contexto.new_page()
     try:
         fallas, vistos, lineas = [], 0, []
-        for id_ in ("cbam", "parches-vit"):
+        for id_ in ("cbam", "parches-vit", "variantes"):
             pg.goto(url_app + f"demo/{id_}/?predecir=0")
             fuente_figura(pg, id_)
             for k in range(pg.locator(".js-plotly-plot").count()):  # las de más abajo se dibujan al acercarse

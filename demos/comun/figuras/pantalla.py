@@ -154,8 +154,9 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
             # (multicabeza, #37).
             hueco_y = min(0.6, (135 + 22 * extra) / area_rejilla)
         dominios = [([0.0, 1.0], [0.0, 1.0])] * len(paneles) if de_a_uno else _dominios(figura, hueco_x, hueco_y)
-        if ancho_px:  # apilados en un teléfono: el margen izquierdo es el del panel que más ocupa
-            lienzo.ocupado_izquierdo = max(
+
+        def ocupado_izquierdo(dominios) -> float:  # apilados en un teléfono: el del panel que más ocupa
+            return max(
                 (
                     mapas.ocupado_a_la_izquierda(f, lienzo, *d)[0]
                     for f, d in zip(figura.paneles, dominios, strict=True)
@@ -163,16 +164,18 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
                 ),
                 default=0.0,
             )
+
+        def anchos_de(dominios, izquierdo: float) -> list[float]:
+            return [ancho_px - max(_ocupado(f, lienzo, d), izquierdo) for f, d in zip(paneles, dominios, strict=True)]
+
+        if ancho_px:
+            lienzo.ocupado_izquierdo = ocupado_izquierdo(dominios)
         if ancho_px and figura.filas > 1 and not de_a_uno:  # los de proporción fija, del alto que piden a lo ancho
-            anchos = [
-                ancho_px - max(_ocupado(f, lienzo, d), lienzo.ocupado_izquierdo)
-                for f, d in zip(paneles, dominios, strict=True)
+            anchos = anchos_de(dominios, lienzo.ocupado_izquierdo)
+            topes = [
+                angosta.tope(f, (dy[1] - dy[0]) * area_rejilla) for f, (_, dy) in zip(paneles, dominios, strict=True)
             ]
-            a_lo_ancho = angosta.medida(
-                paneles,
-                anchos,
-                [angosta.tope(f, (dy[1] - dy[0]) * area_rejilla) for f, (_, dy) in zip(paneles, dominios, strict=True)],
-            )
+            a_lo_ancho = angosta.medida(paneles, anchos, topes)
             a_medida = angosta.filas_a_su_medida(
                 figura.paneles,
                 dominios,
@@ -184,6 +187,10 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
                 dominios, area_fija = a_medida
                 alto += round(area_fija - area_rejilla)
                 lienzo.alto_px = area_fija
+                # Para el navegador, el ancho con los paneles ya a su medida: más altos, el título de su eje y va en
+                # menos líneas (variantes: 2, no 3) y se lleva menos ancho. Con el de antes, a 360 px las máscaras
+                # quedaban de 174 px en 197 de ancho.
+                a_lo_ancho = angosta.medida(paneles, anchos_de(dominios, ocupado_izquierdo(dominios)), topes)
         partes = []
         compartidos = de_a_uno and angosta.mismos_ejes(figura.paneles)  # de a uno, si se puede, un solo par de ejes
         for k, (f, (dx, dy)) in enumerate(zip(figura.paneles, dominios, strict=True), start=1):
