@@ -158,6 +158,17 @@
     layout.margin.t = (layout.margin.t || 0) + (lineas.length - 1) * t.font.size * 1.25;
   };
 
+  // Los tramos de los dominios en y (sin repetir), de abajo arriba; null si se enciman (no es una columna de paneles).
+  const tramosEnY = (layout) => {
+    const tramos = [];
+    for (const [k, e] of Object.entries(layout)) {
+      if (!k.startsWith("yaxis") || !e || !Array.isArray(e.domain)) continue;
+      if (!tramos.some(([a, b]) => a === e.domain[0] && b === e.domain[1])) tramos.push([e.domain[0], e.domain[1]]);
+    }
+    tramos.sort((x, y) => x[0] - y[0]);
+    return tramos.some(([, b], i) => i && tramos[i - 1][1] > tramos[i][0] + 1e-9) ? null : tramos;
+  };
+
   // Proyector: la figura se achica a lo que cabe bajo lo de arriba, pero su letra no (crece con la ventana). Los
   // huecos entre filas de paneles, que son fracciones del área, se achicaban con ella: en variantes, las marcas del
   // eje x de la fila de arriba pisaban el título de la de abajo. Aquí los huecos conservan sus píxeles (los de la
@@ -169,13 +180,8 @@
     const area = layout.height - (m.t || 0) - (m.b || 0);
     const areaNatural = natural - (m.t || 0) - (m.b || 0);
     if (!(area > 0) || area >= areaNatural) return;
-    const tramos = [];
-    for (const [k, e] of Object.entries(layout)) {
-      if (!k.startsWith("yaxis") || !e || !Array.isArray(e.domain)) continue;
-      if (!tramos.some(([a, b]) => a === e.domain[0] && b === e.domain[1])) tramos.push([e.domain[0], e.domain[1]]);
-    }
-    tramos.sort((x, y) => x[0] - y[0]);
-    if (tramos.length < 2 || tramos.some(([, b], i) => i && tramos[i - 1][1] > tramos[i][0] + 1e-9)) return;
+    const tramos = tramosEnY(layout);
+    if (!tramos || tramos.length < 2) return;
     // Los bordes, de abajo arriba: 0, a1, b1, a2, b2…, 1; entre b_i y a_i+1, un hueco.
     const viejos = [0, ...tramos.flat(), 1];
     const huecos = [];
@@ -223,8 +229,8 @@
 
   // Teléfono: el título de la figura, que el servidor parte para ANCHO_FIGURA (pantalla_angosta.partir: una letra
   // mide 0.6 de su tamaño), partido otra vez para el ancho de la página, desde el de la figura de siempre (`normal`:
-  // sus saltos de línea propios se respetan). A 560 px, el de la tubería de CBAM iba en cinco líneas donde caben
-  // tres. El margen de arriba, y con él la figura, crece o se achica 22 px por línea (pantalla._arriba).
+  // sus saltos de línea propios se respetan). A 560 px, el de la tubería de CBAM iba en seis líneas donde caben
+  // cuatro. El margen de arriba, y con él la figura, crece o se achica 22 px por línea (pantalla._arriba).
   const tituloDelTelefono = (layout, normal, ancho) => {
     const t = layout.title;
     const original = normal.title && normal.title.text;
@@ -253,13 +259,8 @@
     const m = layout.margin || {};
     const area = layout.height - (m.t || 0) - (m.b || 0);
     if (!(ancho > 0) || Math.abs(delta) < 2 || !(area > 0)) return;
-    const tramos = [];
-    for (const [k, e] of Object.entries(layout)) {
-      if (!k.startsWith("yaxis") || !e || !Array.isArray(e.domain)) continue;
-      if (!tramos.some(([a, b]) => a === e.domain[0] && b === e.domain[1])) tramos.push([e.domain[0], e.domain[1]]);
-    }
-    tramos.sort((x, y) => x[0] - y[0]);
-    if (tramos.some(([, b], i) => i && tramos[i - 1][1] > tramos[i][0] + 1e-9)) return; // encimados: como vienen
+    const tramos = tramosEnY(layout);
+    if (!tramos) return; // encimados: como vienen
     const altos = tramos.map(([a, b]) => (b - a) * area);
     for (const [eje, px, proporcion, tope] of medida) {
       const e = layout[eje];

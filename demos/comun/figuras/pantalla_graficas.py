@@ -52,9 +52,7 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
     acostadas = _acostadas_en_telefono(f, lienzo, tam, dom_x) if lienzo.ancho_px and f.horizontal else None
     for j, s in enumerate(f.series):
         cat, val = ("y", "x") if f.horizontal else ("x", "y")
-        textos = f.textos(s) if tam >= LETRA_MINIMA else [""] * n
-        if acostadas:
-            textos = [_en_dos_lineas(t) for t in textos]
+        textos = (acostadas[2][j] if acostadas else f.textos(s)) if tam >= LETRA_MINIMA else [""] * n
         lienzo.datos.append(
             {
                 "type": "bar",
@@ -109,11 +107,11 @@ def _en_dos_lineas(texto: str) -> str:
 ANGOSTA = 30  # lo que la figura de un teléfono de 360 px tiene de menos que la de uno de 390, para la que se arma
 
 
-def _acostadas_en_telefono(f: Barras, lienzo: Lienzo, tam: int, dom_x) -> tuple[list[list[str]], float] | None:
+def _acostadas_en_telefono(f: Barras, lienzo: Lienzo, tam: int, dom_x) -> tuple[list, float, list] | None:
     """En un teléfono, el número de cada barra acostada va adentro si cabe en ella a 360 px, y si no, afuera; el
     eje de valores (el `rango` de la figura, o poco más que la barra más larga) llega hasta donde cabe el de
-    afuera, también a 360 px. -> (la posición de cada número, por serie; el tope del eje), o None (valores
-    negativos, o sin números: como en la pantalla ancha).
+    afuera, también a 360 px. -> (la posición de cada número, por serie; el tope del eje; los números en dos
+    líneas, por serie), o None (valores negativos, o sin números: como en la pantalla ancha).
 
     Con «auto», Plotly lo decidía con el ancho que tuviera: a 360 px, «33 088 (66.2%)» dejaba su barra y se salía
     de la figura. El área se estima como la mide Chromium: los nombres de las categorías (0.6 de su letra cada
@@ -138,9 +136,9 @@ def _acostadas_en_telefono(f: Barras, lienzo: Lienzo, tam: int, dom_x) -> tuple[
             if donde == "outside" and area > a
         ]
         if max(pide, default=0.0) <= tope:
-            return lados, round(tope, 6)
+            return lados, round(tope, 6), textos
         tope = max(pide)
-    return lados, round(tope, 6)
+    return lados, round(tope, 6), textos
 
 
 def _marcas_de_categorias(f: Barras, lienzo: Lienzo, dom_x) -> dict:
