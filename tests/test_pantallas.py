@@ -357,7 +357,8 @@ def test_pantalla_ancha_ningun_texto_derecho_de_una_figura_pisa_a_otro(navegador
 def test_proyector_ningun_texto_derecho_de_una_figura_pisa_a_otro(navegador, url_app):
     """1280 × 720, ?presentacion=1 de cada pestaña: la letra crece (≥ 14 px) y la figura se achica a lo que cabe, y
     aun así ningún texto sin girar pisa a otro. Los números de un mapa van a lo que cabe en su casilla, o no van: en
-    multicabeza, los del promedio de las cabezas («0.18» a 14 px en casillas de ≈ 22 px) se encimaban."""
+    multicabeza, los del promedio de las cabezas («0.18» a 14 px en casillas de ≈ 22 px) se encimaban. Un título
+    dentro del texto no es más chico que el texto que encabeza («¿Y el gradiente?» quedaba en 16 px sobre 25)."""
     contexto = navegador.new_context(viewport={"width": 1280, "height": 720}, locale="es-ES")
     contexto.set_default_timeout(ESPERA_MS)
     pg = contexto.new_page()
@@ -369,9 +370,21 @@ def test_proyector_ningun_texto_derecho_de_una_figura_pisa_a_otro(navegador, url
             pg.wait_for_timeout(500)
             if solapes := textos_que_se_solapan(pg, derechos=True):
                 fallas[p.id] = {f: (len(pares), pares[:3]) for f, pares in solapes.items()}
+            if chicos := pg.evaluate(TITULOS_MAS_CHICOS_QUE_SU_TEXTO):
+                fallas.setdefault(p.id, {})["títulos"] = chicos
         assert not fallas, fallas
     finally:
         contexto.close()
+
+
+# Los títulos visibles de un texto (h1–h4 de un `.prose`) de letra más chica que la de sus párrafos.
+TITULOS_MAS_CHICOS_QUE_SU_TEXTO = """() => [...document.querySelectorAll('.prose :is(h1, h2, h3, h4)')]
+  .filter((h) => h.checkVisibility({visibilityProperty: true}))
+  .flatMap((h) => {
+    const p = h.closest('.prose').querySelector('p');
+    const [th, tp] = [h, p].map((e) => e && parseFloat(getComputedStyle(e).fontSize));
+    return tp && th < tp ? [`${h.textContent.trim().slice(0, 30)}: ${th} px sobre ${tp}`] : [];
+  })"""
 
 
 # El fondo de la página y el papel de cada figura de Plotly de la pestaña, como [r, g, b].
