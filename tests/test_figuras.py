@@ -256,6 +256,19 @@ def test_titulo_en_dos_lineas_y_un_nombre_una_vez_en_la_leyenda():
     assert [t.get("legendgroup") for t in pantalla["data"] if t["name"] == "instantánea 3"] == ["instantánea 3"] * 2
 
 
+def test_una_serie_de_barras_sola_no_va_en_la_leyenda_que_deja_otro_panel():
+    """Como en la descarga (una leyenda por panel, si tiene más de una serie): sola, su nombre es el título de su
+    eje. En CBAM, la «probabilidad» iba en la leyenda de los pesos con el color de su primera barra (el claro), el
+    mismo de «solo la media», y la barra predicha es la oscura."""
+    sola = Barras(("0", "1", "2"), (Serie("probabilidad", np.array([0.1, 0.8, 0.1]), colores=(C1, C0, C1)),))
+    dos = Barras(("a", "b"), (Serie("w", np.array([1.0, 0.5])), Serie("media", np.array([0.7, 0.6]), color=C1)))
+    pantalla = figura_plotly(Paneles((sola, dos), columnas=2))
+    assert pantalla["layout"]["showlegend"]
+    assert [t["name"] for t in pantalla["data"] if t.get("showlegend", True)] == ["w", "media"]
+    con_referencia = replace(sola, referencias=(Referencia(0.5, "la mitad"),))
+    assert all(t.get("showlegend", True) for t in figura_plotly(con_referencia)["data"])
+
+
 def test_colores_de_la_leccion():
     assert C1 == "#ff7f0e"
 

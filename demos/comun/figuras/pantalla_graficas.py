@@ -62,6 +62,9 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
                 "xaxis": xa,
                 "yaxis": ya,
                 "name": s.nombre,
+                # Sola (y sin referencias), su nombre es el título del eje y: en la leyenda que deja otro panel, la
+                # «probabilidad» de CBAM salía con el color de su primera barra, el mismo de «solo la media».
+                **({"showlegend": False} if len(f.series) == 1 and not f.referencias else {}),
                 "marker": {"color": list(s.colores) if s.colores else s.color},
                 "text": textos,
                 # Una barra horizontal larga en un teléfono lleva su número adentro si cabe: afuera se cortaba.
