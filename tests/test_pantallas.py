@@ -377,6 +377,33 @@ def test_proyector_ningun_texto_derecho_de_una_figura_pisa_a_otro(navegador, url
         contexto.close()
 
 
+# Lo más bajo que queda un panel de cada figura visible, en px (el `_length` del eje y de Plotly).
+PANEL_MAS_BAJO = """() => [...document.querySelectorAll('.js-plotly-plot')].filter((g) => g.checkVisibility())
+  .map((g) => Math.min(...Object.keys(g._fullLayout).filter((k) => /^yaxis\\d*$/.test(k))
+    .map((k) => Math.round(g._fullLayout[k]._length))))"""
+
+
+@pytest.mark.timeout(900)  # todas las pestañas
+def test_proyector_de_1920_x_1080_ninguna_figura_se_achica_hasta_no_dejar_panel(navegador, url_app):
+    """1920 × 1080, ?presentacion=1: la letra crece 1.5 veces, y una figura que no cabe en la primera pantalla
+    se achica a lo que queda solo si le queda la mitad de su área de dibujo. Con la mitad de su alto (los márgenes
+    también crecen), a las barras de CBAM les quedaban 64 px, con las marcas en letra de 21."""
+    contexto = navegador.new_context(viewport={"width": 1920, "height": 1080}, locale="es-ES")
+    contexto.set_default_timeout(ESPERA_MS)
+    pg = contexto.new_page()
+    try:
+        bajos = {}
+        for p in PESTANAS:
+            pg.goto(url_app + f"demo/{p.id}/?predecir=0&presentacion=1")
+            fuente_figura(pg, p.id)
+            pg.wait_for_timeout(500)
+            if chicos := [px for px in pg.evaluate(PANEL_MAS_BAJO) if px < 150]:  # 100 px a la escala de 1280
+                bajos[p.id] = chicos
+        assert not bajos, bajos
+    finally:
+        contexto.close()
+
+
 # Los títulos visibles de un texto (h1–h4 de un `.prose`) de letra más chica que la de sus párrafos.
 TITULOS_MAS_CHICOS_QUE_SU_TEXTO = """() => [...document.querySelectorAll('.prose :is(h1, h2, h3, h4)')]
   .filter((h) => h.checkVisibility({visibilityProperty: true}))

@@ -75,11 +75,17 @@
   const altoProyector = (g, figura = g.__figura) => {
     if (!presentacion() || angosto()) return null;
     const arriba = g.getBoundingClientRect().top + window.scrollY;
-    const natural = (figura.layout.height || 450) * escalaProyector();
+    const escala = escalaProyector();
+    const natural = (figura.layout.height || 450) * escala;
     const cabe = window.innerHeight - arriba - 8;
     // Una figura a la que no le cabe ni la mitad de su alto en la primera pantalla (una de más abajo, a la que se
-    // llega bajando) va con su alto: achicada a lo que queda, la letra del proyector no dejaba área de dibujo.
-    if (cabe < 0.5 * natural) return Math.round(natural);
+    // llega bajando) va con su alto: achicada a lo que queda, la letra del proyector no dejaba área de dibujo. Una
+    // que no es la principal (la de la diapositiva, que disposicion.js achica hasta que quepa), tampoco si no le
+    // cabe la mitad de su área de dibujo (sin los márgenes, que crecen con la letra): a 1920 × 1080, a las barras
+    // de CBAM les quedaban 64 px.
+    const m = figura.layout.margin || {};
+    const bordes = g.closest('[id$="-figura1"]') ? 0 : ((m.t || 0) + (m.b || 0)) * escala;
+    if (cabe - bordes < 0.5 * (natural - bordes)) return Math.round(natural);
     return Math.round(Math.min(Math.max(260, cabe), natural));
   };
 
