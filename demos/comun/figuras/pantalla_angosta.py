@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import textwrap
+from functools import lru_cache
 
 from demos.comun.figuras import GRIS, Imagen, Mapa, Paneles, maqueta
 from demos.comun.figuras.pantalla_lienzo import (
@@ -35,6 +36,7 @@ ANCHO_CENTRADO = 230
 MAX_NOMBRES_DE_LA_PISTA = 12  # de a uno, un eje sin nombres toma los de la pista: no más que esto en ≈ 200 px
 
 
+@lru_cache(maxsize=4096)  # los mismos títulos en cada movimiento y en cada parada de un barrido
 def partir(texto: str, letra: int, ancho: float = ANCHO_FIGURA) -> str:
     """Un título en líneas que caben en `ancho` píxeles (el de la figura; las líneas que ya trae se respetan)."""
     columnas = max(12, int(ancho / (0.6 * letra)))  # 0.55 dejaba «…softmax según d (se» 9 px afuera
@@ -47,6 +49,7 @@ def columnas_de_lado(alto_px: float, letra: int) -> int:
     return max(8, int(0.85 * alto_px / (0.6 * letra)))
 
 
+@lru_cache(maxsize=4096)
 def partir_de_lado(texto: str, alto_px: float | None, letra: int) -> str:
     """El título del eje y (va de lado) en líneas que caben en el alto de su panel, `alto_px` (estimado). `letra`:
     la del título del eje, que Plotly hace 1.2 veces la de la figura."""
