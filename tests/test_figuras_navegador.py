@@ -411,3 +411,23 @@ def test_una_figura_de_scale_3_junto_a_una_columna_de_scale_2_ocupa_tres_quintos
     partes = dict(pg.evaluate(PARTES_DE_LA_FILA))
     assert partes[etiqueta] == pytest.approx(3 / 5, abs=0.02), partes
     pg.context.close()
+
+
+# El ángulo de los nombres del eje x de cada figura dibujada (el de Plotly, en el `transform` de cada uno): 0 si van
+# derechos.
+ANGULOS_DEL_EJE_X = """() => [...document.querySelectorAll('.figura-propia')].filter((g) => g._fullLayout)
+  .map((g) => Math.max(0, ...[...g.querySelectorAll('.xaxislayer-above text')]
+    .map((t) => (t.getAttribute('transform') || '').match(/rotate\\((-?[\\d.]+)/))
+    .map((giro) => (giro ? Math.abs(parseFloat(giro[1])) : 0))))"""
+
+
+def test_los_nombres_de_un_eje_x_se_inclinan_solo_si_no_caben_derechos(navegador, url_app):
+    """Clasificador, 1280 × 800: las 7 palabras de la frase, en los 1 000 px del mapa de la agrupación, van derechas
+    (iban a −45° por ser más de 4 y de más de 3 letras, y el título del eje quedaba entre ellas); en los ≈ 250 px de
+    cada cabeza, Plotly las inclina («película» y «aburrida» se pisarían)."""
+    pg = _abrir(navegador, url_app + "demo/clasificador-atencion/?predecir=0", "clasificador-atencion")
+    assert pg.evaluate(ANGULOS_DEL_EJE_X)[0] == 0
+    pg.locator("#clasificador-atencion-figura2").scroll_into_view_if_needed()
+    pg.wait_for_function(f"() => ({ANGULOS_DEL_EJE_X})().length === 2", timeout=ESPERA_MS)
+    assert pg.evaluate(ANGULOS_DEL_EJE_X)[1] == 45
+    pg.context.close()

@@ -234,7 +234,9 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
         "title": {"text": f.eje_x},
         "showgrid": False,
         "zeroline": False,
-        "tickangle": angulo,
+        # Ancha, sin `tickangle` («auto»): Plotly las inclina solo si no caben derechas con el ancho que tiene (en el
+        # clasificador, 7 palabras en 1 000 px iban a −45°, y el título del eje quedaba entre ellas).
+        **({"autotickangles": [0, angulo, -90]} if angulo == -45 else {"tickangle": angulo}),
         "automargin": True,  # etiquetas largas (palabras) no se cortan ni pisan el título del eje
         **({"tickfont": {"size": 11}} if maqueta.letra_chica(f.x, columnas) else {}),  # 32 palabras sin encimarse
         **(ticks(etiquetas_x, maximo_x) if maqueta.marca_cada_casilla(f.x, columnas) or angulo == -90 else {}),
