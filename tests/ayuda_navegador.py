@@ -178,12 +178,15 @@ def violaciones_graves(pg) -> list[str]:
 # Por figura de Plotly que se ve (el id de su bloque), los pares de textos de su SVG cuyas cajas se cruzan más de
 # 1 px en cada sentido: dos nombres de un eje que se tocan, un número de casilla sobre un rótulo. Solo los textos
 # que se ven (sin opacidad 0 ni visibility: hidden) y con caja.
-# Con `derechos`, solo los textos sin girar: la caja de un nombre girado a −45° cruza la del vecino sin que sus
-# letras se toquen.
+# Con `derechos`, solo los textos sin girar o girados a ±90° (el título de un eje y, de lado): la caja de un nombre
+# girado a −45° cruza la del vecino sin que sus letras se toquen; la de uno de lado es la de sus letras.
 SOLAPES = """(derechos) => {
   const res = {};
   const ver = {visibilityProperty: true, opacityProperty: true};
-  const girado = (t) => /rotate\\((?!0[,)])/.test(t.getAttribute("transform") || "");
+  const girado = (t) => {
+    const giro = (t.getAttribute("transform") || "").match(/rotate\\((-?[\\d.]+)/);
+    return !!giro && Math.abs(parseFloat(giro[1])) % 90 !== 0;
+  };
   let n = 0;
   for (const g of document.querySelectorAll(".js-plotly-plot")) {
     if (!g.checkVisibility(ver)) continue;

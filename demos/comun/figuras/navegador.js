@@ -342,6 +342,36 @@
       const cabe = Math.max(8, Math.floor((0.9 * area * (d[1] - d[0])) / (0.6 * letra)));
       if (t.text.length <= cabe) continue;
       e.title = {...t, text: renglones(t.text, cabe).join("<br>")};
+      // Sin automargin, Plotly pone el título a una distancia fija del eje, y sus líneas de más caían sobre las
+      // marcas (memoria: «log)» sobre el «100»); con él, el margen crece hasta que caben.
+      e.automargin = true;
+    }
+  };
+
+  // Pantalla ancha y proyector: los nombres de un eje x (las marcas que fija el servidor, una por categoría o una
+  // cada tantas) no caben ni de pie si cada uno tiene menos de 1.25 veces su letra (el alto de su renglón): en CBAM,
+  // los 32 canales se pisaban en la figura de los pesos, a 1280 px y en el proyector. Va uno de cada tantos, los que
+  // caben con el ancho de verdad del panel (en un teléfono lo decide el servidor, pantalla_graficas). La caja se
+  // estima con los márgenes pedidos: el automargin de Plotly solo puede achicarla, y se deja un 5 % de holgura.
+  const marcasQueCaben = (layout, ancho) => {
+    const m = layout.margin || {};
+    const area = 0.95 * (ancho - (m.l || 0) - (m.r || 0));
+    const letraFigura = (layout.font && layout.font.size) || 14;
+    for (const [k, e] of Object.entries(layout)) {
+      if (!k.startsWith("xaxis") || !e || e.tickmode !== "array" || !Array.isArray(e.tickvals)) continue;
+      const v = e.tickvals;
+      const paso = v.length > 1 ? v[1] - v[0] : 0;
+      if (!(paso > 0) || !Array.isArray(e.ticktext) || e.ticktext.length !== v.length) continue;
+      // Solo las de categorías (barras, casillas de un mapa): posiciones enteras a paso fijo. Las de un eje log
+      // (memoria: 10, 100, 1 000…) o las redondas de una curva quedan como vienen.
+      if (e.type === "log" || !v.every((x, i) => Number.isInteger(x) && x === v[0] + i * paso)) continue;
+      const d = Array.isArray(e.domain) ? e.domain : [0, 1];
+      const categoria = (area * (d[1] - d[0])) / (v[v.length - 1] - v[0] + paso); // px por unidad del eje
+      const letra = (e.tickfont && e.tickfont.size) || letraFigura;
+      const cada = Math.ceil((1.25 * letra) / (categoria * paso));
+      if (cada < 2) continue;
+      e.tickvals = v.filter((_, i) => i % cada === 0);
+      e.ticktext = e.ticktext.filter((_, i) => i % cada === 0);
     }
   };
 
@@ -432,6 +462,7 @@
       partirTitulo(layout, g.clientWidth);
       numerosQueCaben(data, layout, g.clientWidth, alto);
     }
+    if (!angosto()) marcasQueCaben(layout, g.clientWidth);
     if (oscuro()) {
       recorrer([data, layout], TINTAS, 0);
       layout.paper_bgcolor = fondo(g.parentElement);

@@ -7,7 +7,7 @@ import textwrap
 
 import numpy as np
 
-from demos.comun.figuras import C0, C1, Aviso, Barras, Curvas, Diagrama, Histograma, numero
+from demos.comun.figuras import C0, C1, LADOS_DE_NOTA, Aviso, Barras, Curvas, Diagrama, Histograma, numero
 from demos.comun.figuras.pantalla_lienzo import (
     LETRA,
     LETRA_MENSAJE,
@@ -148,8 +148,12 @@ def _marcas_de_categorias(f: Barras, lienzo: Lienzo, dom_x) -> dict:
     """Las marcas del eje de categorías. En un teléfono, con barras de pie, las que caben sin pisarse (#37): nombres
     cortos (los 32 canales de CBAM) derechos y uno cada tantos; largos, de pie (-90) y uno cada tantos si ni su alto
     cabe. Inclinados por Plotly, los 32 números se amontonaban en 270 px."""
-    if not lienzo.ancho_px or f.horizontal or not f.categorias:
+    if f.horizontal or not f.categorias:
         return ticks(f.categorias, 32)
+    if not lienzo.ancho_px:
+        # Un poco más abajo, como en un teléfono: derechos (navegador.js deja uno cada tantos si no caben), el
+        # nombre de la primera barra tocaba el «0» del eje y, en la esquina (CBAM, los 32 canales).
+        return ticks(f.categorias, 32) | {"ticklabelstandoff": 10}
     area = 0.85 * lienzo.ancho_px * (dom_x[1] - dom_x[0])  # el resto, las marcas del eje y y su título
     largo = max(len(c) for c in f.categorias)
     if largo <= 3:
@@ -190,7 +194,7 @@ def curvas(f: Curvas, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
         lienzo.datos.append(linea_ref(r.texto, [r.valor] * 2, y_ext, xa, ya, r.color, r.punteada))
     en_la_leyenda = {r.texto for r in (*f.horizontales, *f.verticales)}
     for n in f.notas:
-        texto, lado = n.texto, "middle right"
+        texto, lado = n.texto, f"{LADOS_DE_NOTA[n.lado]} right"
         if lienzo.ancho_px:  # en un teléfono: lo que la leyenda ya nombra no se repite, y nada se sale por la derecha
             if not n.marca and texto in en_la_leyenda:
                 texto = ""  # «GPU de 16 GB» y «GPU de 80 GB» quedaban una encima de la otra
