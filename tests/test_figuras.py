@@ -269,6 +269,20 @@ def test_una_serie_de_barras_sola_no_va_en_la_leyenda_que_deja_otro_panel():
     assert all(t.get("showlegend", True) for t in figura_plotly(con_referencia)["data"])
 
 
+def test_el_nombre_de_una_linea_va_arriba_o_abajo_de_ella_a_unos_pixeles_con_cualquier_escala():
+    """Memoria: «GPU de 16 GB» iba a 1/1.8 de su línea en los datos; en el proyector, con el panel más bajo, la línea
+    lo tachaba. Con `lado`, Plotly lo pone arriba o abajo del punto, y matplotlib igual."""
+    curvas = (Curva("c", np.array([1.0, 10.0]), np.array([1.0, 10.0])),)
+    notas = (Nota(1.0, 5.0, "abajo", marca=False, lado="abajo"), Nota(1.0, 5.0, "arriba", lado="arriba"))
+    f = Curvas(curvas, notas=notas)
+    posiciones = {t["text"][0]: t["textposition"] for t in figura_plotly(f)["data"] if "textposition" in t}
+    assert posiciones == {"abajo": "bottom right", "arriba": "top right"}
+    textos = {t.get_text(): t.get_verticalalignment() for t in a_matplotlib(f).axes[0].texts}
+    assert textos == {"abajo": "top", "arriba": "bottom"}
+    with pytest.raises(ValueError, match="lado 'izquierda'"):
+        Nota(0, 0, "x", lado="izquierda")
+
+
 def test_colores_de_la_leccion():
     assert C1 == "#ff7f0e"
 

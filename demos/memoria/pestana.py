@@ -124,9 +124,18 @@ def _figura_teorica(tipo: str, factor: int, ventana: int = 0) -> Curvas:
             curvas.append(Curva(f"ventana w = {w}, total", L, y, color=C3, estilo="punteada"))
     tabla = [Nota(Lt, Lt**2 * b / 1e6, f"{numero(Lt**2 * b / 1e6, ',.2f')} MB", color=C0) for Lt in LARGOS_TABLA]
     # Cada nombre junto a su línea: el de la GPU chica debajo y los demás encima (las dos líneas distan 0.7 décadas:
-    # encima las dos, «GPU de 16 GB» y «GPU de 80 GB» se pisaban).
+    # encima las dos, «GPU de 16 GB» y «GPU de 80 GB» se pisaban). A unos píxeles de la línea, no a un factor de los
+    # datos: en el proyector, con el panel más bajo y la letra más grande, la línea tachaba su nombre (y una décima
+    # de década más, para que no la toque).
     gpus = [
-        Nota(12, gb * 1e3 * (1.8 if i else 1 / 1.8), f"GPU de {gb} GB", marca=False, color=GRIS)
+        Nota(
+            12,
+            gb * 1e3 * (1.25 if i else 0.8),
+            f"GPU de {gb} GB",
+            marca=False,
+            color=GRIS,
+            lado="arriba" if i else "abajo",
+        )
         for i, gb in enumerate(sorted(GPUS_GB))
     ]
     return Curvas(

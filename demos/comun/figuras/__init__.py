@@ -201,6 +201,9 @@ class Curva:
         object.__setattr__(self, "y", y)
 
 
+LADOS_DE_NOTA = {"centro": "middle", "arriba": "top", "abajo": "bottom"}  # -> el de Plotly
+
+
 @dataclass(frozen=True)
 class Nota:
     """Un texto en el punto (x, y) de los datos, con una marca opcional."""
@@ -210,6 +213,13 @@ class Nota:
     texto: str
     marca: bool = True
     color: str = "#333333"
+    # Dónde va el texto respecto del punto, a lo alto: "centro", "arriba" o "abajo" (a unos píxeles, con cualquier
+    # escala: el nombre de una línea de referencia, sin que la línea lo tache).
+    lado: str = "centro"
+
+    def __post_init__(self):
+        if self.lado not in LADOS_DE_NOTA:
+            raise ValueError(f"Nota «{self.texto}»: lado {self.lado!r}, no uno de {sorted(LADOS_DE_NOTA)}")
 
 
 @dataclass(frozen=True)

@@ -147,7 +147,8 @@ def _curvas(f: Curvas, fig: Figure, eje, con_barra: bool) -> None:
     for n in f.notas:
         if n.marca:
             eje.plot([n.x], [n.y], "s", color=n.color)
-        eje.annotate(n.texto, (n.x, n.y), (6, 0), textcoords="offset points", va="center", fontsize=10, color=n.color)
+        va, dy = {"centro": ("center", 0), "arriba": ("bottom", 2), "abajo": ("top", -2)}[n.lado]
+        eje.annotate(n.texto, (n.x, n.y), (6, dy), textcoords="offset points", va=va, fontsize=10, color=n.color)
     if f.log_x:
         eje.set_xscale("log")
     if f.log_y:
