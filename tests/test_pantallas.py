@@ -358,7 +358,8 @@ def test_proyector_ningun_texto_derecho_de_una_figura_pisa_a_otro(navegador, url
     """1280 × 720, ?presentacion=1 de cada pestaña: la letra crece (≥ 14 px) y la figura se achica a lo que cabe, y
     aun así ningún texto sin girar pisa a otro. Los números de un mapa van a lo que cabe en su casilla, o no van: en
     multicabeza, los del promedio de las cabezas («0.18» a 14 px en casillas de ≈ 22 px) se encimaban. Un título
-    dentro del texto no es más chico que el texto que encabeza («¿Y el gradiente?» quedaba en 16 px sobre 25)."""
+    dentro del texto no es más chico que el texto que encabeza («¿Y el gradiente?» quedaba en 16 px sobre 25), ni el
+    código de una frase, menos de 0.7 de ella (12 px en 25, en memoria)."""
     contexto = navegador.new_context(viewport={"width": 1280, "height": 720}, locale="es-ES")
     contexto.set_default_timeout(ESPERA_MS)
     pg = contexto.new_page()
@@ -404,13 +405,16 @@ def test_proyector_de_1920_x_1080_ninguna_figura_se_achica_hasta_no_dejar_panel(
         contexto.close()
 
 
-# Los títulos visibles de un texto (h1–h4 de un `.prose`) de letra más chica que la de sus párrafos.
-TITULOS_MAS_CHICOS_QUE_SU_TEXTO = """() => [...document.querySelectorAll('.prose :is(h1, h2, h3, h4)')]
+# Los títulos visibles de un texto (h1–h4 de un `.prose`) de letra más chica que la de sus párrafos, y el código
+# dentro de una frase de menos de 0.7 de la suya.
+TITULOS_MAS_CHICOS_QUE_SU_TEXTO = """() => [
+  ...document.querySelectorAll('.prose :is(h1, h2, h3, h4), .prose :not(pre) > code')]
   .filter((h) => h.checkVisibility({visibilityProperty: true}))
   .flatMap((h) => {
-    const p = h.closest('.prose').querySelector('p');
+    const codigo = h.tagName === 'CODE';
+    const p = codigo ? h.parentElement : h.closest('.prose').querySelector('p');
     const [th, tp] = [h, p].map((e) => e && parseFloat(getComputedStyle(e).fontSize));
-    return tp && th < tp ? [`${h.textContent.trim().slice(0, 30)}: ${th} px sobre ${tp}`] : [];
+    return tp && th < (codigo ? 0.7 : 1) * tp ? [`${h.textContent.trim().slice(0, 30)}: ${th} px en ${tp}`] : [];
   })"""
 
 
