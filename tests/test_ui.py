@@ -1,6 +1,7 @@
 """El mecanismo común de las pestañas: descargas para diapositivas y ajustes de la URL."""
 
 import json
+import re
 from pathlib import Path
 
 import gradio as gr
@@ -121,3 +122,31 @@ def test_un_reloj_por_evento_en_su_primera_figura_y_ninguno_en_el_navegador():
             assert fn.show_progress_on == figuras[:1], (fn.name, fn.api_name)
     principales = {f.api_name: f for f in app.demo.fns.values()}
     assert all(principales[p.api].show_progress == "minimal" for p in PESTANAS)
+
+
+# Una fórmula en línea: $…$ con algo de TeX adentro (una barra, ^, _ o llaves).
+FORMULA_EN_LINEA = re.compile(r"(?<!\$)\$(?!\$)[^$\n]*[\\^_{][^$\n]*\$")
+
+
+def test_un_texto_con_formulas_en_linea_las_dibuja():
+    """Gradio dibuja por omisión solo las fórmulas entre $$…$$: un `gr.Markdown` sin `latex_delimiters` con $…$
+    mostraba el TeX crudo («$H = -\\sum_j p_{ij} \\log_2 p_{ij}$» en el laboratorio de fallos de la inversión). Cada
+    texto de la suite con una fórmula en línea, fijo o de la vista inicial de su pestaña, la dibuja."""
+    import app
+
+    def en_linea(md: gr.Markdown) -> bool:
+        return any(d.get("left") == "$" and not d.get("display") for d in md.latex_delimiters or ())
+
+    crudos = [
+        (md.elem_id, FORMULA_EN_LINEA.search(md.value)[0])
+        for md in app.demo.blocks.values()
+        if isinstance(md, gr.Markdown) and isinstance(md.value, str) and FORMULA_EN_LINEA.search(md.value)
+        if not en_linea(md)
+    ]
+    for nombre, v in app.vistas(app.demo).items():
+        salida = v.fn(*[getattr(c, "value", None) for c in v.entradas])
+        for md, valor in zip(v.salidas, salida if isinstance(salida, tuple) else (salida,), strict=False):
+            formula = isinstance(valor, str) and FORMULA_EN_LINEA.search(valor)
+            if isinstance(md, gr.Markdown) and formula and not en_linea(md):
+                crudos.append((nombre, formula[0]))
+    assert not crudos, crudos

@@ -23,7 +23,7 @@ from demos.comun.controles import Opcion
 from demos.comun.figuras import Imagen, Mapa, Paneles, numero
 from demos.comun.fotos import imagen_muestra
 from demos.comun.imagenes import Subida, abrir_imagen
-from demos.comun.vista import envolver, grafico, llenar_al_abrir, un_reloj
+from demos.comun.vista import LATEX, envolver, grafico, llenar_al_abrir, un_reloj
 from modelos import AtencionEspacial
 from modelos.datos import digitos_sklearn
 
@@ -233,7 +233,7 @@ def seccion(aparece) -> None:
 
     Se llena cuando `aparece` (una salida de la vista principal) cambia por primera vez.
     """
-    gr.Markdown(EXPLICACION, latex_delimiters=[{"left": "$", "right": "$", "display": False}])
+    gr.Markdown(EXPLICACION, latex_delimiters=LATEX)
     with gr.Row():
         with gr.Column(scale=3):
             imagen_ = Opcion(list(FOTOS), value=FOTOS[0], label="Foto")

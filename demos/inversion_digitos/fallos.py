@@ -15,7 +15,7 @@ import gradio as gr
 
 from demos.comun.controles import Deslizador
 from demos.comun.figuras import C0, C1, C2, C3, Aviso, Curva, Curvas, Paneles, Referencia
-from demos.comun.vista import envolver, grafico, salidas_para_gradio
+from demos.comun.vista import LATEX, envolver, grafico, salidas_para_gradio
 from modelos.entrenamiento.fallos import (
     CABEZAS,
     ENTROPIA_PAREJA,
@@ -280,7 +280,9 @@ def construir_fallos() -> None:
             "**«los pesos de atención quedan parejos»** (entrada sin normalizar o tasa demasiado alta) y **«la "
             "pérdida no baja»** (falta la posición o la máscara está al revés). Enciende cada causa y entrena: "
             "abajo, la pérdida de cada paso y la entropía de la atención, $H = -\\sum_j p_{ij} \\log_2 p_{ij}$ "
-            f"(media de las filas; {ENTROPIA_PAREJA:g} bits = los 8 pesos iguales). Cada paso usa 64 secuencias nuevas."
+            f"(media de las filas; {ENTROPIA_PAREJA:g} bits = los 8 pesos iguales). Cada paso usa 64 secuencias "
+            "nuevas.",
+            latex_delimiters=LATEX,
         )
         with gr.Row():
             casillas = [gr.Checkbox(False, label=etiqueta) for etiqueta in INTERRUPTORES.values()]

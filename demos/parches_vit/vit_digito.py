@@ -32,7 +32,7 @@ from demos.comun.digitos import (
     vista_sin_dibujo,
 )
 from demos.comun.figuras import C1, Paneles
-from demos.comun.vista import envolver, grafico, llenar_al_abrir, un_reloj
+from demos.comun.vista import LATEX, envolver, grafico, llenar_al_abrir, un_reloj
 
 NOMBRE = "vit-digitos"
 API = "parches_vit_digito"
@@ -137,7 +137,7 @@ def seccion(aparece) -> None:
 
     Se llena cuando `aparece` (una salida de la vista principal) cambia por primera vez.
     """
-    gr.Markdown(EXPLICACION, latex_delimiters=[{"left": "$", "right": "$", "display": False}])
+    gr.Markdown(EXPLICACION, latex_delimiters=LATEX)
     with gr.Row():
         with gr.Column(scale=2):
             origen, indice, dibujo = selector_digito()
