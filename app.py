@@ -37,7 +37,13 @@ from demos import PESTANAS, POR_ID, Pestana, buscar  # noqa: E402
 from demos.comun.vista import Vista, un_reloj  # noqa: E402
 from demos.comun.zerogpu import arrancar_zerogpu  # noqa: E402
 from demos.servir import pagina  # noqa: E402
-from demos.servir.conectar import conectar, figuras_en_la_pagina, vista_inicial  # noqa: E402
+from demos.servir.conectar import (  # noqa: E402
+    conectar,
+    figuras_en_la_pagina,
+    ocultables,
+    ocultar_controles,
+    vista_inicial,
+)
 from servidor import disco  # noqa: E402
 from servidor.admision import configurar_cola  # noqa: E402
 from servidor.asgi import crear_app  # noqa: E402
@@ -145,6 +151,12 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
             **un_reloj(partes[0][1].salidas),
         )
 
+        suite.load(  # ?controles= en la pestaña de ?tab=
+            _ocultar_en_la_elegida(partes, pestanas[0].id),
+            outputs=[c for _, vista, _, _ in partes for c in ocultables(vista)],
+            api_visibility="private",
+            show_progress="hidden",
+        )
         for p, vista, abierta, tab in partes:
             tab.select(
                 _abrir_si_falta(p, vista),
@@ -197,23 +209,46 @@ def _abrir_grupo_si_falta(partes: list):
     abrir = [_abrir_si_falta(p, vista) for p, vista, _, _ in partes]
     tamanos = [1 + len(vista.entradas) for _, vista, _, _ in partes]
 
-    def abrir_todas(*valores):
+    def abrir_todas(request: gr.Request, *valores):
         salida, k = [], 0
         for f, n in zip(abrir, tamanos, strict=True):
-            salida += f(*valores[k : k + n])
+            salida += f(request, *valores[k : k + n])
             k += n
         return salida
 
     return abrir_todas
 
 
+def _ocultar_en_la_elegida(partes: list, primera: str):
+    """El `load` de `?controles=` en la suite: en la pestaña que abre (la de ?tab=, o la primera)."""
+
+    def ocultar(request: gr.Request):
+        parametros = _parametros(request)
+        elegida = parametros.get("tab", primera)
+        if elegida not in {p.id for p, *_ in partes}:
+            elegida = primera  # como `al_cargar`, que además lo avisa
+        salida = []
+        for p, vista, _, _ in partes:
+            n = len(ocultables(vista))
+            salida += ocultar_controles(vista, parametros) if p.id == elegida else [gr.skip()] * n
+        return salida
+
+    return ocultar
+
+
 def _abrir_si_falta(p: Pestana, vista: Vista):
     """Al elegir una pestaña por primera vez, llena su vista inicial (calculada una vez por proceso)."""
 
-    def abrir(abierta, *valores):
+    def abrir(request: gr.Request, abierta, *valores):
         if abierta:
             return [gr.skip()] * (1 + len(vista.entradas) + len(vista.salidas_de_pagina))
-        entradas, salidas = vista_inicial(p.id, vista, {}, list(valores))
+        # La pestaña de ?tab= la elige el navegador al abrir la página, antes de que llegue la carga (`al_cargar`,
+        # con los ajustes de la URL): esta elección llega antes o después que ella. Con la vista de siempre, si
+        # llegaba después, ?tab=variantes&L=12 dejaba L en 12 y la figura y sus paradas en 16 × 16. Con los mismos
+        # ajustes, las dos dan lo mismo (los avisos, solo la carga).
+        parametros = _parametros(request)
+        propios = parametros if parametros.get("tab") == p.id else {}
+        entradas, salidas = vista_inicial(p.id, vista, propios, list(valores), avisar=False)
         return [True, *entradas, *salidas]
 
     return abrir
@@ -237,6 +272,16 @@ def construir_una(id_: str) -> gr.Blocks:
             inputs=vista.entradas,
             outputs=[*vista.entradas, *vista.salidas_de_pagina],
             api_visibility="private",
+        )
+
+        def ocultar(request: gr.Request):
+            return ocultar_controles(vista, _parametros(request))
+
+        una.load(  # ?controles=: los que no nombra, ocultos (sin cálculo: no espera a la vista)
+            ocultar,
+            outputs=ocultables(vista),
+            api_visibility="private",
+            show_progress="hidden",
         )
     return una
 

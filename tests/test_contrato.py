@@ -108,3 +108,21 @@ def test_la_pagina_muestra_el_orden_de_construir(p):
         if siguiente.elem_id != f"{p.id}-prediccion":
             faltas.append("la predicción justo debajo de la figura principal (demos/servir/aprender.py)")
     assert not faltas, f"La pestaña «{p.id}» necesita: " + "; ".join(faltas)
+
+
+@pytest.mark.parametrize("p", PESTANAS, ids=[p.id for p in PESTANAS])
+def test_el_readme_dice_los_nombres_de_la_url_de_cada_pestana(p):
+    """Un docente fija los controles desde la URL y elige cuáles se ven (`?controles=`) con los nombres de `url`:
+    el README los lista en una tabla, una fila por pestaña, que no puede quedar atrás del código."""
+    import re
+
+    from tests.ayuda import RAIZ
+
+    readme = (RAIZ / "README.md").read_text(encoding="utf-8")
+    fila = re.search(rf"^\| `{re.escape(p.id)}` \| (.*) \|$", readme, re.MULTILINE)
+    nombres = list(vista_de(p.id).url)
+    esperada = ", ".join(f"`{n}`" for n in nombres)
+    assert fila, (
+        f"La pestaña «{p.id}» necesita su fila en la tabla de nombres de la URL del README: | `{p.id}` | {esperada} |"
+    )
+    assert fila.group(1) == esperada, f"«{p.id}»: la tabla del README dice {fila.group(1)}, y su `url` es {esperada}"

@@ -127,6 +127,29 @@ def test_la_url_fija_un_control(pagina, url_app):
     assert float(caja.input_value()) == pytest.approx(valor)
 
 
+@pytest.mark.parametrize("ruta", ["demo/variantes/?", "?tab=variantes&"])
+def test_controles_en_la_url_deja_ver_solo_esos_y_los_ocultos_siguen_contando(pagina, url_app, ruta):
+    """Media diapositiva: `?controles=w` deja el deslizador de la ventana; L, oculto, conserva el 12 de la URL y
+    cada movimiento de w lo sigue mandando (la figura sigue siendo de 12 × 12)."""
+    id_ = "variantes"
+    pagina.goto(f"{url_app}{ruta}controles=w,nada&L=12&presentacion=1")
+    assert "«nada» no es un control de esta pestaña" in textos_aviso(pagina)
+    titulo = f"#{id_}-figura1 .gtitle"
+    pagina.wait_for_function(
+        "(sel) => (document.querySelector(sel) || {}).textContent?.includes('12 × 12')", arg=titulo, timeout=ESPERA_MS
+    )
+    assert pagina.locator(f"#{id_}-w").is_visible()
+    for nombre in ("L", "g", "r", "semilla"):
+        assert pagina.locator(f"#{id_}-{nombre}").count() == 1, nombre  # en la página, sin verse
+        assert not pagina.locator(f"#{id_}-{nombre}").is_visible(), nombre
+    antes = fuente_figura(pagina, id_)
+    escribir(pagina, id_, {"w": "6"})
+    espera_cambio(pagina, id_, antes)
+    assert "12 × 12" in pagina.locator(titulo).first.text_content()
+    assert "w = 6" in " ".join(trazos_y_textos(pagina, id_)[1])
+    assert pagina.errores == [], pagina.errores
+
+
 def test_tab_en_la_url_abre_esa_pestana(pagina, url_app):
     id_ = PESTANAS[-1].id
     pagina.goto(f"{url_app}?tab={id_}")

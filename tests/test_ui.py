@@ -12,7 +12,7 @@ from demos.comun.controles import Deslizador, Numero, Opcion
 from demos.comun.figuras.componente import Figura
 from demos.comun.vista import salidas_para_gradio
 from demos.escalado import calcular
-from demos.servir.conectar import valor_desde_url
+from demos.servir.conectar import controles_visibles, ocultables, ocultar_controles, valor_desde_url
 from demos.servir.descarga import exportar_figuras
 
 
@@ -71,6 +71,83 @@ def test_valor_desde_url_malo_da_razon_en_espanol(componente, texto, mensaje):
         c = componente()
     with pytest.raises(ValueError, match=mensaje):
         valor_desde_url(c, texto)
+
+
+def _vista(id_: str):
+    import app
+
+    return app.vistas(app.demo)[id_]
+
+
+@pytest.mark.parametrize(
+    "texto, visibles, aviso",
+    [
+        (None, None, None),  # sin el ajuste, todos
+        ("w", {"w"}, None),
+        (" w , L ", {"w", "L"}, None),
+        ("", set(), None),  # ninguno: solo la figura
+        ("w,ventana", {"w"}, "«ventana» no es un control de esta pestaña; se ignoró (hay: L, w, g, r, semilla)"),
+        ("<b>x</b>", set(), "«<b>x</b>»"),  # el texto se repite tal cual: avisar_url lo escapa
+        ("w," * 300, None, "más largo que 500"),
+    ],
+)
+def test_controles_en_la_url_dice_cuales_se_ven_y_avisa_los_que_no_son_de_la_pestana(texto, visibles, aviso):
+    parametros = {} if texto is None else {"controles": texto}
+    dados, avisos = controles_visibles(_vista("variantes"), parametros)
+    assert dados == visibles
+    if aviso is None:
+        assert avisos == []
+    else:
+        assert len(avisos) == 1 and aviso in avisos[0], avisos
+
+
+@pytest.mark.parametrize(
+    "id_, controles, ocultos",
+    [
+        ("variantes", "w", {"L", "g", "r", "semilla"}),
+        # T se escribe también con el deslizador de log T (un Barrido con `entrada`): los dos se ocultan juntos.
+        ("temperatura", "palabras", {"puntajes", "T", "log₁₀ T", "n", "semilla"}),
+        ("temperatura", "T", {"palabras", "puntajes", "n", "semilla"}),
+        # Y d, con log₂ d y los botones «d = 2», «d = 64», «d = 512» que saltan a una parada.
+        ("escalado", "", {"d", "log₂ d", "d = 2", "d = 64", "d = 512", "claves", "semilla"}),
+    ],
+)
+def test_controles_en_la_url_oculta_los_demas_y_lo_que_los_escribe(id_, controles, ocultos):
+    vista = _vista(id_)
+    cambios = ocultar_controles(vista, {"controles": controles})
+    componentes = ocultables(vista)
+    assert len(cambios) == len(componentes)
+
+    def nombre(c) -> str:
+        propio = next((n for n, x in vista.url.items() if x is c), None)
+        return propio or (c.value if isinstance(c, gr.Button) else c.label.split("  ")[0].split(" (")[0])
+
+    ocultados = {nombre(c) for c, u in zip(componentes, cambios, strict=True) if u == gr.update(visible="hidden")}
+    assert ocultados == ocultos
+    assert all(u == gr.skip() for c, u in zip(componentes, cambios, strict=True) if nombre(c) not in ocultos)
+    # Sin ?controles=, nada cambia.
+    assert all(u == gr.skip() for u in ocultar_controles(vista, {"T": "2"}))
+
+
+@pytest.mark.parametrize("tab, L", [("variantes", 12), ("escalado", 16)])
+def test_la_pestana_de_tab_abre_con_los_ajustes_de_la_url_aunque_su_eleccion_llegue_despues(tab, L):
+    """?tab=variantes&L=12: el navegador elige la pestaña al abrir, y esa elección (que llena la pestaña) compite con
+    la carga que aplica la URL. Si llegaba después, dejaba L en 12 y la figura y sus paradas en 16 × 16."""
+    from types import SimpleNamespace
+
+    import app
+    from demos import buscar
+
+    vista = _vista("variantes")
+    abrir = app._abrir_si_falta(buscar("variantes"), vista)
+    pedido = SimpleNamespace(query_params={"tab": tab, "L": "12"})
+    abierta, *resto = abrir(pedido, False, *[c.value for c in vista.entradas])
+    entradas, salidas = resto[: len(vista.entradas)], resto[len(vista.entradas) :]
+    assert abierta is True
+    i = vista.entradas.index(vista.url["L"])
+    assert entradas[i] == (12 if L == 12 else gr.skip())  # la de otra pestaña no toma los ajustes
+    titulo = json.loads(salidas[0]["plot"])["layout"]["title"]["text"]
+    assert f"{L} × {L}" in titulo, titulo
 
 
 @pytest.mark.parametrize("modulo", ["demos.memoria.medida", "demos.comun.figuras", "modelos"])

@@ -74,6 +74,63 @@ def aplicar_url(vista: Vista, parametros: dict[str, str], valores: list) -> tupl
     return valores, avisos
 
 
+CONTROLES = "controles"  # ?controles=w,L: solo esos controles de la URL se ven (los demás, ocultos con su valor)
+
+
+def controles_visibles(vista: Vista, parametros: dict[str, str]) -> tuple[set[str] | None, list[str]]:
+    """Los nombres de la URL cuyos controles se ven con `?controles=` (None: todos, sin el ajuste), y los avisos.
+
+    Para una diapositiva: media diapositiva junto a un texto no tiene lugar para los cinco deslizadores de
+    variantes; con `?controles=w` queda el de la ventana, y la figura entra. Los ocultos conservan su valor (el
+    de la URL o el de siempre) y se siguen mandando: Gradio los deja en la página (`visible="hidden"`).
+    `?controles=` vacío: ninguno, solo la figura. Un nombre que no es de la pestaña se ignora con un aviso que
+    dice cuáles hay."""
+    texto = parametros.get(CONTROLES)
+    if texto is None:
+        return None, []
+    if len(texto) > MAX_TEXTO_URL:
+        return None, [f"«{CONTROLES}=…» se ignoró: es más largo que {MAX_TEXTO_URL} caracteres."]
+    pedidos = [n.strip() for n in texto.split(",") if n.strip()]
+    desconocidos = [n for n in pedidos if n not in vista.url]
+    avisos = []
+    if desconocidos:
+        nombres = ", ".join(f"«{n[:40]}»" for n in desconocidos[:3]) + (" y más" if len(desconocidos) > 3 else "")
+        hay = ", ".join(vista.url)
+        avisos.append(f"En «{CONTROLES}=», {nombres} no es un control de esta pestaña; se ignoró (hay: {hay}).")
+    return {n for n in pedidos if n in vista.url}, avisos
+
+
+def _controles_por_nombre(vista: Vista) -> list[tuple[str, list]]:
+    """Cada nombre de la URL con lo que se ve de su control: el control y lo que lo escribe desde el navegador (el
+    deslizador de un `Barrido` con `entrada`, como log T para T, y los botones que saltan a una parada)."""
+    grupos = []
+    for nombre, c in vista.url.items():
+        componentes = [c]
+        for b in vista.barridos:
+            if c is b.entrada or c is b.control:
+                componentes += [x for x in (b.control,) if x is not c] + [boton for boton, _ in b.atajos]
+        grupos.append((nombre, componentes))
+    return grupos
+
+
+def ocultables(vista: Vista) -> list:
+    """Los componentes que `?controles=` puede ocultar (las salidas del `load` de `ocultar_controles`)."""
+    return [x for _, componentes in _controles_por_nombre(vista) for x in componentes]
+
+
+def ocultar_controles(vista: Vista, parametros: dict[str, str]) -> list:
+    """Al abrir: con `?controles=`, los controles que no nombra, ocultos (`visible="hidden"`: siguen en la página y
+    mandan su valor); sin él, nada cambia. Una actualización por componente de `ocultables(vista)`."""
+    visibles, avisos = controles_visibles(vista, parametros)
+    for aviso in avisos:
+        avisar_url(aviso, parametros)
+    return [
+        gr.skip() if visibles is None or nombre in visibles else gr.update(visible="hidden")
+        for nombre, componentes in _controles_por_nombre(vista)
+        for _ in componentes
+    ]
+
+
 # --- vista inicial y descargas --------------------------------------------------------------------
 
 _cache_inicial: dict[str, tuple] = {}
@@ -102,20 +159,24 @@ def _guardada(clave: str, vista: Vista, valores: list) -> tuple:
     return guardada
 
 
-def vista_inicial(clave: str, vista: Vista, parametros: dict[str, str], valores: list) -> tuple[list, tuple]:
+def vista_inicial(
+    clave: str, vista: Vista, parametros: dict[str, str], valores: list, avisar: bool = True
+) -> tuple[list, tuple]:
     """(valores de las entradas, salidas) al abrir la pestaña, con los ajustes de la URL aplicados.
 
     Sin ajustes, la vista es la misma para todos: se calcula una vez por proceso, y las figuras
     que ya llegaron con la página (`figuras_en_la_pagina`) no se vuelven a mandar ni a dibujar.
+    `avisar`: si los ajustes que no sirven se avisan (no, si otro evento con los mismos ya lo hace).
     """
     valores_url, avisos = aplicar_url(vista, parametros, valores)
-    for aviso in avisos:
+    for aviso in avisos if avisar else ():
         avisar_url(aviso, parametros)  # en modo presentación, hasta que se cierra
     if valores_url != list(valores):
         try:
             return _cambiadas(valores_url, valores), _calcular(vista, valores_url)
         except ValueError as e:
-            avisar_url(f"Los ajustes de la URL se ignoraron: {e}", parametros)
+            if avisar:
+                avisar_url(f"Los ajustes de la URL se ignoraron: {e}", parametros)
     guardada = _guardada(clave, vista, list(valores))
     ya = [getattr(c, EN_LA_PAGINA, None) == list(valores) for c in vista.salidas_de_pagina]
     return _cambiadas(valores, valores), tuple(gr.skip() if y else v for y, v in zip(ya, guardada, strict=True))
