@@ -421,6 +421,12 @@ ANGULOS_DEL_EJE_X = """() => [...document.querySelectorAll('.figura-propia')].fi
     .map((giro) => (giro ? Math.abs(parseFloat(giro[1])) : 0))))"""
 
 
+CAJAS_DEL_EJE_X = """() => [...document.querySelectorAll('#temperatura-figura1 .xaxislayer-above text')].map((t) => {
+  const r = t.getBoundingClientRect();
+  return {texto: t.textContent, x0: r.left, x1: r.right, y0: r.top, y1: r.bottom};
+})"""
+
+
 def test_los_nombres_de_un_eje_x_se_inclinan_solo_si_no_caben_derechos(navegador, url_app):
     """Clasificador, 1280 × 800: las 7 palabras de la frase, en los 1 000 px del mapa de la agrupación, van derechas
     (iban a −45° por ser más de 4 y de más de 3 letras, y el título del eje quedaba entre ellas); en los ≈ 250 px de
@@ -430,4 +436,23 @@ def test_los_nombres_de_un_eje_x_se_inclinan_solo_si_no_caben_derechos(navegador
     pg.locator("#clasificador-atencion-figura2").scroll_into_view_if_needed()
     pg.wait_for_function(f"() => ({ANGULOS_DEL_EJE_X})().length === 2", timeout=ESPERA_MS)
     assert pg.evaluate(ANGULOS_DEL_EJE_X)[1] == 45
+    pg.context.close()
+
+
+@pytest.mark.parametrize("ancho", [360, 390])
+def test_en_un_telefono_los_nombres_de_las_barras_van_derechos_si_caben(navegador, url_app, ancho):
+    """Temperatura en un teléfono: «plata», «sacó», «Ana», «del» caben derechas bajo sus barras (iban de lado, a
+    −90°, por tener más de 3 letras); con cuatro palabras largas, de pie, sin pisarse."""
+    telefono = {"viewport": {"width": ancho, "height": 844}, "has_touch": True, "is_mobile": True}
+    pg = _abrir(navegador, url_app + "demo/temperatura/?predecir=0", "temperatura", **telefono)
+    assert pg.evaluate(ANGULOS_DEL_EJE_X)[0] == 0
+    pg.context.close()
+    largas = "extraordinariamente,incomprensiblemente,desafortunadamente,responsabilidades"
+    pg = _abrir(navegador, url_app + f"demo/temperatura/?predecir=0&palabras={largas}", "temperatura", **telefono)
+    pg.wait_for_function(
+        "() => document.querySelector('#temperatura-figura1 .xtick text')?.textContent.startsWith('extra')",
+        timeout=ESPERA_MS,
+    )
+    assert pg.evaluate(ANGULOS_DEL_EJE_X)[0] == 90
+    assert _solapadas(pg.evaluate(CAJAS_DEL_EJE_X)) == []
     pg.context.close()

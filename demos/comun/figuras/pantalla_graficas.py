@@ -160,7 +160,9 @@ def _marcas_de_categorias(f: Barras, lienzo: Lienzo, dom_x) -> dict:
         # Un poco más abajo: el nombre de la primera barra tocaba el 0 del eje y, en la esquina (CBAM, #37).
         marcas = ticks(f.categorias, max(2, int(area / (largo * 0.6 * LETRA + 8))))
         return marcas | {"tickangle": 0, "ticklabelstandoff": 10}
-    return ticks(f.categorias, max(2, int(area / (1.3 * LETRA)))) | {"tickangle": -90}
+    # Largos: derechos si caben con el ancho de verdad, y si no, de pie (Plotly elige: `autotickangles`). Siempre
+    # de pie, en temperatura «plata», «sacó», «Ana», «del» iban de lado a 390 px, donde caben derechas.
+    return ticks(f.categorias, max(2, int(area / (1.3 * LETRA)))) | {"autotickangles": [0, -90]}
 
 
 _MODOS = {"lineas+puntos": "lines+markers", "lineas": "lines", "puntos": "markers", "punteada": "lines"}
