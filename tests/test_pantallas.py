@@ -545,6 +545,36 @@ def test_en_presentacion_a_1280_x_720_achicar_la_figura_no_la_deja_con_letra_de_
         contexto.close()
 
 
+# La letra más chica de la figura como se ve, con el zoom de disposicion.js.
+LETRA_CON_ZOOM = """(sel) => {
+  const f = document.querySelector(sel);
+  const zoom = parseFloat(f.style.zoom || "1");
+  const letras = [...f.querySelectorAll("svg text")].filter((t) => t.textContent.trim() && t.getBBox().width > 0)
+    .map((t) => parseFloat(getComputedStyle(t).fontSize));
+  return {zoom, letra: Math.min(...letras) * zoom};
+}"""
+
+
+@pytest.mark.parametrize("id_", ["multicabeza", "temperatura", "escalado"])
+def test_en_media_diapositiva_achicar_la_figura_no_la_deja_con_letra_de_menos_de_10_px(navegador, url_app, id_):
+    """470 × 560, ?presentacion=1: media diapositiva junto a un texto (la pestaña de teléfono). disposicion.js
+    achica la figura para que quepa, pero no bajo 10 px de letra: el mazo agranda el iframe con la diapositiva
+    entera, no con su ancho, y con el piso del proyector en proporción (14 × 470 / 1280 = 5 px) la figura de
+    multicabeza quedaba a la mitad, con sus números en 6 px."""
+    contexto = navegador.new_context(viewport={"width": 470, "height": 560}, locale="es-ES")
+    contexto.set_default_timeout(ESPERA_MS)
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app + f"demo/{id_}/?presentacion=1&predecir=0")
+        fuente_figura(pg, id_)
+        pg.wait_for_function(QUIETA, arg=QUIETA_MS, timeout=15_000, polling=50)
+        pg.wait_for_timeout(300)  # el ajuste (zoom) corre en el cuadro siguiente
+        medida = pg.evaluate(LETRA_CON_ZOOM, f"#{id_}-figura1")
+        assert medida["letra"] >= 10 - 0.01, medida
+    finally:
+        contexto.close()
+
+
 # Cuántas veces disposicion.js recorre la página (cada recorrido empieza buscando las explicaciones).
 CONTAR_RECORRIDOS = """(() => { const q = Document.prototype.querySelectorAll; window.__recorridos = 0;
   Document.prototype.querySelectorAll = function (sel) {

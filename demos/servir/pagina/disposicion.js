@@ -37,8 +37,12 @@
   // Lo menos que se achica una figura: ni la mitad, ni tanto que su letra más chica quede bajo 14 px a 1280 × 720
   // (en una ventana más chica, como la diapositiva de 960 × 700 de reveal.js que el mazo agranda al proyectar,
   // los 14 px en proporción).
+  // En una página angosta (media diapositiva junto a un texto: la pestaña de teléfono, menos de 600 px como
+  // pantalla_angosta.ANCHO_MAXIMO), la letra no baja de 10 px: el mazo agranda el iframe con la diapositiva entera
+  // (× 2 a 1920 × 1080), no con su ancho. Con 14 px × 470 / 1280, la figura de multicabeza se achicaba a la mitad y
+  // sus números quedaban en 6 px (12 en la pantalla del proyector); ahora la figura se llega a ver bajando.
   const pisoZoom = (f) => {
-    const minima = 14 * Math.min(1, window.innerWidth / 1280, window.innerHeight / 720);
+    const minima = window.innerWidth < 600 ? 10 : 14 * Math.min(1, window.innerWidth / 1280, window.innerHeight / 720);
     const letras = [...f.querySelectorAll("svg text")].map((t) => parseFloat(getComputedStyle(t).fontSize)).filter((x) => x > 0);
     return letras.length ? Math.min(1, Math.max(0.5, minima / Math.min(...letras))) : 0.5;
   };
