@@ -38,9 +38,9 @@ from demos.comun.vista import Vista, un_reloj  # noqa: E402
 from demos.comun.zerogpu import arrancar_zerogpu  # noqa: E402
 from demos.servir import pagina  # noqa: E402
 from demos.servir.conectar import (  # noqa: E402
+    acompanantes,
     conectar,
     figuras_en_la_pagina,
-    ocultables,
     ocultar_controles,
     vista_inicial,
 )
@@ -116,16 +116,20 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
             # La pestaña la elige el navegador al abrir (ELEGIR_PESTANA_JS): elegirla aquí, al llegar la respuesta,
             # deshacía un «Siguiente» o un clic en otra pestaña que el estudiante hiciera antes.
             salida: list = []
+            acompanan: list = []  # ?controles=: al final, lo que escribe un control oculto (log T, «d = 64»)
             k = 0
             for p, vista, _, _ in partes:
                 n = len(vista.entradas)
                 if p.id == elegida:
                     entradas, salidas = vista_inicial(p.id, vista, parametros, list(valores[k : k + n]))
+                    entradas, suyos = ocultar_controles(vista, parametros, entradas)
                     salida += [True, *entradas, *salidas]
+                    acompanan += suyos
                 else:
                     salida += [gr.skip()] * (1 + n + len(vista.salidas_de_pagina))
+                    acompanan += [gr.skip()] * len(acompanantes(vista))
                 k += n
-            return salida
+            return [*salida, *acompanan]
 
         todas_entradas = [c for _, v, _, _ in partes for c in v.entradas]
         # `?tab=<id>`: la elige el navegador en cuanto se arma la página, sin esperar al servidor (que llena su vista
@@ -141,6 +145,7 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
         todas_salidas = []
         for _, v, abierta, _ in partes:
             todas_salidas += [abierta, *v.entradas, *v.salidas_de_pagina]
+        todas_salidas += [c for _, v, _, _ in partes for c in acompanantes(v)]
         # El reloj, solo en la primera figura de la pestaña que abre sin ?tab= (con «full» en las 134 salidas,
         # cada una ponía su capa animada mientras la página carga).
         suite.load(
@@ -151,12 +156,6 @@ def construir_suite(pestanas: tuple[Pestana, ...] = PESTANAS) -> gr.Blocks:
             **un_reloj(partes[0][1].salidas),
         )
 
-        suite.load(  # ?controles= en la pestaña de ?tab=
-            _ocultar_en_la_elegida(partes, pestanas[0].id),
-            outputs=[c for _, vista, _, _ in partes for c in ocultables(vista)],
-            api_visibility="private",
-            show_progress="hidden",
-        )
         for p, vista, abierta, tab in partes:
             tab.select(
                 _abrir_si_falta(p, vista),
@@ -219,23 +218,6 @@ def _abrir_grupo_si_falta(partes: list):
     return abrir_todas
 
 
-def _ocultar_en_la_elegida(partes: list, primera: str):
-    """El `load` de `?controles=` en la suite: en la pestaña que abre (la de ?tab=, o la primera)."""
-
-    def ocultar(request: gr.Request):
-        parametros = _parametros(request)
-        elegida = parametros.get("tab", primera)
-        if elegida not in {p.id for p, *_ in partes}:
-            elegida = primera  # como `al_cargar`, que además lo avisa
-        salida = []
-        for p, vista, _, _ in partes:
-            n = len(ocultables(vista))
-            salida += ocultar_controles(vista, parametros) if p.id == elegida else [gr.skip()] * n
-        return salida
-
-    return ocultar
-
-
 def _abrir_si_falta(p: Pestana, vista: Vista):
     """Al elegir una pestaña por primera vez, llena su vista inicial (calculada una vez por proceso)."""
 
@@ -264,24 +246,16 @@ def construir_una(id_: str) -> gr.Blocks:
         _VISTAS[una] = {p.id: vista}
 
         def al_cargar(request: gr.Request, *valores):
-            entradas, salidas = vista_inicial(p.id, vista, _parametros(request), list(valores))
-            return [*entradas, *salidas]
+            parametros = _parametros(request)
+            entradas, salidas = vista_inicial(p.id, vista, parametros, list(valores))
+            entradas, acompanan = ocultar_controles(vista, parametros, entradas)  # ?controles=
+            return [*entradas, *salidas, *acompanan]
 
         una.load(
             al_cargar,
             inputs=vista.entradas,
-            outputs=[*vista.entradas, *vista.salidas_de_pagina],
+            outputs=[*vista.entradas, *vista.salidas_de_pagina, *acompanantes(vista)],
             api_visibility="private",
-        )
-
-        def ocultar(request: gr.Request):
-            return ocultar_controles(vista, _parametros(request))
-
-        una.load(  # ?controles=: los que no nombra, ocultos (sin cálculo: no espera a la vista)
-            ocultar,
-            outputs=ocultables(vista),
-            api_visibility="private",
-            show_progress="hidden",
         )
     return una
 

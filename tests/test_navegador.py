@@ -150,6 +150,23 @@ def test_controles_en_la_url_deja_ver_solo_esos_y_los_ocultos_siguen_contando(pa
     assert pagina.errores == [], pagina.errores
 
 
+@pytest.mark.parametrize("ruta", ["demo/escalado/?", "?tab=escalado&"])
+def test_controles_en_la_url_oculta_tambien_lo_que_escribe_un_control_oculto(pagina, url_app, ruta):
+    """Escalado con `?controles=claves`: d se oculta, y con ella el deslizador de log₂ d y los botones «d = 64» que
+    la escriben (no son entradas: van en la carga como salidas de más)."""
+    pagina.goto(f"{url_app}{ruta}controles=claves")
+    fuente_figura(pagina, "escalado")
+    pagina.wait_for_function("() => !document.querySelector('#escalado-d')?.checkVisibility()", timeout=ESPERA_MS)
+    assert pagina.locator("#escalado-claves").is_visible()
+    assert not pagina.get_by_role("button", name="d = 64").is_visible()
+    deslizadores = pagina.evaluate(
+        "() => [...document.querySelectorAll('input[type=range]')].filter((e) => "
+        "e.checkVisibility()).map((e) => e.closest('.block').id)"
+    )
+    assert deslizadores == ["escalado-claves"]  # el de log₂ d, oculto con d
+    assert pagina.errores == [], pagina.errores
+
+
 def test_tab_en_la_url_abre_esa_pestana(pagina, url_app):
     id_ = PESTANAS[-1].id
     pagina.goto(f"{url_app}?tab={id_}")

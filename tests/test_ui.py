@@ -12,7 +12,7 @@ from demos.comun.controles import Deslizador, Numero, Opcion
 from demos.comun.figuras.componente import Figura
 from demos.comun.vista import salidas_para_gradio
 from demos.escalado import calcular
-from demos.servir.conectar import controles_visibles, ocultables, ocultar_controles, valor_desde_url
+from demos.servir.conectar import acompanantes, controles_visibles, ocultar_controles, valor_desde_url
 from demos.servir.descarga import exportar_figuras
 
 
@@ -114,19 +114,29 @@ def test_controles_en_la_url_dice_cuales_se_ven_y_avisa_los_que_no_son_de_la_pes
 )
 def test_controles_en_la_url_oculta_los_demas_y_lo_que_los_escribe(id_, controles, ocultos):
     vista = _vista(id_)
-    cambios = ocultar_controles(vista, {"controles": controles})
-    componentes = ocultables(vista)
-    assert len(cambios) == len(componentes)
+    sin_cambios = [gr.skip()] * len(vista.entradas)
+    entradas, acompanan = ocultar_controles(vista, {"controles": controles}, sin_cambios)
+    assert len(acompanan) == len(acompanantes(vista))
 
     def nombre(c) -> str:
         propio = next((n for n, x in vista.url.items() if x is c), None)
         return propio or (c.value if isinstance(c, gr.Button) else c.label.split("  ")[0].split(" (")[0])
 
-    ocultados = {nombre(c) for c, u in zip(componentes, cambios, strict=True) if u == gr.update(visible="hidden")}
-    assert ocultados == ocultos
-    assert all(u == gr.skip() for c, u in zip(componentes, cambios, strict=True) if nombre(c) not in ocultos)
+    cambios = list(zip([*vista.entradas, *acompanantes(vista)], [*entradas, *acompanan], strict=True))
+    assert {nombre(c) for c, u in cambios if u == gr.update(visible="hidden")} == ocultos
+    assert all(u == gr.skip() for c, u in cambios if nombre(c) not in ocultos)
     # Sin ?controles=, nada cambia.
-    assert all(u == gr.skip() for u in ocultar_controles(vista, {"T": "2"}))
+    entradas, acompanan = ocultar_controles(vista, {"T": "2"}, sin_cambios)
+    assert all(u == gr.skip() for u in [*entradas, *acompanan])
+
+
+def test_un_control_oculto_conserva_el_valor_que_le_da_la_url():
+    vista = _vista("variantes")
+    i = vista.entradas.index(vista.url["L"])
+    entradas = [gr.skip()] * len(vista.entradas)
+    entradas[i] = 12  # lo que `vista_inicial` manda con ?L=12
+    entradas, _ = ocultar_controles(vista, {"controles": "w", "L": "12"}, entradas)
+    assert entradas[i] == gr.update(visible="hidden", value=12)
 
 
 @pytest.mark.parametrize("tab, L", [("variantes", 12), ("escalado", 16)])

@@ -113,22 +113,30 @@ def _controles_por_nombre(vista: Vista) -> list[tuple[str, list]]:
     return grupos
 
 
-def ocultables(vista: Vista) -> list:
-    """Los componentes que `?controles=` puede ocultar (las salidas del `load` de `ocultar_controles`)."""
-    return [x for _, componentes in _controles_por_nombre(vista) for x in componentes]
+def acompanantes(vista: Vista) -> list:
+    """Lo que `?controles=` oculta con un control de la URL y no es una entrada (log T, los botones «d = 64»): la
+    carga de la página los suma a sus salidas."""
+    entradas = {id(c) for c in vista.entradas}
+    return [x for _, componentes in _controles_por_nombre(vista) for x in componentes if id(x) not in entradas]
 
 
-def ocultar_controles(vista: Vista, parametros: dict[str, str]) -> list:
-    """Al abrir: con `?controles=`, los controles que no nombra, ocultos (`visible="hidden"`: siguen en la página y
-    mandan su valor); sin él, nada cambia. Una actualización por componente de `ocultables(vista)`."""
+def ocultar_controles(vista: Vista, parametros: dict[str, str], entradas: list) -> tuple[list, list]:
+    """Al abrir, con `?controles=`: los controles que no nombra, ocultos (`visible="hidden"`: siguen en la página y
+    mandan su valor). `entradas`: lo que la carga manda a cada entrada (`vista_inicial`). -> (esas mismas, las
+    ocultas con su valor si la URL lo cambió; una actualización por cada uno de `acompanantes(vista)`). Va en la
+    misma carga que la vista: un `load` aparte era un queue/join más al abrir cada página, con o sin el ajuste."""
     visibles, avisos = controles_visibles(vista, parametros)
     for aviso in avisos:
         avisar_url(aviso, parametros)
-    return [
-        gr.skip() if visibles is None or nombre in visibles else gr.update(visible="hidden")
-        for nombre, componentes in _controles_por_nombre(vista)
-        for _ in componentes
+    ocultos = {
+        id(x) for n, cs in _controles_por_nombre(vista) for x in cs if visibles is not None and n not in visibles
+    }
+    oculto = gr.update(visible="hidden")
+    entradas = [
+        (oculto if u == gr.skip() else oculto | {"value": u}) if id(c) in ocultos else u
+        for c, u in zip(vista.entradas, entradas, strict=True)
     ]
+    return entradas, [oculto if id(x) in ocultos else gr.skip() for x in acompanantes(vista)]
 
 
 # --- vista inicial y descargas --------------------------------------------------------------------
