@@ -308,7 +308,7 @@ def test_telefono_los_paneles_de_proporcion_fija_toman_el_ancho_de_la_pagina(nav
                 pg.locator(".js-plotly-plot").nth(k).scroll_into_view_if_needed()
                 pg.wait_for_function(
                     "(k) => { const g = document.querySelectorAll('.js-plotly-plot')[k];"
-                    " return !g.checkVisibility() || (g._fullLayout && g.__dibujada_en[0] === g.clientWidth); }",
+                    " return !g.checkVisibility() || (g._fullLayout && g.__dibujada_en?.[0] === g.clientWidth); }",
                     arg=k,
                 )
             pg.wait_for_timeout(300)
@@ -762,7 +762,13 @@ def test_en_un_mazo_reveal_el_iframe_oculto_dibuja_como_uno_visible(navegador, u
         visible, solapes_visible = _textos_y_solapes(pg.frames[1])
         assert oculto.keys() == visible.keys() and oculto, (oculto.keys(), visible.keys())
         for figura in visible:
-            assert oculto[figura] == visible[figura], f"{figura}, oculto y luego visible: {oculto[figura]}\n" + (
+            # Cada caja, a lo sumo 2 px de la otra: redondeadas a 2 px, un borde en 215.0 y otro en 214.99 daban 216 y
+            # 214 (parches, una corrida de cada tantas).
+            iguales = len(oculto[figura]) == len(visible[figura]) and all(
+                a[0] == b[0] and all(abs(x - y) <= 2 for x, y in zip(a[1:], b[1:], strict=True))
+                for a, b in zip(oculto[figura], visible[figura], strict=True)
+            )
+            assert iguales, f"{figura}, oculto y luego visible: {oculto[figura]}\n" + (
                 f"visible desde el principio: {visible[figura]}"
             )
         assert solapes_oculto == solapes_visible
