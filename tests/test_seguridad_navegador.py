@@ -51,6 +51,7 @@ ATAQUES = [
     ("?tab=<img src=//{B}/x>", "a-mano", "<img src=//{B}/x>", True),
     ("?tab=<a href=//{B}>Inicia sesión aquí</a>", "a-mano", "<a href=//{B}>", True),
     ("demo/temperatura/?T=<img src=//{B}/x>", "temperatura", "<img src=//{B}/x>", True),
+    ("demo/variantes/?controles=w,<img src=//{B}/x>", "variantes", "<img src=//{B}/x>", True),
     ("demo/temperatura/?palabras=![](//{B}/x),sacó,Ana,del", "temperatura", "«![](//{B}/x)»", False),
     ("demo/temperatura/?palabras=[aquí](//{B}/),sacó,Ana,del", "temperatura", "«[aquí](//{B}/)»", False),
     ("demo/a-mano/?palabras=![](//{B}),sacó,plata", "a-mano", "«![](//{B})»", False),
