@@ -129,8 +129,8 @@ def test_la_url_fija_un_control(pagina, url_app):
 
 @pytest.mark.parametrize("ruta", ["demo/variantes/?", "?tab=variantes&"])
 def test_controles_en_la_url_deja_ver_solo_esos_y_los_ocultos_siguen_contando(pagina, url_app, ruta):
-    """Media diapositiva: `?controles=w` deja el deslizador de la ventana; L, oculto, conserva el 12 de la URL y
-    cada movimiento de w lo sigue mandando (la figura sigue siendo de 12 × 12)."""
+    """Media diapositiva: `?controles=w` deja el deslizador de la ventana; L, oculto (sigue en la página), conserva
+    el 12 de la URL y cada movimiento de w lo sigue mandando (la figura sigue siendo de 12 × 12)."""
     id_ = "variantes"
     pagina.goto(f"{url_app}{ruta}controles=w,nada&L=12&presentacion=1")
     assert "«nada» no es un control de esta pestaña" in textos_aviso(pagina)
@@ -164,6 +164,27 @@ def test_controles_en_la_url_oculta_tambien_lo_que_escribe_un_control_oculto(pag
         "e.checkVisibility()).map((e) => e.closest('.block').id)"
     )
     assert deslizadores == ["escalado-claves"]  # el de log₂ d, oculto con d
+    assert pagina.errores == [], pagina.errores
+
+
+@pytest.mark.parametrize(
+    "consulta, se_ven",
+    [("tipo=ventana&controles=tipo", {"tipo"}), ("tipo=relleno&controles=w", set()), ("tipo=ventana", None)],
+)
+def test_controles_en_la_url_gana_a_la_pestana_que_muestra_un_control_segun_otro(pagina, url_app, consulta, se_ven):
+    """Máscara causal muestra k solo con la máscara de relleno y w solo con la de ventana (cambia su `visible`). Con
+    `?controles=`, uno que no nombra sigue oculto aunque su máscara lo pida: con `visible="hidden"` volvía a verse."""
+    id_ = "mascara-causal"
+    pagina.goto(f"{url_app}demo/{id_}/?predecir=0&{consulta}")
+    fuente_figura(pagina, id_)
+    tipo = consulta.split("&")[0].split("=")[1]
+    pagina.locator(f"#{id_}-tipo input[value='{tipo}']:checked").wait_for(state="attached", timeout=ESPERA_MS)
+    pagina.wait_for_timeout(1000)  # lo que dispara el cambio de la máscara
+    visibles = {n for n in ("frase", "tipo", "k", "w", "semilla") if pagina.locator(f"#{id_}-{n}").is_visible()}
+    if se_ven is None:  # sin el ajuste, la pestaña decide: w con la ventana
+        assert visibles == {"frase", "tipo", "w", "semilla"}, visibles
+    else:
+        assert visibles == se_ven, (tipo, visibles)
     assert pagina.errores == [], pagina.errores
 
 

@@ -12,7 +12,13 @@ from demos.comun.controles import Deslizador, Numero, Opcion
 from demos.comun.figuras.componente import Figura
 from demos.comun.vista import salidas_para_gradio
 from demos.escalado import calcular
-from demos.servir.conectar import acompanantes, controles_visibles, ocultar_controles, valor_desde_url
+from demos.servir.conectar import (
+    OCULTO_POR_LA_URL,
+    acompanantes,
+    controles_visibles,
+    ocultar_controles,
+    valor_desde_url,
+)
 from demos.servir.descarga import exportar_figuras
 
 
@@ -123,7 +129,7 @@ def test_controles_en_la_url_oculta_los_demas_y_lo_que_los_escribe(id_, controle
         return propio or (c.value if isinstance(c, gr.Button) else c.label.split("  ")[0].split(" (")[0])
 
     cambios = list(zip([*vista.entradas, *acompanantes(vista)], [*entradas, *acompanan], strict=True))
-    assert {nombre(c) for c, u in cambios if u == gr.update(visible="hidden")} == ocultos
+    assert {nombre(c) for c, u in cambios if OCULTO_POR_LA_URL in u.get("elem_classes", ())} == ocultos
     assert all(u == gr.skip() for c, u in cambios if nombre(c) not in ocultos)
     # Sin ?controles=, nada cambia.
     entradas, acompanan = ocultar_controles(vista, {"T": "2"}, sin_cambios)
@@ -136,7 +142,7 @@ def test_un_control_oculto_conserva_el_valor_que_le_da_la_url():
     entradas = [gr.skip()] * len(vista.entradas)
     entradas[i] = 12  # lo que `vista_inicial` manda con ?L=12
     entradas, _ = ocultar_controles(vista, {"controles": "w", "L": "12"}, entradas)
-    assert entradas[i] == gr.update(visible="hidden", value=12)
+    assert entradas[i] == gr.update(elem_classes=[OCULTO_POR_LA_URL], value=12)
 
 
 @pytest.mark.parametrize("tab, L", [("variantes", 12), ("escalado", 16)])

@@ -82,7 +82,7 @@ def controles_visibles(vista: Vista, parametros: dict[str, str]) -> tuple[set[st
 
     Para una diapositiva: media diapositiva junto a un texto no tiene lugar para los cinco deslizadores de
     variantes; con `?controles=w` queda el de la ventana, y la figura entra. Los ocultos conservan su valor (el
-    de la URL o el de siempre) y se siguen mandando: Gradio los deja en la página (`visible="hidden"`).
+    de la URL o el de siempre) y se siguen mandando: siguen en la página, con una clase que los oculta.
     `?controles=` vacío: ninguno, solo la figura. Un nombre que no es de la pestaña se ignora con un aviso que
     dice cuáles hay."""
     texto = parametros.get(CONTROLES)
@@ -121,8 +121,8 @@ def acompanantes(vista: Vista) -> list:
 
 
 def ocultar_controles(vista: Vista, parametros: dict[str, str], entradas: list) -> tuple[list, list]:
-    """Al abrir, con `?controles=`: los controles que no nombra, ocultos (`visible="hidden"`: siguen en la página y
-    mandan su valor). `entradas`: lo que la carga manda a cada entrada (`vista_inicial`). -> (esas mismas, las
+    """Al abrir, con `?controles=`: los controles que no nombra, ocultos (`_oculto`: siguen en la página y mandan su
+    valor). `entradas`: lo que la carga manda a cada entrada (`vista_inicial`). -> (esas mismas, las
     ocultas con su valor si la URL lo cambió; una actualización por cada uno de `acompanantes(vista)`). Va en la
     misma carga que la vista: un `load` aparte era un queue/join más al abrir cada página, con o sin el ajuste."""
     visibles, avisos = controles_visibles(vista, parametros)
@@ -131,12 +131,22 @@ def ocultar_controles(vista: Vista, parametros: dict[str, str], entradas: list) 
     ocultos = {
         id(x) for n, cs in _controles_por_nombre(vista) for x in cs if visibles is not None and n not in visibles
     }
-    oculto = gr.update(visible="hidden")
     entradas = [
-        (oculto if u == gr.skip() else oculto | {"value": u}) if id(c) in ocultos else u
+        (_oculto(c) if u == gr.skip() else _oculto(c) | {"value": u}) if id(c) in ocultos else u
         for c, u in zip(vista.entradas, entradas, strict=True)
     ]
-    return entradas, [oculto if id(x) in ocultos else gr.skip() for x in acompanantes(vista)]
+    return entradas, [_oculto(x) if id(x) in ocultos else gr.skip() for x in acompanantes(vista)]
+
+
+OCULTO_POR_LA_URL = "oculto-por-la-url"  # base.css: display: none
+
+
+def _oculto(componente) -> dict:
+    """El componente oculto por `?controles=`, con una clase y no con `visible`: una pestaña que muestra un control
+    según otro (máscara causal: w solo con la ventana) cambia su `visible`, y lo volvía a mostrar. Sigue en la
+    página y manda su valor."""
+    clases = componente.elem_classes or []
+    return gr.update(elem_classes=[*([clases] if isinstance(clases, str) else clases), OCULTO_POR_LA_URL])
 
 
 # --- vista inicial y descargas --------------------------------------------------------------------
