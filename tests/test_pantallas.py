@@ -304,12 +304,15 @@ def test_telefono_los_paneles_de_proporcion_fija_toman_el_ancho_de_la_pagina(nav
         for id_ in ("cbam", "parches-vit", "variantes"):
             pg.goto(url_app + f"demo/{id_}/?predecir=0")
             fuente_figura(pg, id_)
-            for k in range(pg.locator(".js-plotly-plot").count()):  # las de más abajo se dibujan al acercarse
-                pg.locator(".js-plotly-plot").nth(k).scroll_into_view_if_needed()
+            # Las figuras de la pestaña, no el taller de navegador.js (un <div> fuera de la pantalla, con
+            # visibility: hidden, donde Plotly dibuja paradas de antemano: no tiene __dibujada_en).
+            figuras = ".figura-propia.js-plotly-plot"
+            for k in range(pg.locator(figuras).count()):  # las de más abajo se dibujan al acercarse
+                pg.locator(figuras).nth(k).scroll_into_view_if_needed()
                 pg.wait_for_function(
-                    "(k) => { const g = document.querySelectorAll('.js-plotly-plot')[k];"
+                    "([sel, k]) => { const g = document.querySelectorAll(sel)[k];"
                     " return !g.checkVisibility() || (g._fullLayout && g.__dibujada_en?.[0] === g.clientWidth); }",
-                    arg=k,
+                    arg=[figuras, k],
                 )
             pg.wait_for_timeout(300)
             for p in pg.evaluate(BLANCO_DE_LOS_PANELES):
