@@ -16,6 +16,7 @@ import numpy as np
 from modelos.formato import numero
 
 from .figuras import C1, Mapa
+from .seguridad import escapar_md
 
 NARANJA = C1  # el de `Mapa.marcas` (las casillas recuadradas): término y casillas, del mismo color
 NOMBRES = ("puntajes Q·Kᵀ", "÷ √d", "exp", "÷ suma de la fila", "· V")
@@ -62,6 +63,7 @@ def _fila(v: np.ndarray) -> str:
 def frase(k: int, paso: Paso, i: int, palabra: str, d: int, restar: bool) -> str:
     """Lo que hace el paso k en la fila i, con sus números."""
     fila = paso.matriz[i]
+    palabra = escapar_md(palabra)  # va dentro de un gr.Markdown: `![](//otro/x)` no se pide ni se enlaza
     if k == 0:
         return f"Cada casilla es un producto punto: la fila de «{palabra}» da {_fila(fila)}."
     if k == 1:

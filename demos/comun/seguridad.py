@@ -36,6 +36,14 @@ NO_ESTA = "El archivo ya no está en el servidor (las subidas se borran a la hor
 # (![]() [] * _ ` # | ~ > …), de HTML (< & ") o de autoenlace (www. http:// a@b.c).
 _SIGNOS = re.compile(r"[!-/:-@\[-`{-~]")
 _ESPACIOS = re.compile(r"\s+")
+# Controles bidireccionales (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI, LRM, RLM, ALM): un U+202E en un
+# valor de la URL daría vuelta el resto del aviso. Se quitan de todo texto que se repite.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def sin_bidi(texto: object) -> str:
+    """`texto` sin controles bidireccionales (no cambian lo que se lee, solo el orden en que se dibuja)."""
+    return _BIDI.sub("", str(texto))
 
 
 def escapar_md(texto: object) -> str:
@@ -45,12 +53,12 @@ def escapar_md(texto: object) -> str:
     signo pero que ni Markdown ni HTML leen como sintaxis; los saltos de línea pasan a espacios
     (un salto abriría un título o una lista).
     """
-    return _SIGNOS.sub(lambda m: f"&#{ord(m[0])};", _ESPACIOS.sub(" ", str(texto)))
+    return _SIGNOS.sub(lambda m: f"&#{ord(m[0])};", _ESPACIOS.sub(" ", sin_bidi(texto)))
 
 
 def escapar_html(texto: object) -> str:
     """Un texto para un aviso de Gradio (`gr.Warning`, `gr.Error`), que se muestra como HTML."""
-    return html.escape(str(texto), quote=False)  # en el texto de un aviso, solo < > & abren HTML
+    return html.escape(sin_bidi(texto), quote=False)  # en el texto de un aviso, solo < > & abren HTML
 
 
 def rechazo(mensaje: str, donde: str = "?") -> gr.Error:
