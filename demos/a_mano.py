@@ -186,8 +186,8 @@ def _vector(v) -> str:
 
 
 def _exp(x: float) -> str:
-    """Una exponencial legible: 4.11, 5 740, 2.5e-05."""
-    return f"{x:.3g}" if 1e-3 <= x < 1000 else (miles(x) if 1000 <= x < 1e7 else f"{x:.2g}")
+    """Una exponencial legible, con dos decimales como el modo libro: 4.11, 1.00, 5 740, 2.5e-05."""
+    return f"{x:.2f}" if 1e-2 <= x < 1000 else (miles(x) if 1000 <= x < 1e7 else f"{x:.2g}")
 
 
 def detalle(i: int, palabras, Q, K, V, puntajes, pesos, salida) -> str:
@@ -249,6 +249,14 @@ def en_lote() -> dict[str, tuple[int, ...]]:
     return {"q": tuple(q.shape), "salida": tuple(salida.shape), "pesos": tuple(pesos.shape)}
 
 
+@lru_cache(maxsize=1)
+def fila_tapada() -> str:
+    """Lo que `modelos.atencion` da en una fila con todas sus claves tapadas: «ceros» o lo que salga."""
+    q = torch.ones(1, 1, 2)  # (1, 1 palabra, 2)
+    _, pesos = atencion(q, q, q, mascara=torch.ones(1, 1, dtype=torch.bool))  # (1, 1, 1)
+    return "ceros" if bool((pesos == 0).all()) else f"{pesos.flatten().tolist()}"
+
+
 def _forma(f: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, f)) + ")"
 
@@ -259,8 +267,11 @@ def con_la_funcion(Q, K, V, salida: np.ndarray) -> str:
     salida_f, _ = atencion(Q, K, V)
     igual = torch.allclose(salida_f, torch.as_tensor(salida))
     lote = en_lote()
+    tapada = fila_tapada()
     return (
         f"**Con la función de la lección**, `atencion(Q, K, V)` de `modelos`: igual que a mano: `{igual}`. "
+        f"Una diferencia: con una máscara que tapa una fila entera, la de la lección da NaN (0/0 en el softmax) y "
+        f"esta deja esa fila en {tapada} (lo muestra *Máscara causal*). "
         f"La misma función atiende un lote entero: con `q` de forma {_forma(lote['q'])} (4 frases, 2 cabezas, "
         f"10 palabras, vectores de 8), `atencion(q, q, q)` da la salida {_forma(lote['salida'])} y los pesos "
         f"{_forma(lote['pesos'])}: cada frase y cada cabeza se calculan por separado, sobre las dos últimas "
@@ -435,7 +446,8 @@ def _etiqueta_fila(n: int) -> str:
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
-        palabras = gr.Textbox(PALABRAS, label="Palabras (una por fila de Q, K y V; separadas por comas)", scale=3)
+        etiqueta = "Palabras (una por fila de Q, K y V; separadas por comas o espacios)"
+        palabras = gr.Textbox(PALABRAS, label=etiqueta, scale=3)
         n = len(leer_palabras(PALABRAS))
         fila = Deslizador(1, n, value=1, step=1, label=_etiqueta_fila(n), scale=2)
     figura = grafico("Puntajes, pesos y salida")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from functools import lru_cache
 
 import gradio as gr
@@ -19,6 +20,7 @@ from modelos import AtencionMulticabeza, cargar, dispositivo, posicion_sinusoida
 from modelos.datos import DIGITOS, secuencias_digitos
 from modelos.entrenamiento.leccion import epoca_1
 from modelos.estrategia import es_moda_de_los_otros, tope_sin_posicion
+from modelos.formato import por_ciento
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +100,7 @@ def exactitudes_inversion() -> tuple[list[list[str]], dict[str, list[int]]]:
             pred = modelo(X.to(dispositivo())).argmax(dim=-1).cpu()  # (N, 8)
         acierto = pred == Y
         por_digito, por_secuencia = acierto.float().mean().item(), acierto.all(dim=1).float().mean().item()
-        filas.append([titulo, f"{por_digito:.1%}", f"{por_secuencia:.1%}"])
+        filas.append([titulo, por_ciento(por_digito), por_ciento(por_secuencia)])
         ejemplo[titulo] = pred[0].tolist()
         if modelo.posicion is None:  # qué escribe: ¿el dígito más frecuente de los otros siete?
             ejemplo["moda"] = es_moda_de_los_otros(X, pred).float().mean().item()
@@ -180,24 +182,36 @@ def _texto_codificacion(pe: torch.Tensor) -> str:
     )
 
 
-def _inversion_digitos() -> tuple[list[list[str]], str]:
+def _inversion_digitos() -> tuple[list[list[str]], str, str]:
+    """La tabla de exactitudes, su texto, y el punto de la pestaña en una frase (arriba, antes de las figuras)."""
     try:
         filas, ejemplo = exactitudes_inversion()
     except (OSError, ValueError, RuntimeError) as e:
         log.info("Sin los checkpoints de inversión de dígitos: %s", e)
-        return [], "Los modelos de la inversión de dígitos aún no están disponibles en este servidor."
+        return [], "", "Los modelos de la inversión de dígitos aún no están disponibles en este servidor."
     ejemplo = dict(ejemplo)  # el de la caché no se toca
     moda = ejemplo.pop("moda")
     lineas = [f"- {nombre}: `{' '.join(map(str, digitos))}`" for nombre, digitos in ejemplo.items()]
+    tope = por_ciento(float(tope_sin_posicion()))
     texto = (
-        f"El transformer de juguete invierte 8 dígitos. Medido en {miles(SECUENCIAS_NUEVAS)} secuencias nuevas: "
-        f"con posición, {filas[0][1]} de los dígitos; sin posición, {filas[1][1]}. Sin posición no sabe qué dígito "
-        f"iba primero, pero no escribe al azar (eso daría {1 / DIGITOS:.0%}): escribe el dígito **más frecuente "
-        f"entre los otros siete** ({moda:.1%} de sus dígitos lo son). Es lo mejor que puede hacer sin el orden, y "
-        f"acierta en promedio el {float(tope_sin_posicion()):.1%}: los repetidos se adivinan. Un ejemplo:\n\n"
-        + "\n".join(lineas)
+        f"Medido en {miles(SECUENCIAS_NUEVAS)} secuencias nuevas. Sin posición no sabe qué dígito iba primero, "
+        f"pero no escribe al azar (eso daría {por_ciento(1 / DIGITOS, 0)}): escribe el dígito **más frecuente "
+        f"entre los otros siete** ({por_ciento(moda)} de sus dígitos lo son). Es lo mejor que puede hacer sin el "
+        f"orden, y acierta en promedio el {tope}: los repetidos se adivinan. Un ejemplo:\n\n" + "\n".join(lineas)
     )
-    return filas, texto
+    return filas, texto, _punto(filas)
+
+
+def _punto(filas: list[list[str]]) -> str:
+    """«Con posición 100.0 %, sin posición 31.7 %»: la frase sale de la tabla, y su dirección también."""
+    con, sin = filas[0][1], filas[1][1]
+    menos = float(sin.rstrip(" %")) < float(con.rstrip(" %"))
+    veredicto = "sin posición no aprende a invertir" if menos else "sin posición acierta tanto como con ella"
+    return (
+        f"**Por qué hace falta:** el transformer de juguete que invierte 8 dígitos acierta **{con}** de los "
+        f"dígitos con posición y **{sin}** sin ella (al azar sería {por_ciento(1 / DIGITOS, 0)}): {veredicto}. "
+        f"Medido en {miles(SECUENCIAS_NUEVAS)} secuencias nuevas; el detalle, abajo."
+    )
 
 
 def repetir_leccion() -> str:
@@ -205,57 +219,81 @@ def repetir_leccion() -> str:
     r = epoca_1(con_posicion=False)
     return (
         f"**Época {r['epoca']}, sin posición, como la lección:** pérdida {r['perdida']:.3f} · dígitos "
-        f"{r['digitos']:.1%} · secuencias {r['secuencias']:.1%}. Desde la primera época ya está en el tope de la "
-        f"estrategia del dígito más frecuente ({float(tope_sin_posicion()):.1%}), y de ahí no pasa."
+        f"{por_ciento(r['digitos'])} · secuencias {por_ciento(r['secuencias'])}. Desde la primera época ya está en "
+        f"el tope de la estrategia del dígito más frecuente ({por_ciento(float(tope_sin_posicion()))}), y de ahí no "
+        "pasa."
     )
 
 
 def calcular(largo: float = 50, d_modelo: float = 32, similitud: str = "coseno"):
-    """La vista: (mapa de la codificación, similitudes, texto, tabla de exactitudes, texto de la tabla)."""
+    """La vista: (mapa de la codificación, similitudes, texto, tabla de exactitudes, texto de la tabla, el punto:
+    con posición contra sin posición, en una frase que va arriba de las figuras)."""
     largo, d_modelo, similitud = validar(largo, d_modelo, similitud)
     pe = posicion_sinusoidal(largo, d_modelo)  # (largo, d_modelo)
-    tabla, texto_tabla = _inversion_digitos()
+    tabla, texto_tabla, punto = _inversion_digitos()
     return (
         _figura_codificacion(pe),
         _figura_similitud(pe, similitud),
         _texto_codificacion(pe),
         tabla,
         texto_tabla,
+        punto,
     )
 
 
 # --- aprender: predecir y comprobarse (las respuestas las calculan los modelos de la pestaña) -------
 
 
-def _sin_posicion() -> dict:
-    """Exactitud por dígito del modelo sin posición, y la del mejor adivino que no ve el orden."""
-    filas, _ = exactitudes_inversion()
-    X, _ = secuencias_digitos(SECUENCIAS_NUEVAS, semilla=SEMILLA_NUEVAS)  # (N, 8)
-    cuentas = torch.nn.functional.one_hot(X, 10).sum(dim=1)  # (N, 10)
-    resto = cuentas[:, None, :] - torch.nn.functional.one_hot(X, 10)  # (N, 8, 10): los otros siete dígitos
-    moda = (resto.max(dim=-1).values.float() / (X.shape[1] - 1)).mean().item()
-    sin = float(filas[1][1].rstrip("%")) / 100
-    return {"respuesta": sin, "moda": f"{moda:.1%}", "sin": f"{sin:.1%}", "con": filas[0][1]}
+def _fraccion(texto: str) -> float:
+    """«31.7 %» o «31.7%» -> 0.317."""
+    return float(texto.replace("\u202f", " ").rstrip(" %")) / 100
 
 
-def _iguales_sin_posicion() -> str:
-    r = experimento_inversion_frase()
-    return "reordenada" if r["iguales_sin"] and not r["iguales_con"] else "distinta"
+def _sin_posicion(salida) -> dict:
+    """Exactitud por dígito del modelo sin posición (la tabla) y la del mejor adivino sin orden (su texto)."""
+    tabla, texto = salida[3], salida[4]
+    tope = re.search(r"acierta en promedio el ([\d.]+\s?%)", texto).group(1)
+    sin = _fraccion(tabla[1][1])
+    return {"respuesta": sin, "tope": tope, "sin": tabla[1][1], "con": tabla[0][1]}
+
+
+def _iguales_sin_posicion(salida) -> dict:
+    """Lo que dice el texto junto al mapa: ¿la frase al revés da lo mismo, reordenado, sin y con posición?"""
+    sin, con = re.findall(r"mismo resultado, en otro orden: \*\*(sí|no)\*\*", salida[2])
+    con = "también da la misma, reordenada" if con == "sí" else "ya no da la misma"
+    return {"respuesta": "reordenada" if sin == "sí" else "distinta", "con": con}
+
+
+def _primeras_columnas(salida) -> tuple[float, float]:
+    """Las dos primeras columnas de la posición 0, de `pe[:3, :4]` en el texto de la vista."""
+    fila = re.search(r"posición 0:\s+(\S+)\s+(\S+)", salida[2]).groups()
+    return tuple(float(v) for v in fila)
 
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
         "El transformer que invierte dígitos, entrenado sin posición: ¿qué exactitud por dígito logra?",
-        verdad=_sin_posicion,
+        verdad=ap.EnLaPestana(calcular, _sin_posicion),
         opciones=(
-            ap.Alternativa(0.10, "10 % (al azar)", ""),
-            ap.Alternativa(0.32, "32 %", ""),
-            ap.Alternativa(1.0, "100 %, como con posición", ""),
+            ap.Alternativa(
+                0.10,
+                "10 % (al azar)",
+                "No escribe al azar: sin el orden todavía ve su propio dígito y la bolsa de los otros siete, y "
+                "escribe el que más se repite en ella.",
+            ),
+            ap.Alternativa(0.32, "32 %", "Es lo que da escribir el dígito más frecuente entre los otros siete."),
+            ap.Alternativa(
+                1.0,
+                "100 %, como con posición",
+                "Sin posición no sabe qué dígito iba primero: «8 3 3 9» y «9 3 3 8» le parecen la misma bolsa, y "
+                "no puede saber cuál va al final.",
+            ),
         ),
+        tipo=ap.CANTIDAD,
         unidad="%",
         decimales=3,
         porque="Sin posición, cada salida ve su dígito y la bolsa de los demás, sin orden: lo mejor que puede hacer "
-        "es decir el dígito más frecuente entre los otros siete, que acierta el {moda} de las veces. El modelo "
+        "es decir el dígito más frecuente entre los otros siete, que acierta en promedio el {tope}. El modelo "
         "llega a {sin} (con posición, {con}).",
     ),
     preguntas=(
@@ -265,8 +303,8 @@ APRENDER = ap.Aprender(
                 ap.Alternativa(
                     "reordenada",
                     "la misma salida, al revés",
-                    "La atención solo ve el conjunto de "
-                    "palabras: invertir la entrada invierte la salida, nada más. Con la sinusoidal ya no.",
+                    "La atención solo ve el conjunto de palabras: invertir la entrada invierte la salida, nada más. "
+                    "Sumando la sinusoidal, {con}.",
                 ),
                 ap.Alternativa(
                     "distinta",
@@ -275,7 +313,7 @@ APRENDER = ap.Aprender(
                     "de la frase al revés es la misma, reordenada. Lo cambia sumar la posición.",
                 ),
             ),
-            verdad=_iguales_sin_posicion,
+            verdad=ap.EnLaPestana(calcular, _iguales_sin_posicion),
         ),
         ap.Pregunta(
             "En la posición 0, las dos primeras columnas de la codificación sinusoidal valen…",
@@ -284,7 +322,7 @@ APRENDER = ap.Aprender(
                 ap.Alternativa((0.0, 0.0), "0 y 0", "Las impares llevan coseno: cos(0) = 1."),
                 ap.Alternativa((1.0, 1.0), "1 y 1", "Las pares llevan seno: sin(0) = 0."),
             ),
-            verdad=lambda: tuple(round(float(v), 6) for v in posicion_sinusoidal(50, 32)[0, :2]),
+            verdad=ap.EnLaPestana(calcular, _primeras_columnas),
         ),
     ),
 )
@@ -292,6 +330,8 @@ APRENDER = ap.Aprender(
 
 def construir() -> Vista:
     explicacion(EXPLICACION)
+    # El punto de la pestaña (con posición 100 %, sin posición ~32 %) en la primera pantalla, antes de las figuras.
+    punto = gr.Markdown(elem_id="posicion-punto")
     with gr.Row():
         largo = Deslizador(1, LARGO_MAX, value=50, step=1, label="Largo de la frase (posiciones)")
         d_modelo = Deslizador(2, D_MAX, value=32, step=1, label="d_modelo (columnas del vector)")
@@ -301,8 +341,8 @@ def construir() -> Vista:
         with gr.Column(scale=2):
             texto = gr.Markdown()
     sim = grafico("Similitud entre posiciones")
-    # Y la prueba de que hace falta (con posición 100 %, sin posición ~32 %), debajo de la codificación.
-    gr.Markdown("### Por qué hace falta: inversión de dígitos, con y sin posición")
+    # El detalle de la frase de arriba, debajo de la codificación.
+    gr.Markdown("### Inversión de dígitos, con y sin posición: el detalle")
     with gr.Row():
         tabla = gr.Dataframe(
             headers=["Modelo", "Exactitud por dígito", "Exactitud por secuencia"],
@@ -325,7 +365,7 @@ def construir() -> Vista:
         aprender=APRENDER,
         fn=calcular,
         entradas=[largo, d_modelo, similitud],
-        salidas=[mapa, sim, texto, tabla, texto_tabla],
+        salidas=[mapa, sim, texto, tabla, texto_tabla, punto],
         url={"largo": largo, "d_modelo": d_modelo, "similitud": similitud},
         barridos=(Barrido(similitud),),
     )

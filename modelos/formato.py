@@ -30,3 +30,15 @@ def numero(x: float | None, formato: str = ".2f") -> str:
 def miles(n: float) -> str:
     """Un entero con espacio fino de miles: 13674 -> «13 674»."""
     return numero(n, ",.0f")
+
+
+def por_ciento(x: float | None, decimales: int = 1) -> str:
+    """Una fracción en por ciento, con espacio antes del signo (como pide la RAE): 0.317 -> «31.7 %».
+
+    La única forma de escribir un porcentaje en la suite: las pestañas, las figuras y las predicciones.
+
+    >>> por_ciento(0.31717), por_ciento(1.0, 0), por_ciento(-0.05)
+    ('31.7 %', '100 %', '−5.0 %')
+    """
+    texto = numero(None if x is None else 100 * float(x), f".{decimales}f")
+    return f"{texto} %" if texto else ""

@@ -10,6 +10,7 @@ from modelos import AtencionMulticabeza, cargar, posicion_sinusoidal
 from modelos.datos import secuencias_digitos
 from modelos.entrenamiento.leccion import epoca_1
 from modelos.estrategia import es_moda_de_los_otros, tope_sin_posicion
+from modelos.formato import por_ciento
 from modelos.hub import carpeta_incluida
 from tests.ayuda import espera_error, figura_api
 
@@ -30,7 +31,7 @@ def test_pe_50x32_da_los_valores_de_la_leccion():
 
 
 def test_vista_inicial_muestra_los_valores_de_la_leccion():
-    mapa, sim, texto, _, _ = calcular()
+    mapa, sim, texto, *_ = calcular()
     assert "posición 1:  0.84  0.54  0.53  0.85" in texto
     assert "posición 2:  0.91 -0.42  0.90  0.43" in texto
     assert mapa.matriz.shape == (32, 50)  # columnas en y, posiciones en x
@@ -51,7 +52,7 @@ def test_las_figuras_de_la_vista_inicial_pesan_poco():
 
 @pytest.mark.parametrize("largo, d_modelo", [(1, 2), (7, 3), (512, 511), (512, 512)])
 def test_largos_y_d_modelo_pares_e_impares(largo, d_modelo):
-    mapa, sim, texto, _, _ = calcular(largo, d_modelo, "producto punto")
+    mapa, sim, texto, *_ = calcular(largo, d_modelo, "producto punto")
     assert mapa.matriz.shape == (d_modelo, largo)
     assert sim.paneles[1].matriz.shape == (largo, largo) and len(sim.paneles[0].curvas[0].y) == largo
     assert np.isfinite(mapa.matriz).all() and np.isfinite(sim.paneles[1].matriz).all()
@@ -70,7 +71,7 @@ def test_sin_posicion_invertir_la_frase_da_el_mismo_resultado_en_otro_orden():
     e = experimento_inversion_frase()
     assert e["iguales_sin"] and e["sin"] < 1e-6
     assert not e["iguales_con"] and e["con"] > 0.1
-    _, _, texto, _, _ = calcular()
+    _, _, texto, *_ = calcular()
     assert "Sin posición: mismo resultado, en otro orden: **sí**" in texto
     assert "Con posición (sumando la sinusoidal): mismo resultado, en otro orden: **no**" in texto
 
@@ -95,17 +96,19 @@ def test_sin_posicion_la_inversion_de_digitos_no_se_aprende():
     assert float(con_d.rstrip("%")) > 95 and float(con_s.rstrip("%")) > 80
     assert float(sin_d.rstrip("%")) < 50 and float(sin_s.rstrip("%")) < 5  # la lección: 31.7 % y 0.0 %
     assert ejemplo["Objetivo"] == ejemplo["Entrada"][::-1]
-    _, _, _, tabla, texto = calcular()
+    _, _, _, tabla, texto, punto = calcular()
     assert [f[0] for f in tabla] == ["Con posición", "Sin posición"]
-    assert "2\u202f000 secuencias nuevas" in texto
-    assert "solo puede adivinar" not in texto and f"sin posición, {sin_d}" in texto
+    assert "2\u202f000 secuencias nuevas" in texto and "solo puede adivinar" not in texto
+    # El punto de la pestaña, en una frase hecha con la tabla: los dos números y la dirección.
+    assert f"acierta **{con_d}** de los dígitos con posición y **{sin_d}** sin ella" in punto
+    assert "sin posición no aprende a invertir" in punto and (con_d, sin_d) == ("100.0 %", "31.7 %")
     # La estrategia: lo que escribe es casi siempre el dígito más frecuente de los otros siete.
     X, Y = secuencias_digitos(2000, semilla=777)
     with torch.inference_mode():
         pred = cargar("inversion-digitos-sin-posicion")(X).argmax(dim=-1)
     moda = es_moda_de_los_otros(X, pred).float().mean().item()
-    assert moda > 0.99 and f"({moda:.1%} de sus dígitos lo son)" in texto
-    assert f"el {float(tope_sin_posicion()):.1%}: los repetidos" in texto
+    assert moda > 0.99 and f"({por_ciento(moda)} de sus dígitos lo son)" in texto
+    assert f"el {por_ciento(float(tope_sin_posicion()))}: los repetidos" in texto
     assert calcular()[4] == texto  # la caché no cambia entre una vista y la siguiente
 
 
@@ -114,7 +117,7 @@ def test_la_epoca_1_sin_posicion_de_la_leccion_da_321_y_01():
     secuencias 0.1%». Tarda unos segundos: una época de 313 pasos."""
     r = epoca_1(con_posicion=False)
     assert (round(r["perdida"], 3), f"{r['digitos']:.1%}", f"{r['secuencias']:.1%}") == (1.867, "32.1%", "0.1%")
-    assert "pérdida 1.867 · dígitos 32.1% · secuencias 0.1%" in repetir_leccion()
+    assert "pérdida 1.867 · dígitos 32.1 % · secuencias 0.1 %" in repetir_leccion()
 
 
 @pytest.mark.parametrize(
@@ -139,15 +142,16 @@ def test_entrada_mala_da_valueerror_en_espanol(largo, d_modelo, similitud, mensa
 
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
-    mapa, sim, texto, tabla, _ = cliente.predict(api_name="/posicion")
+    mapa, sim, texto, tabla, _, punto = cliente.predict(api_name="/posicion")
     assert figura_api(mapa) == (["heatmap"], ["Codificación posicional sinusoidal (50 × 32)"])
     assert figura_api(sim) == (["scatter", "heatmap"], ["La posición 0 contra las demás", "Coseno entre posiciones"])
     assert "0.84  0.54  0.53  0.85" in texto
     assert "mismo resultado, en otro orden: **sí**" in texto
+    assert "**Por qué hace falta:**" in punto
 
 
 def test_api_rechaza_entrada_mala_y_sigue_respondiendo(cliente):
     assert "entre 1 y 512" in espera_error(cliente, "/posicion", largo=10**6)
     assert "coseno, producto punto" in espera_error(cliente, "/posicion", similitud="manhattan")
-    *_, texto, _, _ = cliente.predict(largo=8, d_modelo=7, similitud="producto punto", api_name="/posicion")
+    *_, texto, _, _, _ = cliente.predict(largo=8, d_modelo=7, similitud="producto punto", api_name="/posicion")
     assert "pe[:3, :4]" in texto

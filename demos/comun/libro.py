@@ -1,6 +1,6 @@
 """Modo libro: softmax(Q·Kᵀ/√d)·V un paso a la vez, con el término de la fórmula y sus casillas resaltados.
 
-Cinco pasos: puntajes Q·Kᵀ → ÷ √d → exp → ÷ suma de la fila → · V. Cada paso da la fórmula entera
+Cinco pasos: productos punto Q·Kᵀ → ÷ √d (los puntajes) → exp → ÷ suma de la fila → · V. Cada paso da la fórmula entera
 con su término en naranja (KaTeX `\\textcolor`) y la matriz que ese término produce, con las casillas
 de la fila que se detalla recuadradas en el mismo naranja (`Mapa.marcas`), y una frase con los números
 de esa fila antes y después. Los pasos se calculan en float64 y terminan igual que `modelos.atencion`.
@@ -19,12 +19,13 @@ from .figuras import C1, Mapa
 from .seguridad import escapar_md
 
 NARANJA = C1  # el de `Mapa.marcas` (las casillas recuadradas): término y casillas, del mismo color
-NOMBRES = ("puntajes Q·Kᵀ", "÷ √d", "exp", "÷ suma de la fila", "· V")
+NOMBRES = ("productos punto Q·Kᵀ", "÷ √d (los puntajes)", "exp", "÷ suma de la fila", "· V")
+_S = r"\quad s = \frac{Q K^\top}{\sqrt{d}}"  # los puntajes: s_ij es el de la fila i y la columna j
 TERMINOS = (  # la fórmula con el término del paso k entre \textcolor
     r"\mathrm{softmax}\!\left(\frac{\textcolor{N}{Q K^\top}}{\sqrt{d}}\right) V",
     r"\mathrm{softmax}\!\left(\frac{Q K^\top}{\textcolor{N}{\sqrt{d}}}\right) V",
-    r"\frac{\textcolor{N}{e^{\,s_{ij}}}}{\sum_k e^{\,s_{ik}}}\,V,\quad s = \frac{Q K^\top}{\sqrt{d}}",
-    r"\frac{e^{\,s_{ij}}}{\textcolor{N}{\sum_k e^{\,s_{ik}}}}\,V,\quad s = \frac{Q K^\top}{\sqrt{d}}",
+    r"\mathrm{salida}_i = \sum_j \frac{\textcolor{N}{e^{\,s_{ij}}}}{\sum_k e^{\,s_{ik}}}\, v_j," + _S,
+    r"\mathrm{salida}_i = \sum_j \frac{e^{\,s_{ij}}}{\textcolor{N}{\sum_k e^{\,s_{ik}}}}\, v_j," + _S,
     r"\mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d}}\right) \textcolor{N}{V}",
 )
 PASOS = len(NOMBRES)
