@@ -77,7 +77,7 @@ from dataclasses import dataclass
 import gradio as gr
 from fastapi import HTTPException
 
-from servidor.gradio_interno import mover_a_carril, sesiones_de
+from servidor.gradio_interno import mover_a_carril, sesiones_de, sin_leer, soltar_sin_leer
 
 log = logging.getLogger("atencion.cola")
 
@@ -262,6 +262,12 @@ LENTOS_TOTAL = 16
 LENTOS_SIN_PAGINA = 4  # las lentas de sesiones que no son reales, en total
 PREFIJO_CARRIL = "lento:"
 CARRIL_SIN_PAGINA = f"{PREFIJO_CARRIL}sin-pagina"  # uno para todas ellas, de a una por montaje
+# Los resultados que nadie leyó (el evento terminó y nadie abrió su flujo): cuentan como pendientes para el tope
+# por sesión, tienen su tope por dirección y en todo el proceso, y se sueltan pasados `VIDA_SIN_LEER_S`.
+MAX_SIN_LEER_POR_DIRECCION = 32
+MAX_SIN_LEER_TOTAL = 128
+VIDA_SIN_LEER_S = 30.0
+BARRER_SIN_LEER_CADA_S = 1.0
 ESTADO_RECHAZO = 429  # con 503 la página de Gradio mostraría su mensaje en inglés
 ESTADO_PRIVADO = 403
 SOLO_LA_PAGINA = "Este evento solo lo llama la página de la app: ábrela (o recárgala) y prueba de nuevo."
@@ -302,6 +308,7 @@ def configurar_cola(blocks: gr.Blocks, max_size: int = MAX_COLA) -> gr.Blocks:
         cola._repartida = True
         cola._identidades = {}
         cola._direcciones = {}
+        cola._sin_leer_desde = {}  # id de un resultado sin leer -> cuándo se lo vio terminado
     _colas.add(cola)
     return blocks
 
@@ -344,24 +351,45 @@ def _identidad_del_evento(cola, evento) -> str:
 
 
 def motivo_de_rechazo(
-    cola, fn, identidad: str, desde: str, lento: bool, real: bool
+    cola, fn, identidad: str, desde: str, lento: bool, real: bool, sesion: str | None = None
 ) -> tuple[tuple[str, ...], str | None]:
     """(claves de reserva, motivo en español o None). Cuenta y reserva bajo un cerrojo, sin esperar.
 
     `desde` es la dirección del visitante (`direccion`) y `lento`, si la llamada es lenta (`costo`):
     va a un carril (`_reservar_carril`), el de su evento si la sesión es `real` y si no el compartido.
+    Un resultado que nadie leyó de `sesion` cuenta como una petición pendiente suya; los de la dirección
+    y los de todo el proceso tienen además su propio tope (`MAX_SIN_LEER_POR_DIRECCION`, `MAX_SIN_LEER_TOTAL`).
     """
     pesado = PESADOS.get(fn.concurrency_id)
     with _cerrojo:
         eventos = list(_eventos(cola))
-        mias = sum(1 for ev in eventos if _identidad_del_evento(cola, ev) == identidad)
+        sin_leer_aqui = sin_leer(cola)
+        suyos = sum(1 for s in sin_leer_aqui.values() if sesion and s == sesion)
+        mias = suyos + sum(1 for ev in eventos if _identidad_del_evento(cola, ev) == identidad)
         if mias >= MAX_POR_SESION:
+            if suyos:
+                return (), (
+                    f"Tienes {suyos} resultados sin leer en esta página (y {mias - suyos} peticiones esperando); "
+                    "recarga la página o espera un momento antes de pedir más."
+                )
             return (), (
                 f"Ya tienes {mias} peticiones esperando en esta página; espera a que terminen antes de pedir más."
             )
         de_ahi = sum(1 for ev in eventos if cola._direcciones.get(ev._id) == desde)
         if de_ahi >= MAX_POR_DIRECCION:
             return (), f"Desde tu red hay {de_ahi} peticiones esperando en esta página; prueba en un momento."
+        todos, de_ahi = 0, 0
+        for otra in list(_colas):
+            ids = sin_leer_aqui if otra is cola else sin_leer(otra)
+            todos += len(ids)
+            de_ahi += sum(1 for e in ids if otra._direcciones.get(e) == desde)
+        if de_ahi >= MAX_SIN_LEER_POR_DIRECCION:
+            return (), (
+                f"Desde tu red hay {de_ahi} resultados que nadie leyó; prueba en un momento "
+                "(o recarga la página, que los lee)."
+            )
+        if todos >= MAX_SIN_LEER_TOTAL:
+            return (), f"Hay {todos} resultados que nadie leyó en el servidor; prueba en un momento."
         if pesado is None:
             return _reservar_carril(fn, real) if lento else ((), None)
         en_cola, mio = _reservas[fn.concurrency_id], None
@@ -432,7 +460,9 @@ def _push_repartido(cola, push_de_gradio):
             log.info("Petición rechazada en queue/join: %s es privado y la sesión no viene de la página", nombre)
             raise HTTPException(status_code=ESTADO_PRIVADO, detail=SOLO_LA_PAGINA)
         real = origen == REAL
-        claves, motivo = motivo_de_rechazo(cola, fn, identidad, desde, lento, real)
+        _barrendero_en_marcha()
+        _barrer_sin_leer()
+        claves, motivo = motivo_de_rechazo(cola, fn, identidad, desde, lento, real, body.session_hash)
         if motivo:
             log.info("Petición rechazada en %s (%s): %s", fn.api_name or fn.name, identidad[:14], motivo)
             raise HTTPException(status_code=ESTADO_RECHAZO, detail=motivo)
@@ -458,9 +488,67 @@ def _push_repartido(cola, push_de_gradio):
 
 
 def _olvidar_terminados(cola) -> None:
-    """Las identidades de eventos que Gradio ya olvidó (terminados o cancelados) se borran."""
+    """Las identidades de eventos que Gradio ya olvidó (terminados y leídos, o cancelados) se borran."""
     vivos = cola.event_ids_to_events
     if len(cola._identidades) > 2 * len(vivos) + 16:
-        for evento_id in [k for k in cola._identidades if k not in vivos]:
+        abiertos = set(vivos) | set(sin_leer(cola))
+        for evento_id in [k for k in cola._identidades if k not in abiertos]:
             cola._identidades.pop(evento_id, None)
             cola._direcciones.pop(evento_id, None)
+
+
+_ultimo_barrido = [0.0]
+
+
+def _barrer_sin_leer(ahora: float | None = None) -> int:
+    """Suelta los resultados que nadie leyó en `VIDA_SIN_LEER_S` (en todas las colas; a lo sumo una vez por
+    `BARRER_SIN_LEER_CADA_S`). Corre en el bucle de eventos, como la cola de Gradio. Devuelve cuántos soltó."""
+    ahora = time.monotonic() if ahora is None else ahora
+    if ahora - _ultimo_barrido[0] < BARRER_SIN_LEER_CADA_S:
+        return 0
+    _ultimo_barrido[0] = ahora
+    soltados = 0
+    with _cerrojo:
+        for cola in list(_colas):
+            ids = sin_leer(cola)
+            desde = cola._sin_leer_desde
+            for evento in [e for e in desde if e not in ids]:
+                del desde[evento]
+            vencidos = {}
+            for evento, sesion in ids.items():
+                if ahora - desde.setdefault(evento, ahora) >= VIDA_SIN_LEER_S:
+                    vencidos[evento] = sesion
+            if vencidos:
+                mensajes = soltar_sin_leer(cola, vencidos)
+                soltados += len(vencidos)
+                for evento in vencidos:
+                    desde.pop(evento, None)
+                    cola._identidades.pop(evento, None)
+                    cola._direcciones.pop(evento, None)
+                log.info("Se soltaron %d resultados que nadie leyó (%d mensajes)", len(vencidos), mensajes)
+    return soltados
+
+
+_barrenderos: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # bucle de eventos -> su tarea
+
+
+def _barrendero_en_marcha() -> None:
+    """Una tarea `barrer_sin_leer_siempre` en el bucle de eventos que sirve (una por bucle)."""
+    import asyncio
+
+    bucle = asyncio.get_running_loop()
+    tarea = _barrenderos.get(bucle)
+    if tarea is None or tarea.done():
+        _barrenderos[bucle] = bucle.create_task(barrer_sin_leer_siempre())
+
+
+async def barrer_sin_leer_siempre(cada_s: float = BARRER_SIN_LEER_CADA_S) -> None:
+    """`_barrer_sin_leer` cada `cada_s`, aunque no llegue ninguna petición (una tarea del bucle de eventos)."""
+    import asyncio
+
+    while True:
+        await asyncio.sleep(cada_s)
+        try:
+            _barrer_sin_leer()
+        except Exception:
+            log.exception("Falló el barrido de los resultados sin leer")

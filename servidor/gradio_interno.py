@@ -7,13 +7,17 @@ delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
   cliente) crea un `SessionState` que calcula al instante la configuración de cada bloque de la
   página (≈ 0.5 MB y ≈ 0.1 s de CPU en el bucle de eventos para la suite), y Gradio guarda hasta
   10 000. `Sesiones` las crea baratas (`SesionBarata`: esa configuración se calcula solo si se
-  pide) y guarda pocas, desalojando la más vieja que nunca fue real (servidor/admision.py) y
-  llamando al `delete_callback` de sus `gr.State`, que Gradio no llama al desalojar.
+  pide, y no copia ahí el último valor de cada entrada y salida) y guarda pocas, desalojando la más
+  vieja que nunca fue real (servidor/admision.py) y llamando al `delete_callback` de sus `gr.State`,
+  que Gradio no llama al desalojar.
 - La app de Gradio montada (`Mount.app`, un FastAPI): `poner_delante` le añade un middleware
   antes de su primera petición (las guardias de servidor/laterales.py).
 - `gr.ImageEditor.blob_storage`: el dict donde `accept_blobs` deja los trozos de un dibujo.
 - La cola (`gradio.queueing.Queue`: sus filas por `concurrency_id` y `Event.concurrency_id`):
-  `mover_a_carril` pasa una llamada lenta a la fila de su carril (servidor/admision.py).
+  `mover_a_carril` pasa una llamada lenta a la fila de su carril (servidor/admision.py). Y los
+  mensajes que guarda hasta que alguien lee el flujo de una sesión (`pending_messages_per_session`,
+  `pending_event_ids_session`): `sin_leer` cuenta los resultados que nadie leyó y `soltar_sin_leer`
+  los olvida (los topes y el plazo, en servidor/admision.py).
 - Los trozos del frontend instalado (`gradio/templates/frontend/assets/`): `trozos_corregidos` arregla
   un error de la lista del desplegable (servidor/laterales.py los sirve así). Las figuras no tocan nada de
   Gradio: son un `gr.HTML` con el Plotly.js oficial (demos/comun/figuras/componente.py).
@@ -79,6 +83,27 @@ class SesionBarata(SessionState):
         for config in self.config_values.values():
             if config:
                 yield config
+
+    # Gradio copia en `config_values` el último valor de cada entrada y de cada salida de la sesión (para los
+    # enlaces profundos, que esta app apaga: servidor/laterales.py). Los paquetes de paradas son salidas
+    # (`gr.JSON`): ≈ 7 MB por sesión que editó, hasta 256 sesiones por montaje. La sesión barata no copia
+    # valores: guarda lo que Gradio lee después (el bloque con sus props actualizadas y los `gr.State`), y su
+    # configuración sale del bloque, con el valor inicial, si alguien la pide.
+
+    def __setitem__(self, key: int, value) -> None:
+        block = self.blocks_config.blocks.get(key)
+        if isinstance(block, gr.State):
+            self._state_ttl[key] = (block.time_to_live, datetime.datetime.now())
+            self.state_data[key] = value
+        else:
+            self.blocks_config.blocks[key] = value
+        self.config_values.pop(key, None)
+
+    def _update_config(self, key: int) -> None:
+        self.config_values.pop(key, None)
+
+    def _update_value_in_config(self, key: int, value) -> None:
+        return None
 
 
 class Sesiones(StateHolder):
@@ -205,6 +230,67 @@ def mover_a_carril(cola, evento_id: str, carril: str) -> bool:
     evento.concurrency_id = carril
     cola.event_queue_per_concurrency_id[carril].queue.append(evento)
     return True
+
+
+# --- los resultados sin leer ------------------------------------------------------------------------
+#
+# Gradio deja cada mensaje de un evento (con sus salidas) en `pending_messages_per_session[sesión]`, una
+# `asyncio.Queue`, hasta que alguien lee el flujo de esa sesión (`/queue/data`, o `/call/<nombre>/<id>`);
+# el id del evento queda en `pending_event_ids_session[sesión]` hasta que el lector entrega su
+# `process_completed`. Un evento terminado (fuera de `event_ids_to_events`) cuyo id sigue ahí es un
+# resultado que nadie leyó: ocupa memoria y Gradio no lo suelta nunca (salvo que la sesión salga de su
+# LRU de 2000). Todo lo que se toca de eso, aquí; los topes y el plazo, en servidor/admision.py.
+
+
+def vivos(cola) -> set[str]:
+    """Los ids de los eventos de `cola` esperando o corriendo."""
+    return set(cola.event_ids_to_events)
+
+
+def sin_leer(cola) -> dict[str, str]:
+    """{id de evento: sesión} de los eventos terminados de `cola` cuyo mensaje final nadie leyó."""
+    activos = cola.event_ids_to_events
+    return {
+        evento: sesion
+        for sesion, ids in list(cola.pending_event_ids_session.items())
+        for evento in list(ids)
+        if evento not in activos
+    }
+
+
+def soltar_sin_leer(cola, eventos: dict[str, str]) -> int:
+    """Olvida los resultados `eventos` ({id: sesión}): sus ids y sus mensajes. Devuelve los mensajes soltados.
+
+    Se llama en el bucle de eventos (como Gradio, sin `await` en medio). Una sesión que no tiene nada más
+    pendiente pierde su cola de mensajes entera; si no, se quitan solo los mensajes de esos eventos.
+    """
+    por_sesion: dict[str, set[str]] = collections.defaultdict(set)
+    for evento, sesion in eventos.items():
+        por_sesion[sesion].add(evento)
+    soltados = 0
+    for sesion, ids in por_sesion.items():
+        pendientes = cola.pending_event_ids_session.get(sesion)
+        if pendientes is not None:
+            pendientes -= ids
+            if not pendientes:
+                cola.pending_event_ids_session.pop(sesion, None)
+        mensajes = cola.pending_messages_per_session.get(sesion)
+        if mensajes is None:
+            continue
+        if sesion not in cola.pending_event_ids_session:
+            soltados += mensajes.qsize()
+            cola.pending_messages_per_session.pop(sesion, None)
+            continue
+        quedan = []
+        while not mensajes.empty():
+            m = mensajes.get_nowait()
+            if getattr(m, "event_id", None) in ids:
+                soltados += 1
+            else:
+                quedan.append(m)
+        for m in quedan:
+            mensajes.put_nowait(m)
+    return soltados
 
 
 def editores(blocks: gr.Blocks) -> dict[int, gr.ImageEditor]:

@@ -7,6 +7,10 @@ lienzo dependen de estos detalles.
 
 from __future__ import annotations
 
+import copy
+import inspect
+import re
+
 import gradio as gr
 from gradio.queueing import Event, EventQueue
 from gradio.state_holder import SessionState
@@ -35,11 +39,69 @@ def test_la_sesion_barata_tiene_lo_mismo_que_la_de_gradio():
     de_gradio, barata = SessionState(demo), SesionBarata(demo)
     assert set(vars(de_gradio)) == set(vars(barata)) - {"_ids_iniciales"}
     assert not barata.config_values  # nada calculado al crearla
-    assert list(barata.components) == list(de_gradio.components)
+    inicial = copy.deepcopy(list(de_gradio.components))
+    assert list(barata.components) == inicial
     clave = next(k for k, b in demo.blocks.items() if isinstance(b, gr.Textbox))
     for sesion in (de_gradio, barata):
         sesion._update_value_in_config(clave, "otro")
-    assert list(barata.components) == list(de_gradio.components)
+    # Gradio copia el valor en `config_values` (lo que la sesión barata no hace: SECURITY.md §9)…
+    assert de_gradio.config_values[clave]["props"]["value"] == "otro"
+    assert list(barata.components) == inicial
+
+
+def test_la_sesion_barata_guarda_lo_que_gradio_lee_de_la_sesion():
+    """Lo que `Blocks.preprocess_data`/`postprocess_data` leen después (`state[id]`, `id in state`, los `gr.State`
+    con su vida) queda igual que en la de Gradio; solo falta la copia de los valores en `config_values`."""
+    demo = _pagina()
+    texto = next(b for b in demo.blocks.values() if isinstance(b, gr.Textbox))
+    estado = next(b for b in demo.blocks.values() if isinstance(b, gr.State))
+    otro = gr.Textbox("otro", render=False)
+    de_gradio, barata = SessionState(demo), SesionBarata(demo)
+    for sesion in (de_gradio, barata):
+        sesion[texto._id] = otro
+        sesion[estado._id] = {"modelo": 1}
+        sesion._update_config(texto._id)
+    for clave in (texto._id, estado._id):
+        assert (clave in barata, barata[clave]) == (clave in de_gradio, de_gradio[clave])
+    assert barata._state_ttl.keys() == de_gradio._state_ttl.keys() == {estado._id}
+    assert [v for _, v, _ in barata.state_components] == [v for _, v, _ in de_gradio.state_components]
+    assert all(
+        "value" not in c.get("props", {}) or c["props"]["value"] != "otro" for c in barata.config_values.values()
+    )
+    # Las llamadas de Gradio que la sesión barata cambia, todavía con esos nombres y en esos sitios.
+    fuente = inspect.getsource(gr.Blocks.postprocess_data) + inspect.getsource(gr.Blocks.preprocess_data)
+    assert fuente.count("state._update_value_in_config(") >= 3
+    assert "state._update_config(block._id)" in fuente
+
+
+def test_la_cola_guarda_los_mensajes_hasta_que_alguien_lee_el_flujo():
+    """`pending_messages_per_session` (una cola de mensajes por sesión) y `pending_event_ids_session` (los ids que
+    aún no se entregaron): `gradio_interno.sin_leer` y `soltar_sin_leer` cuentan con eso; el lector del flujo quita
+    el id al entregar su `process_completed` (tests/test_seguridad_memoria.py lo prueba con un servidor)."""
+    import asyncio
+
+    from gradio import routes
+    from gradio.queueing import Queue
+    from gradio.server_messages import ProcessCompletedMessage
+
+    demo = _pagina()
+    cola = Queue(False, 1, 1.0, None, demo)
+    assert isinstance(cola.pending_event_ids_session, dict) and isinstance(cola.event_ids_to_events, dict)
+    cola.pending_messages_per_session["s"] = asyncio.Queue()
+    cola.pending_event_ids_session["s"] = {"a", "b"}
+    cola.event_ids_to_events["b"] = object()  # «b» corre todavía; «a» terminó y nadie lo leyó
+    for evento in ("a", "b"):
+        cola.pending_messages_per_session["s"].put_nowait(ProcessCompletedMessage(output={}, success=True))
+        cola.pending_messages_per_session["s"]._queue[-1].event_id = evento
+    assert gradio_interno.sin_leer(cola) == {"a": "s"}
+    assert gradio_interno.soltar_sin_leer(cola, {"a": "s"}) == 1
+    assert cola.pending_event_ids_session == {"s": {"b"}}
+    assert [m.event_id for m in cola.pending_messages_per_session["s"]._queue] == ["b"]
+    fuente = inspect.getsource(routes.App.create_app)
+    assert re.search(r"pending_event_ids_session\[\s*session_hash\s*\]\.remove\(message\.event_id\)", fuente)
+    assert "def send_message" in inspect.getsource(Queue) and "pending_messages_per_session[event.session_hash]" in (
+        inspect.getsource(Queue.send_message)
+    )
 
 
 def test_el_state_holder_tiene_lo_que_sesiones_reemplaza():

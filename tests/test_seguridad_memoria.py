@@ -1,0 +1,120 @@
+"""Lo que una sesión guarda tiene tope: los resultados que nadie lee y lo que queda de sus salidas.
+
+El ataque (issue 56, 1): una sesión con un token de página llamaba `queue/join` sin abrir nunca
+`/queue/data`. Gradio guarda cada mensaje de un evento terminado, con sus salidas, hasta que alguien lee el
+flujo; la admisión contaba solo los pendientes, y un resultado sin leer no costaba nada: 700–1 000 llamadas
+en 30 s, RSS +0.9–1.3 GB, que no volvían. SECURITY.md, §3 («Resultados sin leer») y §9.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+import uuid
+
+import fastapi
+import gradio as gr
+import pytest
+
+from servidor import admision, gradio_interno
+from servidor.entradas import montar_protegido
+from tests.ataque import llamar, unir
+from tests.ayuda import ServidorEnHilo, puerto_libre
+
+MB = 1024 * 1024
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 / MB
+
+
+@pytest.fixture(scope="module")
+def grande():
+    """Un Blocks con un evento que devuelve un texto de `n` MB (como los paquetes de paradas, en grande)."""
+    with gr.Blocks() as demo:
+        n, salida = gr.Number(0), gr.Textbox()
+        gr.Button().click(lambda m: "x" * int(m * MB), n, salida, api_name="grande")
+    admision.configurar_cola(demo)
+    puerto = puerto_libre()
+    with ServidorEnHilo(montar_protegido(fastapi.FastAPI(), demo, path="/"), puerto):
+        yield f"http://127.0.0.1:{puerto}/", demo
+
+
+def _terminados(demo, cuantos: int, limite_s: float = 20) -> None:
+    """Espera a que no quede ningún evento corriendo y haya `cuantos` resultados sin leer."""
+    limite = time.monotonic() + limite_s
+    while time.monotonic() < limite:
+        if not demo._queue.event_ids_to_events and len(gradio_interno.sin_leer(demo._queue)) >= cuantos:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"sin leer: {len(gradio_interno.sin_leer(demo._queue))}, esperaba {cuantos}")
+
+
+def _soltar_todo(demo, monkeypatch) -> None:
+    monkeypatch.setattr(admision, "VIDA_SIN_LEER_S", 0.0)
+    admision._ultimo_barrido[0] = 0.0
+    admision._barrer_sin_leer()
+    assert gradio_interno.sin_leer(demo._queue) == {}
+
+
+def test_los_resultados_sin_leer_cuentan_por_sesion_y_por_direccion(grande, monkeypatch):
+    base, demo = grande
+    i = next(k for k, f in demo.fns.items() if f.api_name == "grande")
+    monkeypatch.setattr(admision, "VIDA_SIN_LEER_S", 3600.0)
+
+    # Una sesión que nunca lee: sus resultados cuentan como pendientes; pasado el tope, 429 en español.
+    sesion = uuid.uuid4().hex
+    for k in range(admision.MAX_POR_SESION):
+        assert unir(base, i, [0.01], sesion).status_code == 200
+        _terminados(demo, k + 1)
+    negada = unir(base, i, [0.01], sesion)
+    assert negada.status_code == 429
+    assert negada.json()["detail"].startswith(f"Tienes {admision.MAX_POR_SESION} resultados sin leer")
+
+    # Sesiones inventadas desde la misma dirección: el tope de la dirección.
+    aceptadas = admision.MAX_POR_SESION
+    for _ in range(admision.MAX_SIN_LEER_POR_DIRECCION + 4):
+        r = unir(base, i, [0.01])
+        if r.status_code != 200:
+            break
+        aceptadas += 1
+        _terminados(demo, aceptadas)
+    assert aceptadas == admision.MAX_SIN_LEER_POR_DIRECCION
+    assert r.status_code == 429 and "resultados que nadie leyó" in r.json()["detail"]
+
+    # Quien sí lee su resultado no acumula nada: pasa aunque su dirección esté en el tope… tras el plazo.
+    _soltar_todo(demo, monkeypatch)
+    leida = llamar(base, i, [0.01], timeout=20)
+    assert leida.get("success"), leida
+    limite = time.monotonic() + 5  # el lector de Gradio quita el id justo después de entregar el mensaje
+    while gradio_interno.sin_leer(demo._queue) and time.monotonic() < limite:
+        time.sleep(0.05)
+    assert gradio_interno.sin_leer(demo._queue) == {}
+
+
+def test_los_resultados_sin_leer_se_sueltan_y_la_memoria_vuelve(grande, monkeypatch):
+    base, demo = grande
+    i = next(k for k, f in demo.fns.items() if f.api_name == "grande")
+    monkeypatch.setattr(admision, "VIDA_SIN_LEER_S", 3600.0)
+    gc.collect()
+    antes = _rss_mb()
+    n = admision.MAX_SIN_LEER_POR_DIRECCION
+    for k in range(n):  # 32 resultados de 4 MB que nadie lee
+        assert unir(base, i, [4]).status_code == 200
+        _terminados(demo, k + 1)
+    lleno = _rss_mb()
+    assert lleno - antes > 0.5 * 4 * n, f"RSS {antes:.0f} -> {lleno:.0f} MB: el ataque no guardó sus resultados"
+    assert len(demo._queue.pending_messages_per_session) >= n
+
+    # Pasado el plazo, el barrido (una tarea del bucle de eventos) los suelta sin que llegue otra petición.
+    monkeypatch.setattr(admision, "VIDA_SIN_LEER_S", 0.5)
+    limite = time.monotonic() + 10
+    while gradio_interno.sin_leer(demo._queue) and time.monotonic() < limite:
+        time.sleep(0.1)
+    assert gradio_interno.sin_leer(demo._queue) == {}
+    assert not any(demo._queue.pending_event_ids_session.values())
+    gc.collect()
+    despues = _rss_mb()
+    assert despues - antes < 0.25 * (lleno - antes), f"RSS {antes:.0f} -> {lleno:.0f} -> {despues:.0f} MB"
+    assert unir(base, i, [0.01]).status_code == 200
