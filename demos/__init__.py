@@ -53,7 +53,7 @@ PESTANAS: tuple[Pestana, ...] = (
         "Atención a mano",
         "demos.a_mano",
         MECANISMO,
-        "cada peso es un softmax de una fila de Q·Kᵀ/√d, y cada fila de pesos suma 1.",
+        "cada fila de pesos es el softmax de una fila de Q·Kᵀ/√d, y suma 1.",
     ),
     Pestana(
         "escalado",
@@ -67,14 +67,15 @@ PESTANAS: tuple[Pestana, ...] = (
         "Temperatura",
         "demos.temperatura",
         MECANISMO,
-        "con T chica el peso se junta en una palabra; con T grande se empareja.",
+        "con T pequeña el peso se junta en una palabra; con T grande se reparte casi por igual.",
     ),
     Pestana(
         "multicabeza",
         "Multicabeza",
         "demos.multicabeza",
         MECANISMO,
-        "cada cabeza mira distinto con los mismos parámetros, y da lo mismo que nn.MultiheadAttention.",
+        "cada cabeza tiene su propio trozo de d/h columnas; el total de parámetros no cambia con h, "
+        "y la capa da lo mismo que nn.MultiheadAttention.",
     ),
     Pestana(
         "mascara-causal",

@@ -20,6 +20,7 @@ from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero
 from demos.comun.vista import Barrido, Vista, explicacion, grafico
 from modelos import CBAM, dispersa
+from modelos.formato import por_ciento
 from modelos.hilos import un_hilo
 
 L_MAX, GLOBALES_MAX, AZAR_MAX, SEMILLA_MAX = 64, 4, 4, 2**31 - 1
@@ -37,11 +38,13 @@ TITULOS = {  # los de demos.PESTANAS (una pestaña no importa el registro)
 
 EXPLICACION = r"""
 Todas las variantes de la tabla calculan pesos y mezclan con ellos; cambian **de dónde salen** las consultas
-$Q$, las claves $K$ y los valores $V$, y **qué casillas** de la matriz se calculan. Las tres primeras son
-$\mathrm{softmax}(Q K^\top / \sqrt{d})\, V$; las de canal y espacial no comparan $Q$ con $K$: un MLP o una
-convolución dan un peso de 0 a 1 por canal o por píxel ($\sigma$, no suman 1). Abajo, la atención **dispersa**
-como máscaras: con $w$ vecinos, $g$ fichas globales y $r$ bloques al azar por fila, cada fila calcula
-$\approx w + 2g + r \cdot b$ casillas en vez de $L$, y la memoria pasa de $O(L^2)$ a $O(L)$.
+$Q$, las claves $K$ y los valores $V$, y **qué casillas** de la matriz se calculan. La autoatención, la cruzada y
+la dispersa son $\mathrm{softmax}(Q K^\top / \sqrt{d})\, V$; las de canal y espacial no comparan $Q$ con $K$: un
+MLP o una convolución dan un peso de 0 a 1 por canal o por píxel ($\sigma$, no suman 1). Abajo, la atención
+**dispersa** como máscaras: con una ventana centrada de $w$ ($w/2$ vecinas a cada lado, y la ficha misma), $g$
+fichas globales y $r$ bloques al azar de $b$ fichas, una fila calcula en promedio $\approx w + 1 + 2g + r \cdot b$
+casillas en vez de $L$ (las $g$ filas globales calculan las $L$; las demás, $g$ columnas globales), y la memoria
+pasa de $O(L^2)$ a $O(L)$.
 """
 
 
@@ -49,7 +52,7 @@ def validar(L, w, g, r, semilla) -> tuple[int, int, int, int, int]:
     L = entero(L, "El largo L", 4, L_MAX)
     return (
         L,
-        entero(w, "La ventana w", 0, L_MAX),  # mayor que L: la ventana cubre la fila entera
+        entero(w, "La ventana centrada w", 0, L_MAX),  # mayor que L: la ventana cubre la fila entera
         entero(g, "Las fichas globales g", 0, min(GLOBALES_MAX, L)),
         entero(r, "Los bloques al azar r", 0, AZAR_MAX),
         entero(semilla, "La semilla", 0, SEMILLA_MAX),
@@ -97,7 +100,7 @@ def _figura(m: dict[str, torch.Tensor], L: int) -> Paneles:
         paneles.append(
             Mapa(
                 np.ones((L, L)),
-                titulo=f"{nombre}\n{miles(n)} de {miles(L * L)} casillas ({n / (L * L):.0%})",
+                titulo=f"{nombre}\n{miles(n)} de {miles(L * L)} casillas ({por_ciento(n / (L * L), 0)})",
                 eje_x="Ficha que se mira (clave)" if k + columnas >= len(m) else "",  # solo la fila de abajo
                 eje_y="Ficha que mira (consulta)" if k % columnas == 0 else "",
                 tapada=tapada.numpy(),
@@ -140,7 +143,8 @@ def tabla(m: dict[str, torch.Tensor], L: int) -> list[list[str]]:
         ],
         [
             "Canal (SE, CBAM)",
-            "el resumen de cada canal: media (y máximo en CBAM) sobre las posiciones",
+            "el resumen de cada canal: media sobre las posiciones (y también máximo en el CBAM del artículo y en "
+            "el de esta suite; el código del tutorial, §4.3, solo usa la media)",
             "no hay K: V es el canal mismo, que se multiplica por su peso",
             "qué canales (rasgos) importan",
             f"{canal} pesos, uno por canal (σ)",
@@ -184,8 +188,9 @@ def calcular(L: float = 16, w: float = 4, g: float = 1, r: float = 1, semilla: f
     texto = (
         f"Con L = {L}, la máscara de BigBird calcula de {int(filas.min())} a {int(filas.max())} casillas por fila"
         f"{globales}. Por fila no crece con L: con L = {miles(L_GRANDE)} y bloques de 64, como en el artículo, "
-        f"calcula **{miles(n)}** de {miles(total)} casillas (**{n / total:.1%}**), ≈ {n / L_GRANDE:.0f} por fila, "
-        f"cerca de w + 1 + 2g + 64·r = {w // 2 * 2 + 1 + 2 * g + 64 * r}. La ventana centrada es la de Longformer "
+        f"calcula **{miles(n)}** de {miles(total)} casillas (**{por_ciento(n / total)}**), ≈ {n / L_GRANDE:.0f} "
+        f"por fila, cerca de w + 1 + 2g + 64·r = {w // 2 * 2 + 1 + 2 * g + 64 * r}. La ventana centrada es la de "
+        "Longformer "
         f"({LONGFORMER}: {lado_longformer()} a cada lado); la causal, la de *Máscara causal*."
     )
     return _figura(m, L), tabla_markdown(tabla(m, L)), texto
@@ -195,7 +200,7 @@ def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
         L = Deslizador(4, L_MAX, value=16, step=1, label="Largo L (fichas)")
-        w = Deslizador(0, L_MAX, value=4, step=2, label="Ventana w")
+        w = Deslizador(0, L_MAX, value=4, step=2, label="Ventana centrada w (w/2 a cada lado)")
         g = Deslizador(0, GLOBALES_MAX, value=1, step=1, label="Fichas globales g")
         r = Deslizador(0, AZAR_MAX, value=1, step=1, label="Bloques al azar r")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")

@@ -197,6 +197,10 @@ def test_con_c_fijo_las_fuentes_largas_pierden_la_palabra():
     )
     _, texto = calcular_cuello(OBJETIVO, FUENTE)
     assert f"{r['coseno_fijo'][LARGOS.index(64)]:.2f} con 64" in texto
+    # El 1/√L es del promedio, no del ancho: con d = 1 024 da lo mismo; y un solo c acierta 1 de L por construcción.
+    assert float(r["coseno_fijo_d_grande"]) == pytest.approx(1 / 8, abs=0.03) and "no alcanzan" not in texto
+    assert all(r["recupera_fijo"][k] * n == 1 for k, n in enumerate(LARGOS))
+    assert "acierta 1 de los 64 pasos (1.6 %, 1/L por construcción" in texto and "En el mejor caso" in texto
 
 
 def test_la_seccion_del_cuello_tiene_su_id_y_su_evento_publico():

@@ -17,16 +17,18 @@ import torch
 
 from demos.atencion_cruzada.frases import D_MODELO, IDENTIDAD, SEMILLA_MAX, crear_capa, leer_frase, vectores
 from demos.comun.controles import Opcion
-from demos.comun.figuras import C0, C1, GRIS, Curva, Curvas, Mapa, Paneles, Referencia
+from demos.comun.figuras import C0, C1, GRIS, Curva, Curvas, Mapa, Paneles, Referencia, miles
 from demos.comun.validar import entero
 from demos.comun.vista import envolver, explicacion, grafico, un_reloj
 from modelos import atencion
+from modelos.formato import por_ciento
 
 API = "atencion_cruzada_cuello"
 FIJO, POR_PASO = "fijo", "por paso"
 MODOS = [("c fijo: un solo vector para todos los pasos", FIJO), ("c_t por paso: atención", POR_PASO)]
 LARGOS = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # largos de la fuente para la curva
 SEMILLA_CURVA = 0
+D_GRANDE = 1024  # otro ancho para el c fijo: el coseno ≈ 1/√L no depende de d
 
 EXPLICACION = r"""
 ### El cuello de botella (tutorial §1.1)
@@ -72,7 +74,9 @@ def recuerdo_segun_largo() -> dict[str, np.ndarray]:
             coseno = torch.nn.functional.cosine_similarity(C[:, None, :], H[None, :, :], dim=-1)  # (L, L)
             filas[f"coseno_{nombre}"].append(coseno.diagonal().mean().item())
             filas[f"recupera_{nombre}"].append((coseno.argmax(dim=1) == torch.arange(L)).float().mean().item())
-    return {k: np.array(v) for k, v in filas.items()}
+    H = torch.randn(64, D_GRANDE, generator=g)  # (64, 1024): el mismo promedio con vectores más anchos
+    coseno = torch.nn.functional.cosine_similarity(H.mean(dim=0, keepdim=True), H, dim=-1)  # (64,)
+    return {k: np.array(v) for k, v in filas.items()} | {"coseno_fijo_d_grande": np.array(coseno.mean().item())}
 
 
 def _figura(alfa: np.ndarray, objetivo, fuente, modo: str) -> Paneles:
@@ -120,11 +124,15 @@ def calcular_cuello(objetivo: str, fuente: str, modo: str = FIJO, semilla: float
         f"**Con {'c fijo' if modo == FIJO else 'c_t por paso'}**, los {len(objetivo)} contextos de esta frase forman "
         f"una matriz ({len(objetivo)}, {D_MODELO}) de **rango {rango}**"
         + (": todos los pasos ven lo mismo." if modo == FIJO else ": cada paso ve otra mezcla de la fuente.")
-        + f" Con fuentes de vectores al azar y una consulta que se parece a la palabra que necesita (q_t = h_t), "
-        f"c fijo guarda de esa palabra un coseno de {r['coseno_fijo'][i4]:.2f} con 4 palabras y "
-        f"{r['coseno_fijo'][i64]:.2f} con 64 (≈ 1/√L: {D_MODELO} números no alcanzan para L · {D_MODELO}), y recupera "
-        f"la palabra en {r['recupera_fijo'][i64]:.0%} de los pasos; c_t guarda {r['coseno_paso'][i64]:.2f} y recupera "
-        f"{r['recupera_paso'][i64]:.0%}."
+        + f" Con fuentes de vectores al azar, c fijo guarda de la palabra que un paso necesita un coseno de "
+        f"{r['coseno_fijo'][i4]:.2f} con 4 palabras y {r['coseno_fijo'][i64]:.2f} con 64, cerca de 1/√L "
+        f"({1 / np.sqrt(4):.2f} y {1 / np.sqrt(64):.2f}): al promediar L vectores, cada uno aporta 1/L de la mezcla. "
+        f"Es el promedio y no el tamaño del vector: con d = {miles(D_GRANDE)} en vez de {D_MODELO}, 64 palabras dan "
+        f"{float(r['coseno_fijo_d_grande']):.2f}. Y un mismo c para todos los pasos solo puede ser el más parecido "
+        f"a una palabra: acierta {round(r['recupera_fijo'][i64] * 64)} de los 64 pasos "
+        f"({por_ciento(r['recupera_fijo'][i64])}, 1/L por construcción, no una medida). En el mejor caso, con una "
+        f"consulta que es la palabra que el paso necesita (q_t = h_t), c_t guarda {r['coseno_paso'][i64]:.2f} y "
+        f"acierta {por_ciento(r['recupera_paso'][i64], 0)} de los pasos."
     )
     return _figura(alfa, objetivo, fuente, modo), texto
 

@@ -42,9 +42,10 @@ En la **autoatención** una frase se mira a sí misma: Q, K y V salen de la mism
 pesos forman una matriz cuadrada. En la **atención cruzada** las consultas Q salen de una
 secuencia (la frase *objetivo*, la que un traductor va escribiendo) y las claves K y los valores V
 de otra (la frase *fuente*, la que se traduce). Los pesos son una matriz de
-$L_\text{objetivo} \times L_\text{fuente}$, que casi nunca es cuadrada; cada fila sigue sumando 1:
+$L_\text{objetivo} \times L_\text{fuente}$, que casi nunca es cuadrada; cada fila sigue sumando 1. Con $h$
+cabezas, cada una compara su trozo de $d/h$ columnas:
 
-$$\text{pesos} = \text{softmax}\!\left(\frac{Q_\text{objetivo}\, K_\text{fuente}^\top}{\sqrt{d}}\right)$$
+$$\text{pesos} = \text{softmax}\!\left(\frac{Q_\text{objetivo}\, K_\text{fuente}^\top}{\sqrt{d/h}}\right)$$
 """
 
 HONESTIDAD = (
@@ -103,8 +104,8 @@ def _figura_promedio(pesos: np.ndarray, objetivo, fuente) -> Mapa:
         fuente,
         _vmax(pesos),
         titulo=f"Pesos {Lo} × {Lf} (L_objetivo × L_fuente), promedio de las {CABEZAS} cabezas\n{SIN_ENTRENAR}",
-        eje_x="Fuente: palabra que se mira (K, V)",
-        eje_y="Objetivo: palabra que pregunta (Q)",
+        eje_x="Fuente: palabra que se mira (clave, K y V)",
+        eje_y="Objetivo: palabra que mira (consulta, Q)",
     )
 
 
@@ -150,7 +151,7 @@ def _resumen(pesos: np.ndarray, objetivo, fuente, proyecciones: str) -> str:
         miradas = [*miradas[:12], "…"]
     forma = (
         f"**Formas:** Q sale del objetivo, (1, {Lo}, {D_MODELO}); K y V de la fuente, (1, {Lf}, {D_MODELO}). "
-        f"Los pesos son (1, {CABEZAS}, {Lo}, {Lf}): **{Lo} filas** (una por palabra que pregunta) × "
+        f"Los pesos son (1, {CABEZAS}, {Lo}, {Lf}): **{Lo} filas** (una por palabra que mira) × "
         f"**{Lf} columnas** (una por palabra que se mira)"
         + (": esta vez es cuadrada, pero solo porque las frases tienen el mismo largo." if Lo == Lf else ".")
         + f" Parejos serían 1/{Lf} = {1 / Lf:.2f} por casilla."
