@@ -463,7 +463,7 @@ def construir() -> Vista:
         pesos = gr.Dataframe(label="2) Pesos (cada fila suma 1)", interactive=False)
         salida = gr.Dataframe(label="3) Salida: pesos · V", interactive=False)
     _construir_libro(palabras, q, k, v, fila)
-    seccion(("consulta, clave y valor", "puntaje", "softmax", "pesos", "ficha"), "a-mano")
+    seccion(("consulta, clave y valor", "palabra que mira", "puntaje", "softmax", "pesos", "ficha"), "a-mano")
     return Vista(
         fn=calcular,
         entradas=[palabras, q, k, v, fila],

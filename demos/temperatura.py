@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import gradio as gr
 import numpy as np
@@ -28,9 +29,9 @@ NUMERO_DE_PALABRA = "Palabra n.º (el orden de la tabla)"
 N_MAX, SEMILLA_MAX = 10_000, 2**31 - 1
 
 EXPLICACION = r"""
-La temperatura $T$ divide los puntajes antes del softmax. Con $T$ chica, la diferencia entre
+La temperatura $T$ divide los puntajes antes del softmax. Con $T$ pequeña, la diferencia entre
 puntajes se agranda y casi todo el peso va a la palabra con el puntaje más alto; con $T$ grande,
-los pesos se emparejan. $T = 1$ es el softmax de siempre:
+los pesos se igualan. $T = 1$ es el softmax de siempre:
 
 $$p_i = \frac{e^{s_i / T}}{\sum_j e^{s_j / T}}$$
 
@@ -45,7 +46,7 @@ probabilidad.
 
 PUENTE = (
     "Dividir los puntajes por √d (pestaña *¿Por qué √d?*) es usar una **temperatura T = √d**: "
-    "sin esa división, con d grande los puntajes se comportan como si T fuera muy chica."
+    "sin esa división, con d grande los puntajes se comportan como si T fuera muy pequeña."
 )
 
 
@@ -241,35 +242,47 @@ JS_SIGUIENTE_SEMILLA = f"""(semilla) => {{
 # --- aprender: predecir y comprobarse (las respuestas las calcula `pesos`) -------------------------
 
 
-def _verdad_025() -> dict:
-    s = leer_puntajes(PUNTAJES)
-    p = pesos(s, 0.25)
-    return {"respuesta": [float(x) for x in p], "veces": f"{p[0] / p[1]:.0f}", "dif": f"{(s[0] - s[1]) / 0.25:g}"}
+def _pesos_de(salida) -> list[float]:
+    """Los pesos que dibuja la figura de barras de la vista."""
+    return [float(x) for x in salida[0].series[0].valores]
 
 
-def _con_t_grande() -> dict:
-    p = pesos(leer_puntajes(PUNTAJES), T_MAX)
+def _entropia_de(salida) -> float:
+    return float(re.search(r"la entropía es \*\*([\d.]+) bits\*\*", salida[3]).group(1))
+
+
+def _verdad_025(salida) -> dict:
+    p, tabla = _pesos_de(salida), salida[2]
+    dif = (tabla[0][1] - tabla[1][1]) / T_PREDICCION  # la ventaja de «plata» sobre «sacó», ya dividida por T
+    return {"respuesta": p, "veces": f"{p[0] / p[1]:.0f}", "dif": f"{dif:g}"}
+
+
+def _con_t_grande(salida) -> dict:
+    p = np.array(_pesos_de(salida))
     return {"respuesta": "parejos" if np.ptp(p) < 0.1 else "uno", "max": f"{p.max():.2f}", "min": f"{p.min():.2f}"}
 
 
-def _sumar_cinco() -> dict:
-    s = leer_puntajes(PUNTAJES)
-    antes, despues = entropia(pesos(s, 1.0)), entropia(pesos([x + 5 for x in s], 1.0))
-    igual = abs(antes - despues) < 1e-9
-    return {"respuesta": "igual" if igual else ("sube" if despues > antes else "baja"), "H": f"{antes:.2f}"}
+def _sumar_cinco(antes, despues) -> dict:
+    a, d = _entropia_de(antes), _entropia_de(despues)
+    return {"respuesta": "igual" if a == d else ("sube" if d > a else "baja"), "H": f"{a:.2f}", "H5": f"{d:.2f}"}
 
+
+T_PREDICCION = 0.25
+MAS_CINCO = ", ".join(f"{x + 5:g}" for x in leer_puntajes(PUNTAJES))  # los puntajes de fábrica, cada uno + 5
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
-        "Con los puntajes 2, 1, 0.5 y −1, ¿cuánto pesa cada palabra a T = 0.25? Mueve las cuatro barras.",
-        verdad=_verdad_025,
+        f"Con los puntajes 2, 1, 0.5 y −1, ¿cuánto pesa cada palabra a T = {T_PREDICCION:g}? Mueve las cuatro "
+        "barras (los pesos suman 1: si tus barras no, se reparten en esa proporción).",
+        verdad=ap.EnLaPestana(calcular, _verdad_025, cambio={"T": T_PREDICCION}),
         barras=tuple(leer_palabras(PALABRAS)),
+        suman_uno=True,
         porque="Dividir por T = 0.25 multiplica por 4 las diferencias: «plata» le saca {dif} puntos a «sacó», y "
         "e elevado a esa ventaja le da unas {veces} veces más peso.",
     ),
     preguntas=(
         ap.Pregunta(
-            f"Con T = {T_MAX:g}, los cuatro pesos quedan…",
+            f"Con los puntajes 2, 1, 0.5 y −1 y T = {T_MAX:g}, los cuatro pesos quedan…",
             (
                 ap.Alternativa(
                     "parejos",
@@ -279,7 +292,7 @@ APRENDER = ap.Aprender(
                 ap.Alternativa(
                     "uno",
                     "casi todo en «plata»",
-                    "Eso hace una T chica. Una T grande achica las diferencias: los pesos van de {min} a {max}.",
+                    "Eso hace una T pequeña. Una T grande achica las diferencias: los pesos van de {min} a {max}.",
                 ),
                 ap.Alternativa(
                     "cero",
@@ -287,31 +300,31 @@ APRENDER = ap.Aprender(
                     "Los pesos siempre suman 1: no pueden quedar todos en 0. Van de {min} a {max}.",
                 ),
             ),
-            verdad=_con_t_grande,
+            verdad=ap.EnLaPestana(calcular, _con_t_grande, cambio={"T": T_MAX}),
         ),
         ap.Pregunta(
-            "Si sumas 5 a los cuatro puntajes (T = 1), la entropía de los pesos…",
+            f"Si sumas 5 a los cuatro puntajes (escribe {MAS_CINCO}; T = 1), la entropía de los pesos…",
             (
                 ap.Alternativa(
                     "igual",
                     "no cambia",
                     "El softmax solo ve diferencias: e^(s+5) = e^5 · e^s, y el e^5 se "
-                    "cancela al dividir por la suma. Sigue en {H} bits.",
+                    "cancela al dividir por la suma. Antes {H} bits, después {H5}.",
                 ),
                 ap.Alternativa(
                     "sube",
                     "sube",
                     "Sumar lo mismo a todos no cambia ninguna diferencia: el e^5 se cancela al "
-                    "dividir por la suma, y la entropía sigue en {H} bits.",
+                    "dividir por la suma. Antes {H} bits, después {H5}.",
                 ),
                 ap.Alternativa(
                     "baja",
                     "baja",
                     "Los puntajes más altos no concentran más el peso si todos suben igual: el "
-                    "e^5 se cancela y la entropía sigue en {H} bits.",
+                    "e^5 se cancela. Antes {H} bits, después {H5}.",
                 ),
             ),
-            verdad=_sumar_cinco,
+            verdad=ap.EnLaPestana(calcular, _sumar_cinco, cambio={"puntajes": MAS_CINCO}),
         ),
     ),
 )

@@ -208,7 +208,7 @@ def construir() -> Vista:
     gr.Markdown("### Variantes de la atención (tutorial §6.2)")
     tabla_ = gr.Markdown(elem_classes=["tabla-variantes"])
     texto = gr.Markdown()
-    seccion_glosario(("consulta, clave y valor", "pesos", "máscara", "ficha"), "variantes")
+    seccion_glosario(("consulta, clave y valor", "pesos", "máscara", "ventana w", "ficha"), "variantes")
     return Vista(
         fn=calcular,
         entradas=[L, w, g, r, semilla],

@@ -784,7 +784,9 @@ def test_en_un_telefono_el_titulo_del_eje_y_de_una_curva_cabe_en_el_alto_de_su_p
     eje_y = "Memoria de los pesos (MB, escala log)"
     x = np.array([10.0, 100, 1000, 10_000, 100_000, 1_000_000])
     series = tuple(Curva(f"serie {k}", x, x**k) for k in range(1, 5))
-    titulo = "Pesos de atención en float32: pendiente 2 en log-log\ncon ventana w = 512: pendiente 1 desde L = 513"
+    titulo = (
+        "Pesos de atención en float32: pendiente 2 en log-log\ncon ventana causal w = 512: pendiente 1 desde L = 513"
+    )
     f = Curvas(series, titulo=titulo, eje_x="Largo de la frase L (palabras, escala log)", eje_y=eje_y, log_x=True)
     normal, telefono = figura_plotly(f), _en_telefono(figura_plotly(f))
     assert normal["layout"]["yaxis"]["title"]["text"] == eje_y

@@ -206,7 +206,9 @@ def construir() -> Vista:
         api_visibility="private",
         **un_reloj(salidas),
     )
-    seccion_glosario(("consulta, clave y valor", "pesos", "parámetros"), "atencion-cruzada")
+    seccion_glosario(
+        ("consulta, clave y valor", "palabra que mira", "pesos", "cabeza", "parámetros"), "atencion-cruzada"
+    )
     return Vista(
         fn=calcular,
         entradas=entradas,

@@ -25,17 +25,23 @@ TERMINOS: dict[str, str] = {
     "(aprendido, o sinusoidal).",
     "consulta, clave y valor": "Q, K y V: lo que busca cada ficha, lo que ofrece y lo que entrega si la miran; "
     "tres proyecciones lineales de su vector.",
-    "puntaje": "q·k/√d: cuánto se parece la consulta de una ficha a la clave de otra, antes del softmax.",
+    "palabra que mira": "La de una fila de los pesos: su consulta (Q) se compara con las claves (K) de las palabras "
+    "de las columnas, las que se miran.",
+    "puntaje": "q·k/√d: cuánto se parece la consulta de una ficha a la clave de otra, antes del softmax (q·k sin "
+    "dividir es el producto punto).",
     "pesos": "Los pesos de atención: una fila del softmax de los puntajes; dicen cuánto toma una ficha de cada "
     "otra y suman 1.",
     "parámetros": "Los números que aprende una capa (sus matrices y sesgos); no son los pesos de atención, que "
     "cambian con cada frase.",
-    "cabeza": "Una atención completa sobre d/h columnas del vector; h cabezas miran a la vez y sus salidas se pegan.",
+    "cabeza": "Una atención completa sobre su trozo de d/h columnas de Q, K y V; las h cabezas (de la 1 a la h) "
+    "miran a la vez y sus salidas se pegan.",
     "máscara": "Las casillas que una ficha no puede mirar: en esta suite, `True` = no mirar; su puntaje pasa a −∞.",
+    "ventana w": "Atención local: cada ficha mira la suya y w más. Causal: las w anteriores; centrada: w/2 a cada "
+    "lado (Longformer).",
     "relleno": "Fichas vacías que se añaden al final para que todas las frases de un lote tengan el mismo largo.",
     "one-hot": "Un vector de ceros con un solo 1 en el lugar de su clase (vector indicador).",
     "softmax": "Convierte una fila de puntajes en pesos positivos que suman 1: e^{s_i} / Σ_j e^{s_j}.",
-    "temperatura": "T en softmax(s/T): chica concentra los pesos en el puntaje más alto; grande los empareja.",
+    "temperatura": "T en softmax(s/T): pequeña concentra los pesos en el puntaje más alto; grande los iguala.",
     "entropía": "−Σ p·log₂ p, en bits: 0 si todo el peso está en una casilla, log₂ n si los n pesos son iguales.",
     "muestra": "Una elección al azar según unos pesos tomados como probabilidades (muestrear: sacar muestras).",
     "lote": "Las secuencias que el modelo procesa juntas en un paso.",

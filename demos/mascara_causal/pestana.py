@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import gradio as gr
 import numpy as np
@@ -18,7 +19,6 @@ from demos.comun.validar import lista_de_palabras
 from demos.comun.vista import Barrido, Vista, explicacion, grafico
 from demos.mascara_causal.convenciones import construir_convenciones, resumen_fila_tapada
 from modelos import atencion, mascara_causal
-from modelos.convenciones import fila_tapada
 from modelos.hilos import un_hilo
 
 FRASE = "Ana sacó plata del banco"
@@ -29,7 +29,7 @@ TIPOS = {
     "causal": "Causal (no mira el futuro)",
     "relleno": "Relleno al final (k palabras)",
     "ninguna": "Ninguna (todas con todas)",
-    "ventana": "Ventana deslizante (w anteriores)",
+    "ventana": "Ventana causal (w anteriores)",
 }
 
 EXPLICACION = r"""
@@ -41,8 +41,8 @@ M_{ij} = \begin{cases} 0 & \text{si la palabra } i \text{ puede mirar a la } j \
 
 La **causal** deja que cada palabra mire solo a las anteriores y a sí misma (así se entrena un modelo que genera
 texto: no puede espiar la palabra que debe adivinar). La de **relleno** tapa las columnas de las palabras de
-relleno que se añaden para igualar el largo de las frases de un lote. La de **ventana** deja mirar solo a las
-$w$ palabras anteriores y a sí misma. $Q$ y $K$ son vectores al azar de largo $d = 8$, como en la lección.
+relleno que se añaden para igualar el largo de las frases de un lote. La de **ventana causal** deja mirar solo a
+las $w$ palabras anteriores y a sí misma. $Q$ y $K$ son vectores al azar de largo $d = 8$, como en la lección.
 """
 
 
@@ -215,7 +215,7 @@ def _descripcion(tipo: str, palabras: list[str], k: int, w: int) -> str:
         )
     if tipo == "ventana":
         return (
-            f"Con una ventana de ancho w = {w}, la palabra n.º i mira a las palabras i − {w} … i "
+            f"Con una ventana causal de w = {w}, la palabra n.º i mira a las palabras i − {w} … i "
             f"(las {w} anteriores y ella misma); lo que queda más atrás o en el futuro se tapa."
         )
     return "Sin máscara, cada palabra mira a todas, también a las que vienen después."
@@ -265,48 +265,48 @@ JS_MOSTRAR_CONTROLES = """(tipo) => [
 ]"""
 
 
-# --- aprender: predecir y comprobarse (las respuestas las calculan `tuberia` y `fila_tapada`) -------
+# --- aprender: predecir y comprobarse (las respuestas las lee de lo que muestra `calcular`) ----------
 
 
-def _peso_primera() -> float:
-    L = len(leer_frase(FRASE))
-    return float(tuberia(L, 1, hacer_mascara("causal", L))["pesos"][0, 0])
+def _peso_primera(salida) -> float:
+    """El peso de la primera palabra sobre sí misma en el mapa de pesos de la vista."""
+    return float(salida[1].paneles[0].matriz[0, 0])
 
 
-def _fila_tapada() -> dict:
-    fila = fila_tapada(4)
-    r = fila["menos_infinito"]["pesos"]
-    return {"respuesta": "NaN" if bool(r.isnan().all()) else "0" if bool((r == 0).all()) else "1/L"}
+def _fila_tapada(salida) -> dict:
+    """Lo que el texto de la vista dice que da `nn.MultiheadAttention` (need_weights=True) con una fila tapada."""
+    da = re.search(r"`nn.MultiheadAttention` da \*\*(NaN|ceros)\*\*", salida[2]).group(1)
+    return {"respuesta": "NaN" if da == "NaN" else "0"}
 
 
-def _tapadas() -> dict:
-    L = len(leer_frase(FRASE))
-    return {"respuesta": int(hacer_mascara("causal", L).sum()), "L": L}
+def _tapadas(salida) -> dict:
+    tapadas, total = map(int, re.search(r"Tapadas: \*\*(\d+) de (\d+)\*\*", salida[2]).groups())
+    return {"respuesta": tapadas, "L": math.isqrt(total)}
 
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
         "Con la máscara causal, ¿cuánto pesa la primera palabra («Ana») sobre sí misma? (de 0 a 1)",
-        verdad=_peso_primera,
+        verdad=ap.EnLaPestana(calcular, _peso_primera),
         porque="La primera palabra no tiene pasado: todas las demás casillas de su fila quedan en −∞, su peso es "
         "e^(−∞) = 0, y el softmax le da todo a la única que queda.",
     ),
     preguntas=(
         ap.Pregunta(
-            "Una fila toda tapada con −∞ (una consulta que no puede mirar a nadie), tras el softmax, da…",
+            "Una fila toda tapada con −∞ (una consulta que no puede mirar a nadie): ¿qué pesos da "
+            "`nn.MultiheadAttention` si devuelve los pesos (`need_weights=True`, por omisión)?",
             (
                 ap.Alternativa(
                     "NaN",
                     "NaN",
-                    "La suma del softmax es 0 y queda 0/0. Lo mismo da `nn.MultiheadAttention` "
-                    "con `need_weights=True` (por omisión); con `need_weights=False` va por SDPA y da ceros, "
+                    "La suma del softmax es 0 y queda 0/0. Con `need_weights=False` va por SDPA y da ceros, "
                     "y con −1e9 en vez de −∞ da pesos parejos, 1/L.",
                 ),
                 ap.Alternativa(
                     "0",
                     "ceros",
                     "Ceros da `nn.MultiheadAttention` con `need_weights=False` (va por SDPA), o "
-                    "un código que lo cuida aparte; el softmax con −∞ a mano da 0/0 = NaN.",
+                    "un código que lo cuida aparte, como `modelos.atencion`; el softmax con −∞ da 0/0 = NaN.",
                 ),
                 ap.Alternativa(
                     "1/L",
@@ -315,7 +315,7 @@ APRENDER = ap.Aprender(
                     "iguales. Con −∞ la suma del softmax es 0, y 0/0 = NaN.",
                 ),
             ),
-            verdad=_fila_tapada,
+            verdad=ap.EnLaPestana(calcular, _fila_tapada),
         ),
         ap.Pregunta(
             "¿Cuántas casillas tapa la máscara causal de «Ana sacó plata del banco»?",
@@ -329,11 +329,12 @@ APRENDER = ap.Aprender(
                 ap.Alternativa(
                     20,
                     "20",
-                    "Casi: L² − L = 20 son todas las de fuera de la diagonal, pero solo se tapa el "
-                    "futuro, la mitad: {respuesta}.",
+                    "L² − L = 20 son todas las de fuera de la diagonal, pero solo se tapa el futuro, la mitad: "
+                    "{respuesta}.",
                 ),
             ),
-            verdad=_tapadas,
+            verdad=ap.EnLaPestana(calcular, _tapadas),
+            tipo=ap.CANTIDAD,
         ),
     ),
 )
@@ -354,7 +355,10 @@ def construir() -> Vista:
         texto = gr.Markdown()
     tipo.change(None, tipo, [k, w], js=JS_MOSTRAR_CONTROLES, api_visibility="private", show_progress="hidden")
     construir_convenciones()  # True contra 1, −∞ contra −1e9 y la fila toda tapada: un acordeón debajo
-    seccion(("máscara", "relleno", "puntaje", "softmax", "pesos", "ficha"), "mascara-causal")
+    seccion(
+        ("máscara", "relleno", "ventana w", "palabra que mira", "puntaje", "softmax", "pesos", "ficha"),
+        "mascara-causal",
+    )
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 
 import gradio as gr
@@ -47,8 +48,8 @@ ella). La *math*, la de reserva cuando las otras no aceptan la entrada (por la m
 dispositivo), sí la guarda, como la atención ingenua. Abajo puedes medirlo: la tabla dice qué implementación
 eligió SDPA en este dispositivo.
 
-Otra salida es **no mirar tan lejos**: con una **ventana** de $w$ palabras (cada una mira a las $w$
-anteriores y a sí misma, como la máscara de ventana de la pestaña *Máscara causal*), cada fila tiene a lo
+Otra salida es **no mirar tan lejos**: con una **ventana causal** de $w$ palabras (cada una mira a las $w$
+anteriores y a sí misma, como la máscara de ventana causal de la pestaña *Máscara causal*), cada fila tiene a lo
 sumo $w + 1$ pesos, y la memoria crece como $O(L \cdot w)$ en vez de $O(L^2)$:
 
 $$\text{memoria con ventana} = B \cdot N \cdot h \cdot L \cdot \min(L,\, w + 1) \cdot b$$
@@ -118,10 +119,10 @@ def _figura_teorica(tipo: str, factor: int, ventana: int = 0) -> Curvas:
     if ventana:
         w = miles(ventana)
         y = con_ventana(L, ventana) * b / 1e6
-        curvas.append(Curva(f"ventana w = {w}, por cabeza", L, y, color=C2, estilo="punteada"))
+        curvas.append(Curva(f"ventana causal w = {w}, por cabeza", L, y, color=C2, estilo="punteada"))
         if factor > 1:
             y = con_ventana(L, ventana) * b * factor / 1e6
-            curvas.append(Curva(f"ventana w = {w}, total", L, y, color=C3, estilo="punteada"))
+            curvas.append(Curva(f"ventana causal w = {w}, total", L, y, color=C3, estilo="punteada"))
     tabla = [Nota(Lt, Lt**2 * b / 1e6, f"{numero(Lt**2 * b / 1e6, ',.2f')} MB", color=C0) for Lt in LARGOS_TABLA]
     # Cada nombre junto a su línea: el de la GPU chica debajo y los demás encima (las dos líneas distan 0.7 décadas:
     # encima las dos, «GPU de 16 GB» y «GPU de 80 GB» se pisaban). A unos píxeles de la línea, no a un factor de los
@@ -141,7 +142,7 @@ def _figura_teorica(tipo: str, factor: int, ventana: int = 0) -> Curvas:
     return Curvas(
         tuple(curvas),
         titulo=f"Pesos de atención en {tipo}: pendiente 2 en log-log"
-        + (f"\ncon ventana w = {miles(ventana)}: pendiente 1 desde L = {miles(ventana + 1)}" if ventana else ""),
+        + (f"\ncon ventana causal w = {miles(ventana)}: pendiente 1 desde L = {miles(ventana + 1)}" if ventana else ""),
         eje_x="Largo de la frase L (palabras, escala log)",
         eje_y="Memoria de los pesos (MB, escala log)",
         log_x=True,
@@ -166,7 +167,7 @@ def _texto_ventana(ventana: int, b: int, factor: int) -> str:
     if not ventana:
         return "Sin ventana (w = 0), cada palabra mira a todas: L² pesos por matriz."
     return (
-        f"Con una **ventana de w = {miles(ventana)}** (cada palabra mira a las {miles(ventana)} anteriores y a "
+        f"Con una **ventana causal de w = {miles(ventana)}** (cada palabra mira a las {miles(ventana)} anteriores y a "
         f"sí misma), cada fila guarda a lo sumo {miles(ventana + 1)} pesos, **O(L·w)** en vez de O(L²): a "
         f"{miles(L)} palabras, "
         f"**{_legible(con_ventana(L, ventana) * b * factor)}** en vez de {_legible(L * L * b * factor)} "
@@ -214,67 +215,93 @@ def calcular(tipo: str = "float32", cabezas: float = 1, capas: float = 1, lote: 
     return _figura_teorica(tipo, factor, ventana), tabla_memoria(tipo, factor, ventana), texto
 
 
-# --- aprender: predecir y comprobarse (las respuestas las calcula `con_ventana`) --------------------
+# --- aprender: predecir y comprobarse (las respuestas las lee de la tabla de `calcular`) ------------
 
 
-def _por_diez(ventana: int = 0) -> dict:
-    L = LARGOS_TABLA[1]
+def _mb_de(celda: str) -> float:
+    """«40 000.00 MB» (con espacios finos de miles) -> 40000.0."""
+    return float(re.sub(r"[^\d.]", "", celda))
+
+
+def _por_diez(salida, columna: int) -> dict:
+    """Cuántas veces crece la columna `columna` de la tabla de la vista de L = 1 000 a L = 10 000."""
+    tabla = salida[1]
+    k = next(i for i, fila in enumerate(tabla) if _mb_de(fila[0]) == LARGOS_TABLA[1])
+    antes, despues = _mb_de(tabla[k][columna]), _mb_de(tabla[k + 1][columna])
     return {
-        "respuesta": float(con_ventana(10 * L, ventana) / con_ventana(L, ventana)),
-        "L": miles(L),
-        "L10": miles(10 * L),
-        "w1": miles(ventana + 1),
+        "respuesta": round(despues / antes, 1),
+        "L": tabla[k][0],
+        "L10": tabla[k + 1][0],
+        "antes": tabla[k][columna],
+        "despues": tabla[k + 1][columna],
     }
+
+
+def _otro_tipo(antes, despues) -> dict:
+    """Cómo cambia la memoria por cabeza de L = 1 000 al pasar de float32 a bfloat16."""
+    a, d = _mb_de(antes[1][1][2]), _mb_de(despues[1][1][2])
+    cambio = {0.5: "mitad", 1.0: "igual", 0.25: "cuarta"}.get(round(d / a, 2), "otro")
+    return {"respuesta": cambio, "antes": antes[1][1][2], "despues": despues[1][1][2]}
 
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
-        "Si el texto es 10 veces más largo (L × 10), la memoria de los pesos de atención se multiplica por…",
-        verdad=_por_diez,
+        "Sin ventana (atención completa): si el texto es 10 veces más largo (L × 10), la memoria de los pesos de "
+        "atención se multiplica por…",
+        verdad=ap.EnLaPestana(calcular, lambda salida: _por_diez(salida, 2)),
         decimales=0,
         minimo=0,
         maximo=1e9,
-        porque="Hay un peso por cada par de palabras: L² casillas. De L = {L} a L = {L10} son 10² = 100 veces más.",
+        porque="Hay un peso por cada par de palabras: L² casillas. De L = {L} a L = {L10}, la columna «por cabeza» "
+        "pasa de {antes} a {despues}: 10² = 100 veces más.",
     ),
     preguntas=(
         ap.Pregunta(
-            "Con una ventana de 512 palabras y un texto largo, si L se multiplica por 10 la memoria se multiplica por…",
+            f"Con la ventana con que abre la pestaña (w = {miles(VENTANA)}), si L pasa de 1 000 a 10 000 la memoria "
+            "se multiplica por…",
             (
-                ap.Alternativa(10, "10", "Cada palabra mira a lo sumo {w1}: la memoria es L · {w1}, lineal en L."),
+                ap.Alternativa(
+                    10,
+                    "10",
+                    "Cada palabra mira a lo sumo w + 1: la memoria es L · (w + 1), lineal en L ({antes} → {despues}).",
+                ),
                 ap.Alternativa(
                     100,
                     "100",
-                    "Eso es sin ventana (L²). Con ventana cada palabra mira a lo sumo {w1}: L · {w1}, lineal.",
+                    "Eso es sin ventana (L²). Con ventana cada palabra mira a lo sumo w + 1: L · (w + 1), lineal "
+                    "({antes} → {despues}).",
                 ),
                 ap.Alternativa(
                     1,
                     "1 (no cambia)",
-                    "Lo que no cambia es lo que mira cada palabra ({w1}); las palabras "
-                    "son 10 veces más, y la memoria también.",
+                    "Lo que no cambia es lo que mira cada palabra (w + 1); las palabras "
+                    "son 10 veces más, y la memoria también ({antes} → {despues}).",
                 ),
             ),
-            verdad=lambda: _por_diez(512),
+            verdad=ap.EnLaPestana(calcular, lambda salida: _por_diez(salida, 4)),
+            tipo=ap.CANTIDAD,
         ),
         ap.Pregunta(
             "Si los pesos se guardan en bfloat16 en vez de float32, la memoria…",
             (
                 ap.Alternativa(
-                    0.5, "baja a la mitad", "bfloat16 usa {b16} bytes por número y float32 {b32}: la mitad."
+                    "mitad",
+                    "baja a la mitad",
+                    "bfloat16 usa 2 bytes por número y float32, 4: con L = 1 000, {antes} → {despues}.",
                 ),
                 ap.Alternativa(
-                    1.0, "no cambia", "Cambia el tamaño de cada número: {b16} bytes en vez de {b32}, la mitad."
+                    "igual",
+                    "no cambia",
+                    "Cambia el tamaño de cada número: 2 bytes en vez de 4. Con L = 1 000, {antes} → {despues}.",
                 ),
                 ap.Alternativa(
-                    0.25,
+                    "cuarta",
                     "baja a la cuarta parte",
-                    "Es la mitad: {b16} bytes por número en vez de {b32}. Las casillas siguen siendo L².",
+                    "Es la mitad: 2 bytes por número en vez de 4; las casillas siguen siendo L² "
+                    "(con L = 1 000, {antes} → {despues}).",
                 ),
             ),
-            verdad=lambda: {
-                "respuesta": TIPOS["bfloat16"][1] / TIPOS["float32"][1],
-                "b16": TIPOS["bfloat16"][1],
-                "b32": TIPOS["float32"][1],
-            },
+            verdad=ap.EnLaPestana(calcular, _otro_tipo, cambio={"tipo": "bfloat16"}),
         ),
     ),
 )
@@ -287,7 +314,7 @@ def construir() -> Vista:
         cabezas = Deslizador(1, CABEZAS_MAX, value=1, step=1, label="Cabezas")
         capas = Deslizador(1, CAPAS_MAX, value=1, step=1, label="Capas")
         lote = Deslizador(1, LOTE_MAX, value=1, step=1, label="Lote (frases a la vez)")
-        ventana = Desplegable(VENTANAS, value=VENTANA, label="Ventana w (palabras anteriores)")
+        ventana = Desplegable(VENTANAS, value=VENTANA, label="Ventana causal w (palabras anteriores)")
     with gr.Row():
         figura = grafico("Memoria de los pesos según el largo", scale=1)
         with gr.Column(scale=1):  # mitad y mitad: la tabla de cinco columnas cabe sin desplazarse
@@ -318,7 +345,7 @@ def construir() -> Vista:
         concurrency_limit=1,
         concurrency_id="medir",
     ).success(lambda: gr.Row(visible=True), outputs=fila_medida, api_visibility="private", queue=False)
-    seccion_glosario(("pesos", "cabeza", "lote"), "memoria")
+    seccion_glosario(("pesos", "cabeza", "ventana w", "lote"), "memoria")
     return Vista(
         aprender=APRENDER,
         fn=calcular,
