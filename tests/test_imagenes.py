@@ -107,7 +107,7 @@ def test_exif_endereza_la_foto(carpeta):
 def test_reduce_al_lado_mayor_pedido(carpeta):
     rgb, descripcion = abrir_imagen(carpeta / "grande.jpg", 160)
     assert rgb.shape == (120, 160, 3)
-    assert "4000 × 3000" in descripcion and "reducida a 160 × 120" in descripcion
+    assert "3000 × 4000 px (alto × ancho)" in descripcion and "reducida a 120 × 160" in descripcion
 
 
 def test_una_imagen_pequena_no_se_amplia(carpeta):

@@ -17,6 +17,7 @@ from demos.comun.figuras.pantalla import figura_plotly
 from demos.parches_vit.parches import IMAGENES, formas, foto
 from demos.parches_vit.pestana import calcular
 from demos.parches_vit.vit_digito import digito, rollout
+from modelos.formato import por_ciento
 from tests.ayuda import espera_error, figura_api
 
 CHINA = IMAGENES[1]
@@ -251,7 +252,8 @@ def test_las_figuras_del_vit_son_su_rollout_y_sus_pesos():
         for h in range(cabezas_):
             panel = cabezas.paneles[b * cabezas_ + h]
             cls = pesos[b][h, 0, 1:].reshape(4, 4).numpy()
-            assert np.allclose(panel.capa, cls) and panel.titulo == f"bloque {b + 1} · cabeza {h}: {cls.sum():.0%}"
+            titulo = f"bloque {b + 1} · cabeza {h + 1}: {por_ciento(cls.sum(), 0)}"  # cabezas de la 1 a la h
+            assert np.allclose(panel.capa, cls) and panel.titulo == titulo
     assert len({panel.vmax for panel in cabezas.paneles}) == 1  # una sola escala: una sola barra de color
     barras_de_color = [t for t in figura_plotly(cabezas)["data"] if t.get("showscale")]
     assert (
@@ -295,7 +297,7 @@ def test_api_subida_con_exif(cliente, tmp_path):
         imagen="mi imagen (subida)", subida=handle_file(str(tmp_path / "girada.jpg")), P="32", api_name="/parches_vit"
     )
     assert tabla["data"][0][1] == "(3, 160, 100)"  # girada y reducida a lado mayor 160
-    assert "reducida a 100 × 160" in texto
+    assert "reducida a 160 × 100" in texto
 
 
 def test_api_rechaza_y_sigue_respondiendo(cliente):

@@ -69,7 +69,7 @@ def _bytes_de(fuente: Any) -> io.BytesIO | str:
 def _comprobar_tamano(ancho: int, alto: int) -> None:
     if ancho * alto > MAX_PIXELES:
         raise ValueError(
-            f"La imagen declara {ancho} × {alto} píxeles ({ancho * alto / 1e6:.0f} megapíxeles); "
+            f"La imagen declara {alto} × {ancho} píxeles de alto × ancho ({ancho * alto / 1e6:.0f} megapíxeles); "
             f"se aceptan hasta {MAX_PIXELES // 1_000_000} megapíxeles. Redúcela antes de subirla."
         )
     if max(ancho, alto) > MAX_PROPORCION * min(ancho, alto):
@@ -131,7 +131,7 @@ class _Turno:
         if self.grande and not _TURNOS.acquire(timeout=ESPERA_TURNO_S):
             raise ValueError(
                 "El servidor está abriendo otras imágenes grandes en este momento; prueba de nuevo en un "
-                "momento o sube una más chica."
+                "momento o sube una más pequeña."
             )
         return self
 
@@ -182,9 +182,9 @@ def abrir_imagen(fuente: Any, lado_max: int = LADO_VISTA) -> tuple[np.ndarray, s
                     "en gris, RGB, RGBA, paleta, 16 bits o CMYK."
                 ) from None
     rgb = np.asarray(im, dtype=np.float32) / 255  # (alto, ancho, 3)
-    descripcion = f"{formato} {modo} de {ancho} × {alto} px"
+    descripcion = f"{formato} {modo} de {alto} × {ancho} px (alto × ancho)"
     if rgb.shape[:2] != (alto, ancho) and rgb.shape[:2] != (ancho, alto):
-        descripcion += f", reducida a {rgb.shape[1]} × {rgb.shape[0]} px"
+        descripcion += f", reducida a {rgb.shape[0]} × {rgb.shape[1]} px"
     return rgb, descripcion
 
 

@@ -70,7 +70,8 @@ def lado_parche(P: Any, alto: int, ancho: int) -> int:
     P = int(str(P).strip())
     if P > min(alto, ancho):
         raise ValueError(
-            f"La imagen mide {ancho} × {alto} px: un parche de {P} × {P} no cabe. Elige un P menor u otra imagen."
+            f"La imagen mide {alto} × {ancho} px (alto × ancho): un parche de {P} × {P} no cabe. Elige un P menor "
+            "u otra imagen."
         )
     return P
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import gradio as gr
@@ -57,7 +58,7 @@ def calcular(imagen: str = IMAGEN_LECCION, subida: Any = None, P: str = "16", pa
     igual = torch.equal(secuencia[k].view(3, P, P), tensor[:, f * P : (f + 1) * P, c * P : (c + 1) * P])
     aviso = f" (con P = {P} no hay parche {pedido}: se muestra el último)" if pedido != k else ""
     texto = (
-        f"Imagen: {descripcion}, {W} × {H} px. Con P = {P} caben {H // P} filas × {columnas} columnas = "
+        f"Imagen: {descripcion}, {H} × {W} px (alto × ancho). Con P = {P} caben {H // P} filas × {columnas} columnas = "
         f"**{N} parches de {3 * P * P} números**. El parche **{k}**{aviso} está en la fila {f}, columna {c}: "
         f"píxeles y {f * P}–{f * P + P - 1}, x {c * P}–{c * P + P - 1}. "
         f"¿`secuencia[{k}].view(3, {P}, {P})` es ese recorte? **{'sí' if igual else 'no'}**."
@@ -74,20 +75,23 @@ def calcular(imagen: str = IMAGEN_LECCION, subida: Any = None, P: str = "16", pa
 # --- interfaz ----------------------------------------------------------------------------------
 
 
-# --- aprender: predecir y comprobarse (las respuestas las calcula `formas`) ------------------------
+# --- aprender: predecir y comprobarse (las respuestas las lee de lo que muestra `calcular`) ---------
 
 
-def _parches(P: int = 16) -> dict:
-    imagen, _ = foto(IMAGEN_LECCION)
-    _, secuencia = formas(imagen, P)  # (N, 3·P·P)
-    C, H, W = imagen.shape
-    return {"respuesta": int(secuencia.shape[0]), "filas": H // P, "columnas": W // P, "largo": int(secuencia.shape[1])}
+def _parches(salida) -> dict:
+    """Filas, columnas y parches que dice el texto de la vista, y las fichas con [CLS] de su tabla de formas."""
+    filas, columnas, n, largo = map(
+        int, re.search(r"caben (\d+) filas × (\d+) columnas = \*\*(\d+) parches de (\d+) números", salida[4]).groups()
+    )
+    cls = next(fila for fila in salida[3] if "[CLS] al frente" in fila[0])
+    fichas = int(re.search(r"\(1, (\d+), \d+\)", cls[1]).group(1))
+    return {"respuesta": n, "filas": filas, "columnas": columnas, "largo": largo, "fichas": fichas}
 
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
-        "El recorte de la lección mide 96 × 160 píxeles: ¿cuántos parches de 16 × 16 salen?",
-        verdad=_parches,
+        "El recorte de la lección mide 96 × 160 píxeles (alto × ancho): ¿cuántos parches de 16 × 16 salen?",
+        verdad=ap.EnLaPestana(calcular, _parches),
         decimales=0,
         minimo=0,
         maximo=1e6,
@@ -96,7 +100,7 @@ APRENDER = ap.Aprender(
     ),
     preguntas=(
         ap.Pregunta(
-            "¿Y con parches de 32 × 32?",
+            "El recorte de la lección (96 × 160 píxeles) con parches de 32 × 32: ¿cuántos parches salen?",
             (
                 ap.Alternativa(
                     15, "15", "{filas} × {columnas} = {respuesta}: el doble de lado, la cuarta parte de parches."
@@ -110,7 +114,8 @@ APRENDER = ap.Aprender(
                     120, "120", "Parches más grandes dan menos parches, no más: {filas} × {columnas} = {respuesta}."
                 ),
             ),
-            verdad=lambda: _parches(32),
+            verdad=ap.EnLaPestana(calcular, _parches, cambio={"P": "32"}),
+            tipo=ap.CANTIDAD,
         ),
         ap.Pregunta(
             "Con la ficha [CLS] al frente, ¿cuántas fichas entran al bloque con P = 16?",
@@ -121,7 +126,15 @@ APRENDER = ap.Aprender(
                     64, "64", "64 es d, el largo de cada ficha; las fichas son los parches más [CLS]: {respuesta}."
                 ),
             ),
-            verdad=lambda: {"respuesta": _parches(16)["respuesta"] + 1, "respuesta_menos": _parches(16)["respuesta"]},
+            verdad=ap.EnLaPestana(
+                calcular,
+                lambda salida: {
+                    **_parches(salida),
+                    "respuesta": _parches(salida)["fichas"],
+                    "respuesta_menos": _parches(salida)["respuesta"],
+                },
+            ),
+            tipo=ap.CANTIDAD,
         ),
     ),
 )
@@ -157,7 +170,7 @@ def construir() -> Vista:
         calculo, entradas, salidas, api_visibility="private", **un_reloj(salidas)
     )
     seccion_digito(aparece=texto)
-    seccion_glosario(("ficha", "embedding", "posición", "conjunto de prueba"), "parches-vit")
+    seccion_glosario(("ficha", "embedding", "posición", "cabeza", "conjunto de prueba"), "parches-vit")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

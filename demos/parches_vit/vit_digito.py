@@ -33,6 +33,7 @@ from demos.comun.digitos import (
 )
 from demos.comun.figuras import C1, Paneles
 from demos.comun.vista import LATEX, envolver, grafico, llenar_al_abrir, un_reloj
+from modelos.formato import por_ciento
 
 NOMBRE = "vit-digitos"
 API = "parches_vit_digito"
@@ -82,7 +83,7 @@ def _figura_prediccion(digito: np.ndarray, mapa: np.ndarray, p: np.ndarray, verd
             barras_probabilidades(p, verdadera),
         ),
         columnas=3,
-        anchos=(1, 1, 2),  # barras anchas: el «100%» de la predicha cabe sobre la suya
+        anchos=(1, 1, 2),  # barras anchas: el «100 %» de la predicha cabe sobre la suya
         alto_fila=300,
     )
 
@@ -95,12 +96,12 @@ def _figura_cabezas(digito: np.ndarray, pesos: list[Tensor]) -> Paneles:
     paneles = [
         imagen_digito(
             digito,
-            f"bloque {b + 1} · cabeza {h}: {mapas[b][h].sum():.0%}",
+            f"bloque {b + 1} · cabeza {h + 1}: {por_ciento(mapas[b][h].sum(), 0)}",
             mapas[b][h],
             opacidad=0.75,
             vmax=vmax,
             barra="Peso del [CLS] en el parche",
-            pista=f"bloque {b + 1}, cabeza {h}: el [CLS] pone {{v}} en este parche",
+            pista=f"bloque {b + 1}, cabeza {h + 1}: el [CLS] pone {{v}} en este parche",
         )
         for b in range(bloques)
         for h in range(cabezas)
@@ -126,8 +127,8 @@ def digito(origen: str = ORIGEN_PRUEBA, indice: float = 0, dibujo: Any = None):
     img = x[0, 0].numpy()
     texto = (
         lectura("el ViT", descripcion, p, verdadera) + ". "
-        f"El rollout reparte {mapa.sum():.0%} del resumen entre los 16 parches; el parche que más aporta es el "
-        f"{int(mapa.argmax())} (fila {int(mapa.argmax()) // lado}, columna {int(mapa.argmax()) % lado})."
+        f"El rollout reparte {por_ciento(mapa.sum(), 0)} del resumen entre los 16 parches; el parche que más aporta "
+        f"es el {int(mapa.argmax())} (fila {int(mapa.argmax()) // lado}, columna {int(mapa.argmax()) % lado})."
     )
     return _figura_prediccion(img, mapa, p, verdadera), _figura_cabezas(img, pesos), texto
 
