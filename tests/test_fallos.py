@@ -149,3 +149,18 @@ def test_en_el_navegador_el_laboratorio_entrena_y_nombra_el_sintoma(pagina, url_
     assert "media de los últimos 2 pasos" in lab.inner_text()  # 20 pasos: el último 10 %
     assert lab.locator(".js-plotly-plot").count() == 1
     assert pagina.errores == []
+
+
+def test_la_mascara_invertida_dice_que_tapa_todo_y_que_solo_corre_por_los_ceros_de_modelos():
+    """Sin relleno, la máscara invertida tapa todas las claves: con el softmax a mano daría NaN; el laboratorio entrena
+    porque `modelos.atencion` deja en ceros la fila toda tapada. El texto lo dice con esos números, calculados."""
+    from demos.inversion_digitos.fallos import _nota_mascara, diagnostico, fila_toda_tapada
+    from modelos.entrenamiento.fallos import Fallo
+
+    assert fila_toda_tapada() == {"tapadas": "100 %", "a_mano": "NaN", "modelos": "ceros"}
+    nota = _nota_mascara()
+    assert "tapa el 100 % de las claves" in nota and "da NaN" in nota and "deja esa fila en ceros" in nota
+    historia = [{"paso": 1, "perdida": 2.3, "entropia": None}]
+    final = {"digitos": 0.1, "secuencias": 0.0}
+    assert nota in diagnostico(historia, Fallo(mascara_invertida=True), final)
+    assert nota not in diagnostico(historia, Fallo(), final)

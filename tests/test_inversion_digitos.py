@@ -125,7 +125,7 @@ def test_la_explicacion_cita_los_parametros_y_el_tope_calculados():
         construir()
     textos = [c.value for c in demo.blocks.values() if isinstance(c, gr.Markdown) and c.value]
     explicacion = next(t for t in textos if "invertir" in t)
-    assert numero(13674, ",.0f") in explicacion and "el 31.7% de los dígitos" in explicacion
+    assert numero(13674, ",.0f") in explicacion and "el 31.7 % de los dígitos" in explicacion
     aprende = next(t for t in textos if t.startswith("### Mira cómo aprende"))
     assert "secuencias de validación, medida en ese paso" in aprende
     assert "media de la pérdida de entrenamiento" in aprende
@@ -238,10 +238,10 @@ def test_la_vista_no_muta_el_modelo_compartido():
 
 def test_la_tabla_marca_cada_digito():
     tabla, _, _ = calcular()
-    assert len(re.findall(r">✓ \d+%", tabla)) == 8 and not re.search(r">✗ \d+%", tabla)
+    assert len(re.findall(r">✓ \d+ %", tabla)) == 8 and not re.search(r">✗ \d+ %", tabla)
     tabla, _, texto = calcular(modelo="sin-posicion")
     bien = int(re.search(r"(\d) de 8 dígitos bien", texto).group(1))
-    assert len(re.findall(r">✓ \d+%", tabla)) == bien and len(re.findall(r">✗ \d+%", tabla)) == 8 - bien
+    assert len(re.findall(r">✓ \d+ %", tabla)) == bien and len(re.findall(r">✗ \d+ %", tabla)) == 8 - bien
 
 
 @pytest.mark.parametrize(
@@ -263,7 +263,7 @@ def test_el_mapa_describe_la_figura_5(kw, modelo, cabeza):
     assert fig.x == ("8\n0", "3\n1", "3\n2", "9\n3", "6\n4", "9\n5", "4\n6", "0\n7")
     assert fig.y == tuple(f"{i}: {p}" for i, p in enumerate(prediccion))
     assert fig.marcas == tuple((i, 7 - i) for i in range(8))  # la antidiagonal
-    assert fig.eje_x == "Posición que se mira (dígito y posición)" and fig.eje_y == "Posición que escribe"
+    assert fig.eje_x == "Posición que se mira (dígito y posición)" and fig.eje_y == "Posición que mira (la que escribe)"
     assert fig.titulo.startswith("¿A dónde mira cada posición?\n")
     textos = np.array(fig.textos())
     assert ((textos != "") == (fig.matriz >= 0.3)).all()
@@ -389,7 +389,7 @@ def test_entrenar_una_epoca_da_un_estado_que_la_vista_usa():
 
 def test_api_sin_argumentos_da_la_leccion(cliente):
     tabla, atencion, texto = cliente.predict(api_name=API)
-    assert len(re.findall(r">✓ \d+%", tabla)) == 8 and atencion
+    assert len(re.findall(r">✓ \d+ %", tabla)) == 8 and atencion
     assert f"predice **{INVERTIDA}**" in texto
 
 
@@ -466,4 +466,16 @@ def test_api_entrenar_rechaza_cabezas_3(url_app):
 
     assert "El número de cabezas debe ser uno de 1, 2, 4" in espera_error(
         Client(url_app, verbose=False), API_ENTRENAR, cabezas=3
+    )
+
+
+def test_mira_como_aprende_dice_los_pesos_de_la_instantanea_0():
+    """«Al principio mira a todas partes casi por igual»: con los pesos de la instantánea 0, calculados (0.06 a 0.23;
+    parejos serían 0.125), no «por igual» a secas."""
+    from demos.inversion_digitos.entrenar import _al_principio, pesos_iniciales
+
+    menor, mayor = pesos_iniciales()
+    assert 0 < menor < 1 / 8 < mayor < 2 / 8
+    assert _al_principio() == (
+        f"al principio mira a todas partes casi por igual (pesos de {menor:.2f} a {mayor:.2f}; parejos serían 0.125)"
     )

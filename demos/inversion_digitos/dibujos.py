@@ -9,6 +9,7 @@ import numpy as np
 
 from demos.comun.figuras import C0, C1, C2, Curva, Curvas, Mapa, Paneles, Referencia
 from modelos.datos import LARGO
+from modelos.formato import por_ciento
 
 FUERTE = 0.3  # en el mapa, los pesos desde aquí llevan su número
 GRIS, AZUL, VERDE, ROJO = "#eeeeee", "#dbe8f5", "#d8f0d2", "#f7d4d4"
@@ -29,7 +30,7 @@ def figura_atencion(matriz: np.ndarray, digitos: list[int], prediccion: list[int
         nombres_y=tuple(f"La posición {i} (escribe {p})" for i, p in enumerate(prediccion)),
         titulo=titulo,
         eje_x="Posición que se mira (dígito y posición)",
-        eje_y="Posición que escribe",
+        eje_y="Posición que mira (la que escribe)",
         # Números solo donde el peso es grande: 64 números se leen mal; el resto, al pasar el ratón.
         umbral=FUERTE,
         barra="Peso de atención",
@@ -64,13 +65,13 @@ def tabla_prediccion(digitos: list[int], prediccion: list[int], prob: np.ndarray
     predichas = []
     for p, c, q in zip(prediccion, correcta, prob, strict=True):
         bien = p == c
-        marca = f"<br><small style='color:inherit !important'>{'✓' if bien else '✗'} {q:.0%}</small>"
+        marca = f"<br><small style='color:inherit !important'>{'✓' if bien else '✗'} {por_ciento(q, 0)}</small>"
         predichas.append(
             _casilla(
                 f"{negrita.format(p)}{marca}",
                 VERDE if bien else ROJO,
                 "#1d5c1d" if bien else "#8a1c1c",
-                f"{'bien' if bien else 'mal'}: predice {p} con probabilidad {q:.0%}; la correcta es {c}",
+                f"{'bien' if bien else 'mal'}: predice {p} con probabilidad {por_ciento(q, 0)}; la correcta es {c}",
             )
         )
     filas.append(("Predicción", predichas))

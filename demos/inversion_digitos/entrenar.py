@@ -24,6 +24,7 @@ from demos.comun.vista import Barrido, envolver, grafico, salidas_para_gradio
 from demos.inversion_digitos.dibujos import LOTE, PERDIDA_VALIDACION, figura_atencion, figura_curva
 from demos.inversion_digitos.modelo import LECCION, MIO, cuantos, leer_digitos, mapa, predecir
 from modelos.entrenamiento.inversion import N_VALIDACION, entrenar_inversion, instantaneas
+from modelos.formato import por_ciento
 from modelos.hilos import un_hilo
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,21 @@ def cuantas_instantaneas() -> int:
     return len(_instantaneas())
 
 
+def pesos_iniciales() -> tuple[float, float]:
+    """(mínimo, máximo) de los pesos de la instantánea 0 (sin entrenar) con los dígitos de la lección."""
+    _, red = _instantaneas()[0]
+    _, _, pesos = predecir(red, leer_digitos(LECCION))
+    m = mapa(pesos, 0, None)  # (8, 8): promedio de las cabezas del bloque 1
+    return float(m.min()), float(m.max())
+
+
+def _al_principio() -> str:
+    """Cómo mira la instantánea 0, con sus números: parejos serían 1/8 en cada casilla."""
+    menor, mayor = pesos_iniciales()
+    como = "casi por igual" if mayor < 2 / 8 else "sin un patrón"
+    return f"al principio mira a todas partes {como} (pesos de {menor:.2f} a {mayor:.2f}; parejos serían 0.125)"
+
+
 def ver_instantanea(digitos: str = LECCION, indice: float = 0):
     """Una instantánea del entrenamiento: (mapa de atención promedio del bloque 1, curva, texto)."""
     entrada = leer_digitos(digitos)
@@ -73,9 +89,9 @@ def ver_instantanea(digitos: str = LECCION, indice: float = 0):
     vistas = miles(info["secuencias_vistas"])
     texto = (
         f"**Instantánea {k} de {len(todas) - 1}** · paso {info['paso']} · {vistas} secuencias vistas · "
-        f"pérdida en validación {info['perdida']:.3f} · exactitud en secuencias nuevas: {info['digitos']:.1%} "
-        "de los dígitos "
-        f"y {info['secuencias']:.1%} de las secuencias enteras. Con estos dígitos acierta {aciertos} de 8."
+        f"pérdida en validación {info['perdida']:.3f} · exactitud en secuencias nuevas: "
+        f"{por_ciento(info['digitos'])} de los dígitos y {por_ciento(info['secuencias'])} de las secuencias enteras. "
+        f"Con estos dígitos acierta {aciertos} de 8."
     )
     return figura_atencion(mapa(pesos, 0, None), entrada, prediccion, titulo), curva, texto
 
@@ -110,7 +126,7 @@ def _avance(r: dict, epocas: int) -> str:
     return (
         f"Época {r['epoca']} de {epocas} · paso {r['paso']} de {r['pasos_totales']} · pérdida de entrenamiento "
         f"{r['perdida']:.3f} (media desde el informe anterior) · "
-        f"secuencias enteras bien {r['secuencias']:.1%}"
+        f"secuencias enteras bien {por_ciento(r['secuencias'])}"
     )
 
 
@@ -128,8 +144,8 @@ def _final(red, config: dict, ultimo: dict, epocas: int, segundos: float) -> tup
     posicion = "con posición" if config["con_posicion"] else "sin posición"
     texto = (
         f"**Listo en {segundos:.1f} s** ({posicion}, {cuantos(config['cabezas'], 'cabeza')}, "
-        f"{cuantos(config['bloques'], 'bloque')}, {cuantos(epocas, 'época')}): acierta {ultimo['digitos']:.1%} "
-        f"de los dígitos y {ultimo['secuencias']:.1%} de las secuencias enteras nuevas. "
+        f"{cuantos(config['bloques'], 'bloque')}, {cuantos(epocas, 'época')}): acierta {por_ciento(ultimo['digitos'])} "
+        f"de los dígitos y {por_ciento(ultimo['secuencias'])} de las secuencias enteras nuevas. "
         "Arriba ya está elegido **«el mío»**: mira su mapa de atención."
     )
     return texto, {"config": config, "pesos": pesos, "resumen": resumen}
@@ -157,7 +173,7 @@ def entrenar(epocas: float = 2, con_posicion: bool = True, cabezas: float = 2, b
         if curva is not None:  # medido al volver: incluye lo que tardó en mostrarse
             dibujada = time.perf_counter()
     texto, estado = _final(red, config, historia[-1], epocas, time.perf_counter() - inicio)
-    titulo = f"Tu modelo, tras {cuantos(epocas, 'época')}: {historia[-1]['secuencias']:.1%} de secuencias bien"
+    titulo = f"Tu modelo, tras {cuantos(epocas, 'época')}: {por_ciento(historia[-1]['secuencias'])} de secuencias bien"
     yield figura_curva(historia, historia[-1]["pasos_totales"], titulo=titulo), texto, 1.0, estado
 
 
@@ -187,7 +203,7 @@ def construir_aprende(digitos: gr.Textbox, texto_principal: gr.Markdown):
     gr.Markdown(
         f"### Mira cómo aprende\n{n} instantáneas del modelo con posición mientras se entrenaba con la receta "
         "de la lección (2 épocas de 20 000 secuencias, lotes de 64, Adam con tasa 0.001). Mueve el "
-        "deslizador: al principio mira a todas partes por igual; poco a poco aparece la antidiagonal (los "
+        f"deslizador: {_al_principio()}; poco a poco aparece la antidiagonal (los "
         "recuadros naranjas marcan el espejo de cada fila) y la exactitud sube. La pérdida de cada instantánea es "
         f"la entropía cruzada en las {miles(N_VALIDACION)} secuencias de validación, medida en ese paso; la lección "
         "imprime otra: la media de la pérdida de entrenamiento de toda la época, que incluye los primeros pasos y "

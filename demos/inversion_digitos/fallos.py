@@ -10,12 +10,16 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from functools import lru_cache
 
 import gradio as gr
+import torch
 
 from demos.comun.controles import Deslizador
 from demos.comun.figuras import C0, C1, C2, C3, Aviso, Curva, Curvas, Paneles, Referencia
 from demos.comun.vista import LATEX, envolver, grafico, salidas_para_gradio
+from modelos import atencion
+from modelos.datos import LARGO, secuencias_digitos
 from modelos.entrenamiento.fallos import (
     CABEZAS,
     ENTROPIA_PAREJA,
@@ -23,8 +27,9 @@ from modelos.entrenamiento.fallos import (
     TASA_ALTA,
     Fallo,
     entrenar_con_fallo,
+    mascara,
 )
-from modelos.formato import miles
+from modelos.formato import miles, por_ciento
 from modelos.hilos import un_hilo
 
 PASOS, PASOS_MIN, PASOS_MAX = 200, 20, 600
@@ -48,6 +53,34 @@ FAQ = {  # el síntoma que la tabla de preguntas frecuentes (§7.2) da para cada
 ANTES = Aviso("Elige los fallos y pulsa «Entrenar con estos fallos»", "Pérdida y entropía de la atención por paso")
 ANTES_CABEZAS = Aviso("Pulsa «Comparar cabezas»: 1, 2, 4 y 8 cabezas con d_modelo = 32", "Pérdida por paso")
 COLORES = (C0, C1, C2, C3)
+
+
+@lru_cache(maxsize=1)
+def fila_toda_tapada() -> dict[str, str]:
+    """Qué pasa con la máscara invertida en esta tarea, calculado: cuántas claves tapa (no hay relleno), qué da el
+    softmax de una fila toda en −∞ (el de la lección, a mano) y qué da `modelos.atencion` (deja la fila en ceros)."""
+    X, _ = secuencias_digitos(64, semilla=0)  # (64, 8): un lote como los del laboratorio
+    tapadas = float(mascara(Fallo(mascara_invertida=True), X).float().mean())
+    a_mano = torch.softmax(torch.full((1, LARGO), float("-inf")), dim=-1)  # (1, 8)
+    q = torch.ones(1, LARGO, 4)  # (1, 8, 4)
+    _, pesos = atencion(q, q, q, mascara=torch.ones(1, LARGO, LARGO, dtype=torch.bool))  # (1, 8, 8)
+    return {
+        "tapadas": por_ciento(tapadas, 0),
+        "a_mano": "NaN" if bool(a_mano.isnan().all()) else "números",
+        "modelos": "ceros" if bool((pesos == 0).all()) else "otros números",
+    }
+
+
+def _nota_mascara() -> str:
+    f = fila_toda_tapada()
+    nan = ", y la salida y la pérdida serían NaN desde el primer paso" if f["a_mano"] == "NaN" else ""
+    return (
+        f"**Máscara invertida, qué pasa aquí:** sin relleno, la máscara de «1 = conservar» es toda 1 y, leída como "
+        f"«True = no mirar», tapa el {f['tapadas']} de las claves. Con −∞ y el softmax a mano (la función de la "
+        f"lección), una fila toda tapada da {f['a_mano']}{nan} (lo muestra *Máscara causal*). Este laboratorio "
+        f"entrena solo porque `modelos.atencion` deja esa fila en {f['modelos']}: la atención no aporta nada y a "
+        "cada posición le llega solo su propio vector, por la conexión residual."
+    )
 
 
 def _validar(interruptores: dict, pasos) -> tuple[Fallo, int]:
@@ -109,7 +142,8 @@ def diagnostico(historia: list[dict], fallo: Fallo, final: dict) -> str:
         f"**Al final** (media de los últimos {k} pasos): pérdida "
         f"{'no finita' if perdida is None else f'{perdida:.3f}'} (ln 10 = {PERDIDA_AL_AZAR:.2f} es no saber nada) y "
         f"entropía de la atención {texto_h} ({ENTROPIA_PAREJA:g} bits = pesos parejos). En las secuencias de "
-        f"validación acierta {final['digitos']:.1%} de los dígitos y {final['secuencias']:.1%} de las secuencias.",
+        f"validación acierta {por_ciento(final['digitos'])} de los dígitos y {por_ciento(final['secuencias'])} de "
+        "las secuencias.",
         f"- «la pérdida no baja»: **{'sí' if no_baja else 'no'}** (umbral: {NO_BAJA:.2f});",
         f"- «los pesos quedan parejos»: **{'sí' if parejos else 'no'}** (umbral: {PAREJOS:.1f} bits)"
         + ("; al contrario, se concentran." if entropia is not None and entropia < 0.5 else "."),
@@ -122,6 +156,8 @@ def diagnostico(historia: list[dict], fallo: Fallo, final: dict) -> str:
             lineas.append(f"- {INTERRUPTORES[n]} → «{FAQ[n]}»: {'se reproduce' if visto else '**aquí no**'}.")
     else:
         lineas.append("Sin fallos encendidos: es el modelo que aprende, para comparar.")
+    if fallo.mascara_invertida:
+        lineas.append(_nota_mascara())
     if fallo.calentamiento:
         lineas.append("El warmup con coseno (§7.1) no es un fallo: compara la misma corrida con y sin él.")
     return "\n".join(lineas)
@@ -158,7 +194,7 @@ def laboratorio(
     historia, dibujada = [], -REDIBUJO_S
     for r in _entrenar(fallo, pasos):
         if r.get("final"):
-            titulo = f"Con estos fallos, tras {miles(pasos)} pasos: {r['digitos']:.1%} de los dígitos bien"
+            titulo = f"Con estos fallos, tras {miles(pasos)} pasos: {por_ciento(r['digitos'])} de los dígitos bien"
             yield figura_fallos(historia, pasos, titulo), diagnostico(historia, fallo, r), 1.0
             return
         historia.append(r)
@@ -209,7 +245,7 @@ def comparar_cabezas(pasos: float = PASOS):
 def texto_cabezas(historias: dict[int, list[dict]], finales: dict[int, dict], parametros: dict[int, int]) -> str:
     filas = [
         f"| {h} | {D_MODELO // h} | {miles(parametros[h])} | {_final(historias[h], 'perdida'):.3f} | "
-        f"{finales[h]['digitos']:.1%} | {finales[h]['secuencias']:.1%} |"
+        f"{por_ciento(finales[h]['digitos'])} | {por_ciento(finales[h]['secuencias'])} |"
         for h in historias
     ]
     mejor = min(historias, key=lambda h: _final(historias[h], "perdida"))
@@ -218,7 +254,7 @@ def texto_cabezas(historias: dict[int, list[dict]], finales: dict[int, dict], pa
     return "\n".join(
         [
             f"Con d_modelo = {D_MODELO}, cada cabeza recibe d_k = {D_MODELO} / h columnas: más cabezas, cada una más "
-            f"chica (§7.1). Los parámetros {'no cambian' if iguales else 'cambian'} con h: las proyecciones son "
+            f"pequeña (§7.1). Los parámetros {'no cambian' if iguales else 'cambian'} con h: las proyecciones son "
             f"de {D_MODELO} × {D_MODELO} igual.",
             "",
             "| cabezas | d_k | parámetros | pérdida final | dígitos | secuencias |",
@@ -277,11 +313,12 @@ def construir_fallos() -> None:
     with gr.Column(elem_id="inversion-digitos-fallos"):
         gr.Markdown(
             "### Laboratorio de fallos\nLa tabla de preguntas frecuentes del tutorial (§7.2) da dos síntomas: "
-            "**«los pesos de atención quedan parejos»** (entrada sin normalizar o tasa demasiado alta) y **«la "
+            "**«los pesos de atención quedan parejos»** (entrada sin normalizar —aquí, lo más cercano es quitar la "
+            "LayerNorm del bloque— o tasa demasiado alta) y **«la "
             "pérdida no baja»** (falta la posición o la máscara está al revés). Enciende cada causa y entrena: "
             "abajo, la pérdida de cada paso y la entropía de la atención, $H = -\\sum_j p_{ij} \\log_2 p_{ij}$ "
             f"(media de las filas; {ENTROPIA_PAREJA:g} bits = los 8 pesos iguales). Cada paso usa 64 secuencias "
-            "nuevas.",
+            "nuevas. " + _nota_mascara(),
             latex_delimiters=LATEX,
         )
         with gr.Row():

@@ -10,6 +10,7 @@ el modelo y predecir, en `modelo.py` (lo usan los dos); las figuras y la tabla, 
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 import gradio as gr
@@ -38,7 +39,7 @@ from demos.inversion_digitos.modelo import (
 )
 from modelos.datos import DIGITOS, LARGO
 from modelos.estrategia import cuentas_de_los_otros, es_moda_de_los_otros, tope_sin_posicion
-from modelos.formato import miles
+from modelos.formato import miles, por_ciento
 
 OPCIONES_MODELO = [("con posición", CON), ("sin posición", SIN), ("el mío (entrénalo abajo)", MIO)]
 MAX_BLOQUES, MAX_CABEZAS = 3, 4
@@ -219,32 +220,65 @@ def calcular(digitos: str = LECCION, modelo: str = CON, bloque: float = 1, cabez
     )
 
 
-# --- aprender: predecir y comprobarse (las respuestas las calculan `predecir` y `mapa`) --------------
+# --- aprender: predecir y comprobarse (las respuestas las lee de lo que muestra `calcular`) ----------
 
 
-def _mira_primera() -> dict:
-    """A qué posición de la entrada mira sobre todo la posición 0 de la salida (promedio de las cabezas)."""
-    _, _, pesos = predecir(elegir_modelo(CON), leer_digitos(LECCION))
-    fila = mapa(pesos, 0, None)[0]  # (L,)
-    return {"respuesta": int(fila.argmax()), "peso": f"{fila.max():.2f}", "ultima": len(fila) - 1}
+def _mira_primera(salida) -> dict:
+    """A qué posición de la entrada mira sobre todo la posición 0 de la salida, en el mapa de la vista."""
+    fila = np.asarray(salida[1].matriz)[0]  # (L,)
+    L, j = len(fila), int(fila.argmax())
+    que = "espejo" if j == L - 1 else "propia" if j == 0 else f"la {j}"
+    que = "todas" if fila.max() - fila.min() < 1 / L else que  # una fila casi pareja no mira a ninguna
+    return {
+        "respuesta": que,
+        "posicion": j,
+        "peso": f"{fila.max():.2f}",
+        "ultima": L - 1,
+        "minimo": f"{fila.min():.2f}",
+    }
 
 
-def _prediccion_leccion() -> str:
-    prediccion, _, _ = predecir(elegir_modelo(CON), leer_digitos(LECCION))
-    return " ".join(map(str, prediccion))
+def _prediccion_leccion(salida) -> str:
+    return re.search(r"predice \*\*([\d ]+)\*\*", salida[2]).group(1)
+
+
+def _filas_repetidas(salida) -> dict:
+    """¿Son iguales en el mapa las filas 1 y 2 (las dos posiciones con el mismo dígito de la entrada)?"""
+    m = np.asarray(salida[1].matriz)
+    iguales = bool(np.allclose(m[1], m[2], atol=1e-6))
+    return {
+        "respuesta": "iguales" if iguales else "distintas",
+        "dif": "0" if (d := float(np.abs(m[1] - m[2]).max())) == 0 else f"{d:.0e}",
+        "mayor": f"{m[1].max():.2f}",
+    }
 
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
         f"Con la entrada {LECCION}, ¿a qué posición de la entrada mira sobre todo la posición 0 de la salida?",
-        verdad=_mira_primera,
+        verdad=ap.EnLaPestana(calcular, _mira_primera),
         opciones=(
-            ap.Alternativa(0, "a la 0, la suya", ""),
-            ap.Alternativa(7, "a la 7, la última", ""),
-            ap.Alternativa(-1, "a todas por igual", ""),
+            ap.Alternativa(
+                "propia",
+                "a la 0, la suya",
+                f"Su propia posición tiene el {LECCION.split()[0]}, el primer dígito de la entrada; para escribir "
+                "el primero de la inversión necesita el último.",
+            ),
+            ap.Alternativa(
+                "espejo",
+                "a la 7, la última",
+                "La posición 0 de la salida escribe el primer dígito de la inversión, que es el último de la entrada.",
+            ),
+            ap.Alternativa(
+                "todas",
+                "a todas por igual",
+                "Mirar a todas por igual promediaría los ocho dígitos, y ninguno se puede copiar así: su fila va de "
+                "{minimo} a {peso}.",
+            ),
         ),
-        porque="Mira a la {respuesta} con un peso de {peso}: para escribir el primer dígito de la inversión copia el "
-        "último de la entrada. Por eso el mapa es la diagonal invertida.",
+        tipo=ap.POSICION,
+        porque="En la fila 0 del mapa, el peso mayor ({peso}) está en la posición {posicion}: para escribir el "
+        "primer dígito de la inversión copia el último de la entrada. Por eso el mapa es la diagonal invertida.",
     ),
     preguntas=(
         ap.Pregunta(
@@ -264,28 +298,33 @@ APRENDER = ap.Aprender(
                     "Esos son los dígitos ordenados; el modelo escribe la entrada al revés.",
                 ),
             ),
-            verdad=_prediccion_leccion,
+            verdad=ap.EnLaPestana(calcular, _prediccion_leccion),
         ),
         ap.Pregunta(
-            "El modelo de la lección, ¿cuántos bloques y cabezas tiene?",
+            f"Elige el modelo sin posición. En {LECCION}, las posiciones 1 y 2 tienen el mismo dígito (3): en el "
+            "mapa, sus filas…",
             (
                 ap.Alternativa(
-                    (1, 2),
-                    "1 bloque de 2 cabezas",
-                    "Con eso basta para invertir 8 dígitos: cada posición solo tiene que copiar a su espejo.",
+                    "iguales",
+                    "son iguales",
+                    "Sin posición, cada fila depende solo de su propio dígito y de la bolsa de los demás: dos "
+                    "posiciones con el mismo dígito dan la misma fila (diferencia máxima entre las dos: {dif}) y "
+                    "escriben lo mismo.",
                 ),
                 ap.Alternativa(
-                    (2, 4),
-                    "2 bloques de 4 cabezas",
-                    "Es más chico: {b} bloque de {h} cabezas (prueba «Entrénalo tú» con más).",
+                    "espejo",
+                    "cada una mira a su espejo (la 6 y la 5)",
+                    "Para mirar a su espejo tendría que saber dónde está, y sin posición no lo sabe: las dos filas "
+                    "son iguales (diferencia máxima: {dif}).",
                 ),
                 ap.Alternativa(
-                    (6, 8),
-                    "6 bloques de 8 cabezas",
-                    "Eso es un transformer mediano; para invertir dígitos alcanza con {b} bloque de {h} cabezas.",
+                    "distintas",
+                    "son distintas, sin relación",
+                    "Sin posición nada distingue la posición 1 de la 2 si tienen el mismo dígito: las dos filas "
+                    "son iguales (diferencia máxima: {dif}).",
                 ),
             ),
-            verdad=lambda: {"respuesta": forma(CON), "b": forma(CON)[0], "h": forma(CON)[1]},
+            verdad=ap.EnLaPestana(calcular, _filas_repetidas, cambio={"modelo": SIN}),
         ),
     ),
 )
@@ -295,8 +334,8 @@ def construir() -> Vista:
     parametros = sum(p.numel() for p in elegir_modelo(CON).parameters())
     explicacion(
         EXPLICACION.replace("{parametros}", miles(parametros))
-        .replace("{tope}", f"{float(tope_sin_posicion()):.1%}")
-        .replace("{azar}", f"{1 / DIGITOS:.0%}")
+        .replace("{tope}", f"{por_ciento(float(tope_sin_posicion()))}")
+        .replace("{azar}", f"{por_ciento(1 / DIGITOS, 0)}")
     )
     with gr.Row():
         with gr.Column(scale=1):
