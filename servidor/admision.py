@@ -77,6 +77,7 @@ from dataclasses import dataclass
 import gradio as gr
 from fastapi import HTTPException
 
+from demos.comun import barrido
 from servidor.gradio_interno import mover_a_carril, sesiones_de, sin_leer, soltar_sin_leer
 
 log = logging.getLogger("atencion.cola")
@@ -302,6 +303,7 @@ def configurar_cola(blocks: gr.Blocks, max_size: int = MAX_COLA) -> gr.Blocks:
     if getattr(ya, "_repartida", False) and ya.max_size == max_size and ya in _colas:
         return blocks
     blocks.queue(default_concurrency_limit=LIMITE_LIGERO, max_size=max_size, api_open=False)
+    barrido.direccion_de = direccion  # el taller de paradas reparte por la misma dirección que la cola
     cola = blocks._queue
     if not getattr(cola, "_repartida", False):
         cola.push = _push_repartido(cola, cola.push)

@@ -384,11 +384,12 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
 
     controles = [b.control for b in barridos]
 
-    def recalcular(*valores):
+    def recalcular(request: gr.Request, *valores):
         with EN_CURSO.vista():  # la vista de la edición: el taller le cede el turno
             resultado = vista.fn(*valores)
         yield (*resultado, *[gr.skip()] * (len(barridos) * 2))
-        paquetes = TALLER.paquetes(vista, list(valores), resultado)
+        sesion, direccion = quien_pide(request)
+        paquetes = TALLER.paquetes(vista, list(valores), resultado, sesion, direccion)
         # El texto bajo cada control: el suyo (la parada de ahora es válida: acaba de calcularse), no el motivo de
         # una parada rechazada que barrido.js haya dejado antes de esta edición.
         infos = [
@@ -418,37 +419,185 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
     )
 
 
+def _direccion_de_la_conexion(request) -> str:
+    cliente = getattr(request, "client", None)
+    return getattr(cliente, "host", "") or ""
+
+
+# La dirección del visitante de un pedido: la de la conexión, o la que diga el servidor (servidor/admision.py la
+# cambia por `admision.direccion`, que sabe de los proxies de confianza, al configurar la cola).
+direccion_de: Callable[[Any], str] = _direccion_de_la_conexion
+
+
+def quien_pide(request) -> tuple[str, str]:
+    """(sesión, dirección) del pedido de una edición, para el reparto del `Taller`; ("", "") sin pedido."""
+    if request is None:
+        return "", ""
+    return str(getattr(request, "session_hash", "") or ""), direccion_de(request)
+
+
+class Presupuesto:
+    """Un balde de vistas por clave (una sesión, una dirección): cabe `capacidad`, se llena a `por_s` vistas por
+    segundo. Recuerda a lo sumo `max_claves` (sale la que hace más que no gasta: esa ya tiene el balde lleno, o casi).
+    Sin estado por pedido: un OrderedDict bajo el cerrojo de quien lo usa (el del `Taller`)."""
+
+    def __init__(self, capacidad: float, por_s: float, max_claves: int = 4096):
+        self.capacidad, self.por_s, self.max_claves = capacidad, por_s, max_claves
+        self._saldos: OrderedDict[str, tuple[float, float]] = OrderedDict()  # clave -> (saldo, cuándo)
+
+    def saldo(self, clave: str, ahora: float) -> float:
+        saldo, cuando = self._saldos.get(clave, (self.capacidad, ahora))
+        return min(self.capacidad, saldo + (ahora - cuando) * self.por_s)
+
+    def uso(self, clave: str, ahora: float) -> float:
+        """Lo gastado y aún no repuesto: 0 para quien no pidió nada en un rato."""
+        return self.capacidad - self.saldo(clave, ahora)
+
+    def gastar(self, clave: str, n: float, ahora: float) -> None:
+        """Gasta `n` (o devuelve, con `n` < 0). La deuda llega a lo sumo a otra `capacidad`: quien deja de pedir
+        vuelve a tener saldo en `2 × capacidad / por_s` segundos."""
+        self._saldos[clave] = (max(-self.capacidad, self.saldo(clave, ahora) - n), ahora)
+        self._saldos.move_to_end(clave)
+        while len(self._saldos) > self.max_claves:
+            self._saldos.popitem(last=False)
+
+
+@dataclass(eq=False)
+class _Pedido:
+    vista: Any
+    valores: list
+    hecha: tuple | None
+    sesion: str
+    direccion: str
+    costo: int
+    llegada: float
+    listo: threading.Event = field(default_factory=threading.Event)
+    resultado: list | None = None
+    error: Exception | None = None
+
+
+def costo_de(vista) -> int:
+    """Lo que cuesta recalcular las paradas de una vista: una vista por parada de cada barrido."""
+    return sum(len(paradas_de(b)) for b in vista.barridos)
+
+
 class Taller:
-    """Donde se calculan los paquetes de las ediciones: un hilo para todo el proceso, y una fila corta.
+    """Donde se calculan los paquetes de las ediciones: un hilo para todo el proceso, una fila corta y repartida.
 
     Calcular las paradas es Python puro (cientos de milisegundos) y se turna el GIL con las vistas de todos. Con
     un hilo, una clase que edita a la vez no llena el proceso de cálculos de paradas: las vistas (lo que el
-    estudiante espera al editar) se siguen sirviendo, y las paradas llegan detrás. Si ya hay `max_en_fila`
-    esperando o en curso, no se calculan: el paquete es el aviso «servidor» (cada movimiento pide su vista, como
-    antes del barrido) hasta la próxima edición. Así, con la clase entera editando, la app se degrada a lo de
-    antes en vez de atrasarse sin tope. Sin estado por pedido: la fila cuenta, bajo un cerrojo, y nada más."""
+    estudiante espera al editar) se siguen sirviendo, y las paradas llegan detrás. Lo que no entra no se calcula:
+    el paquete es el aviso «servidor» (cada movimiento pide su vista, como antes del barrido) hasta la próxima
+    edición. El reparto, por lo que cuesta (`costo_de`: una vista por parada) y no por llamada:
 
-    def __init__(self, max_en_fila: int):
+    - cada sesión y cada dirección tienen su presupuesto de vistas (`Presupuesto`), que gasta cada pedido, entre
+      o no (quien pide en bucle se queda sin saldo aunque casi nunca entre); sin saldo, el aviso. Pasado el de su
+      dirección, solo entra una sesión que gastó menos de la mitad del suyo: la clase detrás de un NAT sigue
+      editando, y las sesiones que piden en bucle, no;
+    - una sesión tiene a lo sumo un pedido en la fila, y una dirección, la mitad de la fila;
+    - el hilo toma primero el pedido de quien menos gastó (su sesión, luego su dirección, luego el que llegó
+      antes), y con la fila llena, el que llega desplaza al que espera de quien más gastó (ese recibe el aviso).
+
+    Así el que inunda con muchas sesiones gasta sus presupuestos y queda detrás, y la edición de un estudiante,
+    que casi no gastó, pasa adelante. Un pedido sin sesión (las vistas iniciales, las pruebas) no tiene
+    presupuesto. Sin estado por pedido en el objeto compartido: la fila y los saldos, bajo un cerrojo."""
+
+    def __init__(
+        self,
+        max_en_fila: int,
+        por_sesion: Presupuesto | None = None,
+        por_direccion: Presupuesto | None = None,
+    ):
         self.max_en_fila = max_en_fila
+        self.por_sesion = por_sesion or Presupuesto(capacidad=3_000, por_s=40)
+        self.por_direccion = por_direccion or Presupuesto(capacidad=8_000, por_s=150)
         self._cerrojo = threading.Lock()
-        self._en_fila = 0
+        self._esperan: list[_Pedido] = []
+        self._corren: list[_Pedido] = []
         self._hilo: ThreadPoolExecutor | None = None
 
-    def paquetes(self, vista, valores: list, hecha: tuple | None = None) -> list[dict]:
+    def _aviso(self, vista, valores: list, motivo: str = "") -> list[dict]:
+        return [{**_cabecera(vista, b, valores), "servidor": motivo or OCUPADO} for b in vista.barridos]
+
+    def _orden(self, p: _Pedido, ahora: float) -> tuple:
+        return (
+            self.por_sesion.uso(p.sesion, ahora) if p.sesion else 0.0,
+            self.por_direccion.uso(p.direccion, ahora) if p.direccion else 0.0,
+            p.llegada,
+        )
+
+    def paquetes(
+        self, vista, valores: list, hecha: tuple | None = None, sesion: str = "", direccion: str = ""
+    ) -> list[dict]:
         if (guardados := guardados_de(vista, valores)) is not None:  # ya calculados: sin fila
             return guardados
+        ahora = time.monotonic()
+        pedido = _Pedido(vista, valores, hecha, sesion, direccion, costo_de(vista), ahora)
         with self._cerrojo:
-            if self._en_fila >= self.max_en_fila:
-                return [{**_cabecera(vista, b, valores), "servidor": OCUPADO} for b in vista.barridos]
-            self._en_fila += 1
+            motivo, desplazado = self._admitir(pedido, ahora)
+            if sesion:
+                self.por_sesion.gastar(sesion, pedido.costo, ahora)
+            if direccion:
+                self.por_direccion.gastar(direccion, pedido.costo, ahora)
+            if motivo:
+                return self._aviso(vista, valores, motivo)
+            if desplazado is not None:
+                self._esperan.remove(desplazado)
+                desplazado.resultado = self._aviso(desplazado.vista, desplazado.valores)
+                desplazado.listo.set()
+            self._esperan.append(pedido)
             if self._hilo is None:
                 self._hilo = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paquetes")
-            hilo = self._hilo
+            self._hilo.submit(self._siguiente)
+        pedido.listo.wait()
+        if pedido.error is not None:
+            raise pedido.error
+        return pedido.resultado
+
+    def _admitir(self, p: _Pedido, ahora: float) -> tuple[str, _Pedido | None]:
+        """(motivo del aviso, o "" si entra; el pedido que desplaza, si alguno). Con el cerrojo tomado."""
+        en_fila = [*self._corren, *self._esperan]
+        if p.sesion and any(q.sesion == p.sesion for q in en_fila):
+            return OCUPADO, None
+        if p.sesion and self.por_sesion.saldo(p.sesion, ahora) < p.costo:
+            return SIN_PRESUPUESTO, None
+        if (
+            p.direccion
+            and self.por_direccion.saldo(p.direccion, ahora) < p.costo
+            and self.por_sesion.uso(p.sesion, ahora) > self.por_sesion.capacidad / 2
+        ):
+            return SIN_PRESUPUESTO, None
+        orden = self._orden(p, ahora)
+        mitad = max(1, self.max_en_fila // 2)
+        de_su_red = [q for q in en_fila if p.direccion and q.direccion == p.direccion]
+        if len(de_su_red) >= mitad:  # su red ya tiene su parte: solo entra en lugar de uno suyo que gastó más
+            candidatos = [q for q in self._esperan if q in de_su_red]
+        elif len(en_fila) >= self.max_en_fila:
+            candidatos = list(self._esperan)
+        else:
+            return "", None
+        peor = max(candidatos, key=lambda q: self._orden(q, ahora), default=None)
+        if peor is not None and self._orden(peor, ahora) > orden:
+            return "", peor
+        return OCUPADO, None
+
+    def _siguiente(self) -> None:
+        """En el hilo del taller: calcula el pedido de quien menos gastó (si el suyo no fue desplazado ya)."""
+        with self._cerrojo:
+            if not self._esperan:
+                return
+            ahora = time.monotonic()
+            pedido = min(self._esperan, key=lambda q: self._orden(q, ahora))
+            self._esperan.remove(pedido)
+            self._corren.append(pedido)
         try:
-            return hilo.submit(paquetes_de, vista, valores, hecha).result()
+            pedido.resultado = paquetes_de(pedido.vista, pedido.valores, pedido.hecha)
+        except Exception as e:  # lo recibe quien pidió, en su hilo (y `envolver` lo vuelve un gr.Error)
+            pedido.error = e
         finally:
             with self._cerrojo:
-                self._en_fila -= 1
+                self._corren.remove(pedido)
+            pedido.listo.set()
 
 
 CEDER_MAX_S = 0.05  # lo que una parada espera, a lo sumo, a que terminen las vistas en curso
@@ -464,6 +613,7 @@ def ceder() -> None:
 
 
 OCUPADO = "el servidor está ocupado con las paradas de otras ediciones"
+SIN_PRESUPUESTO = "pediste muchas paradas en poco tiempo: por un rato, cada movimiento pide su vista al servidor"
 TALLER = Taller(max_en_fila=6)
 
 
