@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections.abc import Iterator
 from functools import lru_cache
@@ -30,7 +31,7 @@ D_INICIAL = 64  # abre donde se ve el problema: sin escala, un peso se lleva cas
 CLAVES_INICIAL = 8  # las de la lección
 
 EXPLICACION = r"""
-Si las consultas y las claves tienen $d$ números al azar de varianza 1, el producto punto
+Si las consultas y las claves tienen $d$ números al azar independientes, de media 0 y varianza 1, el producto punto
 $q \cdot k$ es una suma de $d$ términos: su desviación típica crece como $\sqrt{d}$. Con $d$ grande
 los puntajes son enormes, el softmax se vuelve casi un *one-hot* (un peso cerca de 1, el resto
 cerca de 0) y los gradientes se apagan. Dividir por $\sqrt{d}$ devuelve la desviación típica a 1:
@@ -239,6 +240,7 @@ def _gradientes(filas: dict[str, list[float]], claves: int, semilla: int) -> Non
 def calcular_gradiente() -> tuple[Curvas, str]:
     """La sección del gradiente: (curvas de ‖∂p/∂s‖ según d, texto), con las 8 claves y la semilla de la tabla."""
     g, parejos = gradientes(8, 0), norma_gradiente(torch.zeros(1, 8)).item()
+    empate = norma_gradiente(torch.tensor([[0.0, 0.0] + [-60.0] * 6])).item()  # dos pesos en 1/2, el resto en 0
     x = np.array(DIMENSIONES_CURVA, dtype=float)
     i = {d: DIMENSIONES_CURVA.index(d) for d in D_LECCION}
     figura = Curvas(
@@ -259,11 +261,19 @@ def calcular_gradiente() -> tuple[Curvas, str]:
         formato=".3g",
         pista="{n}<br>d = {x}<br>‖∂p/∂s‖ = {y}",
     )
+    mediana = [g["mediana_sin"][i[d]] for d in D_LECCION]
+    cae = "cae" if mediana[0] > mediana[1] > mediana[2] else "va"
+    one_hot = (
+        ": con d = 512, en más de la mitad de las consultas el softmax ya es casi un *one-hot* y casi no deja pasar "
+        "gradiente"
+        if mediana[2] < 1e-2
+        else ""
+    )
     texto = (
-        f"Sin escala, la mediana de ‖∂p/∂s‖ cae de **{g['mediana_sin'][i[2]]:.2f}** con d = 2 a "
-        f"**{g['mediana_sin'][i[64]]:.3f}** con d = 64 y **{g['mediana_sin'][i[512]]:.1e}** con d = 512: en la "
-        f"mitad de las consultas el softmax ya es un *one-hot* y casi no deja pasar gradiente. Con ÷ √d se queda en "
-        f"{g['mediana_con'].min():.2f}–{g['mediana_con'].max():.2f} para toda d (pesos parejos darían {parejos:.2f}). "
+        f"Sin escala, la mediana de ‖∂p/∂s‖ {cae} de **{mediana[0]:.2f}** con d = 2 a "
+        f"**{mediana[1]:.3f}** con d = 64 y **{mediana[2]:.1e}** con d = 512{one_hot}. Con ÷ √d se queda en "
+        f"{g['mediana_con'].min():.2f}–{g['mediana_con'].max():.2f} para toda d (pesos parejos darían {parejos:.2f}; "
+        f"la línea no es el máximo: dos pesos empatados en 1/2 dan {empate:.2f}). "
         f"La media sin escala baja menos ({g['media_sin'][i[512]]:.3f} con d = 512) porque unas pocas consultas con "
         "dos puntajes casi empatados conservan gradiente."
     )
@@ -381,23 +391,43 @@ JS_LOG_DESDE_D = f"""(d, log_d) => {{
 # --- aprender: predecir y comprobarse (las respuestas las calcula `medir`) -------------------------
 
 
-def _verdad_512() -> dict:
-    m = medir(512)
-    return {"respuesta": m["max_sin"], "desv": f"{m['desv_sin']:.1f}", "con": f"{m['max_con']:.2f}"}
+def _cifras_de(salida) -> dict[str, float]:
+    """Lo que dice el texto de la vista: desviación y peso máximo medio, sin y con escala."""
+    texto = salida[3]
+    patron = r"desviación típica \*\*([\d.]+) → ([\d.]+)\*\*, peso máximo medio \*\*([\d.]+) → ([\d.]+)\*\*"
+    desv_sin, desv_con, max_sin, max_con = map(float, re.search(patron, texto).groups())
+    return {"desv_sin": desv_sin, "desv_con": desv_con, "max_sin": max_sin, "max_con": max_con}
 
 
-def _crece_desviacion() -> float:
-    """Cuántas veces crece la desviación de q·k de d = 64 a d = 256 (cuatro veces más términos)."""
-    return medir(256)["desv_sin"] / medir(64)["desv_sin"]
+def _verdad_512(salida) -> dict:
+    c = _cifras_de(salida)
+    return {"respuesta": c["max_sin"], "desv": f"{c['desv_sin']:.1f}", "con": f"{c['max_con']:.2f}"}
+
+
+def _crece_desviacion(antes, despues) -> dict:
+    """Cuántas veces crece la desviación de q·k sin escala al pasar de d = 64 a d = 256."""
+    a, b = _cifras_de(antes)["desv_sin"], _cifras_de(despues)["desv_sin"]
+    veces = b / a
+    return {"respuesta": 2 if abs(veces - 2) < 0.3 else 4 if abs(veces - 4) < 0.6 else 1, "veces": f"{veces:.2f}"}
+
+
+def _quieto_con_escala(antes, despues) -> dict:
+    a64, a512 = _cifras_de(antes)["max_con"], _cifras_de(despues)["max_con"]
+    return {
+        "respuesta": "quieto" if abs(a512 - a64) < 0.05 else ("sube" if a512 > a64 else "baja"),
+        "a64": f"{a64:.2f}",
+        "a512": f"{a512:.2f}",
+    }
 
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
         "Sin escala, ¿cuánto vale el peso máximo medio a d = 512? (Con 8 claves, 0.125 es parejo y 1 es "
         "un solo peso con todo.)",
-        verdad=_verdad_512,
-        porque="Con d = 512 la desviación de q·k es {desv}: un puntaje le saca tanta ventaja a los demás que el "
-        "softmax le da casi todo. Dividir por √d la devuelve a 1, y el peso máximo baja a {con}.",
+        verdad=ap.EnLaPestana(calcular, _verdad_512, cambio={"d": 512}),
+        porque="Con d = 512 (el botón «d = 512» lo muestra) la desviación de q·k es {desv}: un puntaje le saca "
+        "tanta ventaja a los demás que el softmax le da casi todo. Dividir por √d la devuelve a 1, y el peso máximo "
+        "baja a {con}.",
     ),
     preguntas=(
         ap.Pregunta(
@@ -407,25 +437,25 @@ APRENDER = ap.Aprender(
                     2,
                     "se duplica",
                     "Es una suma de d términos de varianza 1: la varianza crece como d y la "
-                    "desviación como √d; √4 = 2 (aquí, {respuesta:.2f} veces).",
+                    "desviación como √d; √4 = 2 (aquí, {veces} veces).",
                 ),
                 ap.Alternativa(
                     4,
                     "se cuadruplica",
                     "Eso le pasa a la varianza, que crece como d; la desviación es su "
-                    "raíz: crece como √d, el doble (aquí, {respuesta:.2f} veces).",
+                    "raíz: crece como √d, el doble (aquí, {veces} veces).",
                 ),
                 ap.Alternativa(
                     1,
                     "no cambia",
-                    "No cambia con escala; sin escala, cada término nuevo suma varianza: "
-                    "crece como √d (aquí, {respuesta:.2f} veces).",
+                    "La que no cambia es la desviación con escala. Sin escala, cada término nuevo suma varianza y la "
+                    "desviación crece como √d (aquí, {veces} veces).",
                 ),
             ),
-            verdad=_crece_desviacion,
+            verdad=ap.EnLaPestana(calcular, _crece_desviacion, cambio={"d": 256}),
         ),
         ap.Pregunta(
-            "Con escala (÷ √d), al crecer d el peso máximo medio…",
+            "Con escala (÷ √d) y 8 claves, al pasar de d = 64 a d = 512 el peso máximo medio…",
             (
                 ap.Alternativa(
                     "quieto",
@@ -440,25 +470,14 @@ APRENDER = ap.Aprender(
                 ),
                 ap.Alternativa(
                     "baja",
-                    "baja hacia 1/8",
-                    "Los pesos no se emparejan: la desviación queda en 1, no en 0; "
-                    "el peso máximo va de {a64} a {a512}.",
+                    "baja hacia 1/8 (pesos parejos)",
+                    "Los pesos no se igualan: la desviación queda en 1, no en 0; el peso máximo va de {a64} a {a512}.",
                 ),
             ),
-            verdad=lambda: _quieto_con_escala(),
+            verdad=ap.EnLaPestana(calcular, _quieto_con_escala, cambio={"d": 512}),
         ),
     ),
 )
-
-
-def _quieto_con_escala() -> dict:
-    a64, a512 = medir(64)["max_con"], medir(512)["max_con"]
-    quieto = abs(a512 - a64) < 0.05
-    return {
-        "respuesta": "quieto" if quieto else ("sube" if a512 > a64 else "baja"),
-        "a64": f"{a64:.2f}",
-        "a512": f"{a512:.2f}",
-    }
 
 
 def construir() -> Vista:
