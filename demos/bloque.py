@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 from itertools import pairwise
 
@@ -17,6 +18,7 @@ from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero as _entero
 from demos.comun.vista import Barrido, Vista, explicacion, grafico
 from modelos import BloqueTransformer
+from modelos.formato import por_ciento
 
 D_MAX, CABEZAS_MAX, D_MLP_MAX = 1024, 64, 4096
 LIMITE_SALIDAS = 1_000_000  # hasta estos parámetros se comparan también las salidas, en vivo
@@ -265,7 +267,7 @@ def figura_barras(partes: dict[str, int]) -> Barras:
     total = sum(partes.values())
     valores = [partes[p] for p in PARTES]
     textos = tuple(
-        f"{miles(v)} ({v / total:.1%})" if v >= 0.01 * total else f"{miles(v)} ({v / total:.2%})" for v in valores
+        f"{miles(v)} ({por_ciento(v / total, 1 if v >= 0.01 * total else 2)})" for v in valores
     )
     return Barras(
         PARTES,
@@ -322,24 +324,29 @@ def calcular(d_modelo: float = 64, cabezas: float = 4, d_mlp: float = 256):
 # --- aprender: predecir y comprobarse (las respuestas las calcula `desglose`) ----------------------
 
 
-def _total(h: int = 4) -> dict:
-    partes = desglose(64, h, 256)["nuestro"]
+def _partes_de(salida) -> dict[str, int]:
+    """{parte: parámetros} de la tabla del desglose de la vista (la columna de nuestro bloque), con «Total»."""
+    return {fila[0]: int(re.sub(r"\D", "", fila[2])) for fila in salida[2]}
+
+
+def _total(salida) -> dict:
+    partes = _partes_de(salida)
     return {
-        "respuesta": sum(partes.values()),
-        "total": miles(sum(partes.values())),
-        **{k.lower(): miles(v) for k, v in partes.items()},
+        "respuesta": partes["Total"],
+        "total": miles(partes["Total"]),
+        **{k.lower(): miles(v) for k, v in partes.items() if k != "Total"},
     }
 
 
-def _mayor() -> dict:
-    partes = desglose(64, 4, 256)["nuestro"]
+def _mayor(salida) -> dict:
+    partes = {k: v for k, v in _partes_de(salida).items() if k != "Total"}
     return {"respuesta": max(partes, key=partes.get), **{k.lower(): miles(v) for k, v in partes.items()}}
 
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
         "El bloque de la lección (d_modelo = 64, 4 cabezas, d_mlp = 256): ¿cuántos parámetros tiene?",
-        verdad=_total,
+        verdad=ap.EnLaPestana(calcular, _total),
         decimales=0,
         minimo=0,
         maximo=1e9,
@@ -348,13 +355,14 @@ APRENDER = ap.Aprender(
     ),
     preguntas=(
         ap.Pregunta(
-            "¿Cuántos parámetros tiene con 8 cabezas en vez de 4?",
+            "El bloque de la lección (d_modelo = 64, d_mlp = 256) con 8 cabezas en vez de 4: ¿cuántos parámetros "
+            "tiene?",
             (
                 ap.Alternativa(
                     49_984,
                     "49 984, los mismos",
                     "Las cabezas se reparten las 64 columnas: más cabezas, más "
-                    "chicas; los tamaños de las capas no cambian ({total}).",
+                    "pequeñas; los tamaños de las capas no cambian ({total}).",
                 ),
                 ap.Alternativa(
                     2 * 16_640 + 33_088 + 256,
@@ -365,13 +373,14 @@ APRENDER = ap.Aprender(
                 ap.Alternativa(
                     2 * 49_984,
                     "99 968, el doble",
-                    "Nada se duplica: las cabezas parten las 64 columnas en trozos más chicos. Siguen {total}.",
+                    "Nada se duplica: las cabezas parten las 64 columnas en trozos más pequeños. Siguen {total}.",
                 ),
             ),
-            verdad=lambda: _total(8),
+            verdad=ap.EnLaPestana(calcular, _total, cambio={"cabezas": 8}),
+            tipo=ap.CANTIDAD,
         ),
         ap.Pregunta(
-            "¿Qué parte del bloque tiene más parámetros?",
+            "En el bloque de la lección (d_modelo = 64, d_mlp = 4 · 64 = 256), ¿qué parte tiene más parámetros?",
             (
                 ap.Alternativa(
                     "MLP", "el MLP", "{mlp}: dos capas de 64 × 256 y 256 × 64. La atención tiene {atención}."
@@ -387,7 +396,7 @@ APRENDER = ap.Aprender(
                     "Solo {layernorm}: un γ y un β por columna, en dos normas. El MLP tiene {mlp}.",
                 ),
             ),
-            verdad=_mayor,
+            verdad=ap.EnLaPestana(calcular, _mayor),
         ),
     ),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 
 import gradio as gr
@@ -284,7 +285,7 @@ def calcular(d_modelo: float = 16, cabezas: float = 4, largo: float = 5, semilla
         ["Total (nuestra capa)", "4d² + 4d", r["total"]],
         ["Total (nn.MultiheadAttention)", "in_proj + out_proj", r["total_oficial"]],
     ]
-    iguales = "los mismos" if r["total"] == r["total_oficial"] else "distintos de los"
+    iguales = "los mismos que los" if r["total"] == r["total_oficial"] else "distintos de los"
     texto = (
         f"Cada una de las **{h} cabezas** recibe **{d} / {h} = {d // h} columnas** de Q, K y V y divide sus "
         f"puntajes por √{d // h}. Los parámetros no dependen del número de cabezas: son {miles(r['total'])} "
@@ -309,20 +310,42 @@ def calcular(d_modelo: float = 16, cabezas: float = 4, largo: float = 5, semilla
 # --- aprender: predecir y comprobarse (las respuestas las calcula `comparar`) ----------------------
 
 
-def _mas_cabezas() -> dict:
-    cuatro, ocho = comparar(16, 4)["total"], comparar(16, 8)["total"]
-    cambio = "igual" if ocho == cuatro else "doble" if ocho == 2 * cuatro else "otro"
-    return {"respuesta": cambio, "total": miles(cuatro)}
+def _total_de(salida) -> int:
+    """El total de parámetros de nuestra capa, de la tabla de parámetros de la vista."""
+    return int(salida[3][2][2])
+
+
+def _forma_de(salida, fila: int) -> tuple[int, ...]:
+    """La forma que nombra la fila `fila` de la tabla de comprobación («Pesos (2, 4, 5, 5): …»)."""
+    return tuple(int(x) for x in re.search(r"\(([\d, ]+)\)", salida[2][fila][0]).group(1).split(","))
+
+
+def _mas_cabezas(antes, despues) -> dict:
+    cuatro, ocho = _total_de(antes), _total_de(despues)
+    cambio = "igual" if ocho == cuatro else "doble" if ocho == 2 * cuatro else "mitad" if 2 * ocho == cuatro else "otro"
+    return {"respuesta": cambio, "total": miles(cuatro), "ocho": miles(ocho)}
 
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
         "Con d_modelo = 16, ¿qué pasa con los parámetros de la capa si pasas de 4 a 8 cabezas?",
-        verdad=_mas_cabezas,
+        verdad=ap.EnLaPestana(calcular, _mas_cabezas, cambio={"cabezas": 8}),
         opciones=(
-            ap.Alternativa("igual", "no cambian", ""),
-            ap.Alternativa("doble", "se duplican", ""),
-            ap.Alternativa("mitad", "bajan a la mitad", ""),
+            ap.Alternativa("igual", "no cambian", "Con 4 cabezas son {total} y con 8, {ocho}."),
+            ap.Alternativa(
+                "doble",
+                "se duplican",
+                "Una cabeza más no trae capas nuevas: con 8 cabezas cada una recibe menos columnas (16 / 8 = 2), y "
+                "las matrices siguen siendo de 16 × 48 y 16 × 16: {ocho}.",
+                opuesta="mitad",
+            ),
+            ap.Alternativa(
+                "mitad",
+                "bajan a la mitad",
+                "Las cabezas más angostas no achican las capas: entre todas siguen cubriendo las 16 columnas de Q, "
+                "K y V. Son {ocho}, como con 4.",
+                opuesta="doble",
+            ),
         ),
         porque="Siguen en {total}: las cabezas se reparten las 16 columnas de Q, K y V (4 cabezas de 4, u 8 de 2); "
         "las capas `qkv` y `salida` no cambian de tamaño.",
@@ -345,7 +368,7 @@ APRENDER = ap.Aprender(
                     "las cabezas; aquí se guarda una matriz por cabeza.",
                 ),
             ),
-            verdad=lambda: comparar()["formas"]["pesos"],
+            verdad=ap.EnLaPestana(calcular, lambda salida: _forma_de(salida, 1)),
         ),
         ap.Pregunta(
             "`nn.MultiheadAttention` sin más argumentos devuelve pesos de forma…",
@@ -361,7 +384,7 @@ APRENDER = ap.Aprender(
                     "Esa la da con `average_attn_weights=False`; por omisión promedia las cabezas.",
                 ),
             ),
-            verdad=lambda: comparar()["forma_por_omision"],
+            verdad=ap.EnLaPestana(calcular, lambda salida: _forma_de(salida, 2)),
         ),
     ),
 )

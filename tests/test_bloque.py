@@ -39,7 +39,7 @@ def test_vista_inicial_tiene_el_desglose_y_dice_igual_a_pytorch():
     assert len(atajos) == 2 and all(f.codos for f in atajos)  # los atajos residuales: flechas con codo
     assert barras.categorias == ("Atención", "MLP", "LayerNorm") and barras.horizontal
     assert list(barras.series[0].valores) == [16_640, 33_088, 256]
-    assert barras.textos(barras.series[0]) == ["16\u202f640 (33.3%)", "33\u202f088 (66.2%)", "256 (0.51%)"]
+    assert barras.textos(barras.series[0]) == ["16\u202f640 (33.3 %)", "33\u202f088 (66.2 %)", "256 (0.51 %)"]
 
 
 @pytest.mark.parametrize("d, cabezas, d_mlp", [(64, 4, 256), (1024, 64, 4096), (16, 1, 16)])

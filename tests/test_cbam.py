@@ -192,7 +192,7 @@ def test_las_figuras_son_el_mapa_m_y_los_pesos_w_ordenados(canal, opacidad):
     assert isinstance(prediccion, Barras) and np.allclose(prediccion.series[0].valores, p)
     clase = int(p.argmax())
     assert prediccion.series[0].colores[clase] == C0
-    assert prediccion.textos(prediccion.series[0])[clase] == f"{p[clase]:.0%}"
+    assert prediccion.textos(prediccion.series[0])[clase] == f"{p[clase] * 100:.0f} %"
     orden = np.argsort(-w, kind="stable")
     assert canales.categorias == tuple(map(str, orden)) and np.allclose(canales.series[0].valores, w[orden])
     assert (canales.series[0].valores[:-1] >= canales.series[0].valores[1:]).all()  # de mayor a menor
@@ -268,7 +268,7 @@ def test_api_sin_argumentos_y_con_dibujo(cliente, tmp_path):
 
     mapas, pesos_, texto = cliente.predict(api_name="/cbam")
     assert figura_api(mapas) == (["heatmap"] * 4, ["Entrada (8 × 8)", "Mapa espacial m", "m sobre la entrada"])
-    assert figura_api(pesos_) == (["bar"] * 3, ["Predicción: 2 (96%)", "Pesos de canal w (32 canales)"])
+    assert figura_api(pesos_) == (["bar"] * 3, ["Predicción: 2 (96 %)", "Pesos de canal w (32 canales)"])
     assert "la imagen n.º 0 del conjunto de prueba (un 2)" in texto
     im = Image.new("RGBA", (256, 256), "white")
     im.paste("black", (120, 40, 136, 216))  # un «1»

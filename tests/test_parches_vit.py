@@ -241,10 +241,10 @@ def test_las_figuras_del_vit_son_su_rollout_y_sus_pesos():
     assert superpuesto.textos_capa()[0][0] == f"{mapa[0, 0]:.2f}"
     assert isinstance(barras, Barras) and np.allclose(barras.series[0].valores, p)
     clase = int(p.argmax())
-    assert barras.series[0].colores[clase] == C0 and barras.textos(barras.series[0])[clase] == f"{p[clase]:.0%}"
+    assert barras.series[0].colores[clase] == C0 and barras.textos(barras.series[0])[clase] == por_ciento(p[clase], 0)
     assert (
         barras.eje_x == f"Dígito (el verdadero: {verdadera})"
-        and barras.titulo == f"Predicción: {clase} ({p[clase]:.0%})"
+        and barras.titulo == f"Predicción: {clase} ({por_ciento(p[clase], 0)})"
     )
     bloques, cabezas_ = len(pesos), pesos[0].shape[0]
     assert (len(cabezas.paneles), cabezas.columnas) == (bloques * cabezas_, cabezas_)
@@ -315,7 +315,7 @@ def test_api_digito_con_dibujo_vacio_da_la_pista(cliente):
 def test_api_digito_sin_argumentos(cliente):
     prediccion, cabezas, texto = cliente.predict(api_name="/parches_vit_digito")
     tipos, textos = figura_api(prediccion)
-    assert tipos == ["heatmap"] * 3 + ["bar"] and textos[-1] == "Predicción: 2 (100%)"
+    assert tipos == ["heatmap"] * 3 + ["bar"] and textos[-1] == "Predicción: 2 (100 %)"
     tipos, textos = figura_api(cabezas)
     assert tipos == ["heatmap"] * 16 and textos[0].startswith("¿A qué parches mira el [CLS]?")
     assert "la imagen n.º 0 del conjunto de prueba (un 2)" in texto

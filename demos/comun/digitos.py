@@ -21,6 +21,7 @@ from demos.comun.imagenes import Dibujo, lienzo_digito, tinta_desde_dibujo
 from demos.comun.validar import entero
 from demos.comun.vista import un_reloj
 from modelos.datos import digito_desde_matriz, digitos_sklearn
+from modelos.formato import por_ciento
 
 ORIGEN_PRUEBA, ORIGEN_DIBUJO = "conjunto de prueba", "mi dibujo"
 ORIGENES = (ORIGEN_PRUEBA, ORIGEN_DIBUJO)
@@ -63,10 +64,11 @@ def vista_sin_dibujo(*titulos: str) -> tuple:
 
 
 def lectura(quien: str, descripcion: str, p: np.ndarray, verdadera: int | None) -> str:
-    """«Para tu dibujo, el ViT dice **8** con probabilidad **97%** ✓ acierta» (sin punto final)."""
+    """«Para tu dibujo, el ViT dice **8** con probabilidad **97 %** ✓ acierta» (sin punto final)."""
     prediccion = int(p.argmax())
     veredicto = "" if verdadera is None else (" ✓ acierta" if prediccion == verdadera else f" ✗ (era {verdadera})")
-    return f"Para {descripcion}, {quien} dice **{prediccion}** con probabilidad **{p[prediccion]:.0%}**{veredicto}"
+    probabilidad = por_ciento(p[prediccion], 0)
+    return f"Para {descripcion}, {quien} dice **{prediccion}** con probabilidad **{probabilidad}**{veredicto}"
 
 
 def probabilidades(logits: torch.Tensor) -> np.ndarray:
@@ -100,10 +102,10 @@ def barras_probabilidades(p: np.ndarray, verdadera: int | None = None, titulo: s
                 "probabilidad",
                 p,
                 colores=tuple(C0 if k == prediccion else CLARO for k in clases),
-                numeros=tuple(f"{p[k]:.0%}" if k == prediccion else "" for k in clases),
+                numeros=tuple(por_ciento(p[k], 0) if k == prediccion else "" for k in clases),
             ),
         ),
-        titulo=f"{titulo}: {prediccion} ({p[prediccion]:.0%})",
+        titulo=f"{titulo}: {prediccion} ({por_ciento(p[prediccion], 0)})",
         eje_x="Dígito" + ("" if verdadera is None else f" (el verdadero: {verdadera})"),
         eje_y="Probabilidad",
         rango=(0, 1.12),
