@@ -9,6 +9,7 @@ import gradio as gr
 import numpy as np
 import torch
 
+from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, TablaEditable
 from demos.comun.figuras import Mapa, Paneles, miles, numero
 from demos.comun.glosario import seccion
@@ -443,6 +444,69 @@ def _etiqueta_fila(n: int) -> str:
     return f"Fila que se detalla (n.º de palabra, de 1 a {n})" if n > 1 else "Fila que se detalla (hay una palabra)"
 
 
+# --- aprender: predecir (la respuesta la lee de las tablas que muestra `calcular`) ----------------------
+
+
+def _mira_plata(salida) -> dict:
+    """En la fila de «plata» (la tercera palabra): a qué palabra da más peso, con sus puntajes y pesos."""
+    puntajes, pesos = salida[1]["data"], salida[2]["data"]
+    fila_p, fila_w = puntajes[2], pesos[2]  # [palabra, un número por columna (los pesos, y su suma al final)]
+    palabras = [f[0] for f in pesos]
+    w = fila_w[1 : 1 + len(palabras)]
+    j = max(range(len(w)), key=w.__getitem__)
+    return {
+        "respuesta": palabras[j] if max(w) - min(w) > 0.05 else "parejo",
+        "fila": fila_w[0],
+        "puntajes": ", ".join(f"{x:.2f}" for x in fila_p[1:]),
+        "pesos": ", ".join(f"{x:.2f}" for x in w),
+        "suma": f"{fila_w[-1]:.2f}",
+    }
+
+
+_Q, _K = Q0[2], K0  # la consulta de «plata» y las tres claves de la lección
+_QK = [sum(a * b for a, b in zip(_Q, k, strict=True)) for k in _K]  # Q·Kᵀ de la fila de «plata», sin escalar
+
+
+def _vec(v) -> str:
+    return "(" + ", ".join(f"{x:g}" for x in v) + ")"
+
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        f"Con las tablas de la lección, ¿a qué palabra le da más peso la fila de «plata»? (Su consulta es "
+        f"q = {_vec(_Q)}; las claves, {', '.join(_vec(k) for k in _K)}.)",
+        verdad=ap.EnLaPestana(calcular, _mira_plata),
+        opciones=(
+            ap.Alternativa(
+                "Ana",
+                "a «Ana»",
+                f"q · k con la clave de «Ana», {_vec(_K[0])}, da {_QK[0]:g}; con la de «plata», {_vec(_K[2])}, da "
+                f"{_QK[2]:g}: más puntaje, más peso.",
+            ),
+            ap.Alternativa(
+                "sacó",
+                "a «sacó»",
+                f"q · k con la clave de «sacó», {_vec(_K[1])}, da {_QK[1]:g}, pero con la de «plata», {_vec(_K[2])}, "
+                f"da {_QK[2]:g}: más puntaje, más peso.",
+            ),
+            ap.Alternativa(
+                "plata",
+                "a «plata», a sí misma",
+                f"Su clave, {_vec(_K[2])}, da con su consulta el producto punto más alto: {_QK[2]:g}.",
+            ),
+            ap.Alternativa(
+                "parejo",
+                "a las tres por igual",
+                "Los pesos salen parejos solo si los puntajes son iguales; aquí q · k da "
+                f"{', '.join(f'{x:g}' for x in _QK)}.",
+            ),
+        ),
+        porque="En la fila de «{fila}», los puntajes (ya ÷ √2) son {puntajes} y los pesos, {pesos}: el softmax le da "
+        "más peso al puntaje más alto, y la fila suma {suma}.",
+    ),
+)
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
@@ -465,6 +529,7 @@ def construir() -> Vista:
     _construir_libro(palabras, q, k, v, fila)
     seccion(("consulta, clave y valor", "palabra que mira", "puntaje", "softmax", "pesos", "ficha"), "a-mano")
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=[palabras, q, k, v, fila],
         salidas=[figura, puntajes, pesos, salida, detalle_],

@@ -8,12 +8,14 @@ Las máscaras dispersas (ventana, fichas globales, bloques al azar, BigBird) sal
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import gradio as gr
 import numpy as np
 import torch
 
+from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import Mapa, Paneles, miles
 from demos.comun.glosario import seccion as seccion_glosario
@@ -196,6 +198,64 @@ def calcular(L: float = 16, w: float = 4, g: float = 1, r: float = 1, semilla: f
     return _figura(m, L), tabla_markdown(tabla(m, L)), texto
 
 
+# --- aprender: predecir (la respuesta la lee de los títulos de las máscaras que muestra `calcular`) ------
+
+
+def _casillas(salida, nombre: str) -> int:
+    """Las casillas que calcula la máscara `nombre` (el principio de su título: «74 de 256 casillas»)."""
+    panel = next(p for p in salida[0].paneles if p.titulo.startswith(nombre))
+    return int(re.sub(r"\D", "", panel.titulo.split("\n")[1].split(" de ")[0]))
+
+
+def _al_doblar_l(antes, despues) -> dict:
+    """Cuántas veces crecen las casillas de la ventana centrada (y las de la completa) al pasar de L a 2L."""
+    v0, v1 = _casillas(antes, "ventana centrada"), _casillas(despues, "ventana centrada")
+    c0, c1 = _casillas(antes, "completa"), _casillas(despues, "completa")
+    veces = v1 / v0
+    que = "igual" if veces < 1.3 else "doble" if veces < 3 else "cuadruple"
+    return {
+        "respuesta": que,
+        "v0": miles(v0),
+        "v1": miles(v1),
+        "c0": miles(c0),
+        "c1": miles(c1),
+        "veces": f"{veces:.1f}",
+        "veces_completa": f"{c1 / c0:.0f}",
+    }
+
+
+L_PREDICCION = 32
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        f"La ventana centrada (w = 4: cada palabra mira a las w/2 de cada lado y a sí misma) con L = 16: si pasas a "
+        f"L = {L_PREDICCION}, las casillas que calcula…",
+        verdad=ap.EnLaPestana(calcular, _al_doblar_l, cambio={"L": L_PREDICCION}),
+        opciones=(
+            ap.Alternativa(
+                "igual",
+                "quedan casi iguales",
+                "Lo que no cambia es lo que calcula cada fila (w + 1 casillas); con el doble de filas, el total "
+                "va de {v0} a {v1}.",
+            ),
+            ap.Alternativa(
+                "doble",
+                "se duplican, más o menos",
+                "Cada fila calcula a lo sumo w + 1 casillas, así que el total crece como L: de {v0} a {v1}.",
+            ),
+            ap.Alternativa(
+                "cuadruple",
+                "se cuadruplican, como la completa",
+                "La completa sí se cuadruplica ({c0} → {c1}), porque cada fila crece con L; la ventana no: de {v0} "
+                "a {v1}.",
+            ),
+        ),
+        porque="De {v0} a {v1} casillas: {veces} veces. La completa pasa de {c0} a {c1} ({veces_completa} veces): "
+        "la ventana crece como L y la completa como L².",
+    ),
+)
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
@@ -210,6 +270,7 @@ def construir() -> Vista:
     texto = gr.Markdown()
     seccion_glosario(("consulta, clave y valor", "pesos", "máscara", "ventana w", "ficha"), "variantes")
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=[L, w, g, r, semilla],
         salidas=[figura, tabla_, texto],

@@ -80,16 +80,20 @@ def test_posicion_sin_posicion_317_y_el_digito_mas_frecuente():
     assert f"{c['respuesta']:.1%}" == "31.7%"
     elegida = posicion.APRENDER.prediccion.respuesta_en_texto()
     assert elegida == "32 %", "la opción correcta es la más cercana a lo calculado"
-    assert abs(float(c["moda"].rstrip("%")) - 31.7) < 1.0  # el mejor adivino sin orden acierta casi lo mismo
+    assert c["tope"] == "31.7 %" == c["sin"]  # el mejor adivino sin orden acierta lo mismo (el texto de la tabla)
 
 
-def test_cbam_apagar_la_rama_espacial_sube_la_confianza_96_a_99():
+def test_cbam_apagar_la_rama_espacial_a_su_media_baja_la_confianza_96_a_78():
+    """Como abre la pestaña («Una rama apagada pasa: a su media»); a 1 subiría (96 → 99), y no es lo que se ve."""
     from demos.cbam import pestana
 
     c = pestana.APRENDER.prediccion.cifras()
-    assert (c["respuesta"], c["antes"], c["despues"]) == ("sube", "96%", "99%")
+    assert (c["respuesta"], c["antes"], c["despues"]) == ("baja", "96 %", "78 %")
+    assert c["exactitud"].startswith("99.3") and c["exactitud_apagada"].startswith("98.4")  # la tabla de 450
     texto = pestana.calcular(espacial=False)[2]
-    assert "96%" in texto  # la pestaña dice la confianza con las dos ramas
+    assert re.search(r"\*\*78\s?%\*\*", texto) and re.search(r"\(96\s?%\)", texto)  # lo que la pestaña dice
+    p, *_ = pestana.mirar(pestana.digito_elegido(pestana.ORIGEN_PRUEBA, 0, None)[0], espacial=False, apagada="uno")
+    assert round(float(p.max()), 2) == 0.99  # la verdad de antes, con la compuerta a 1
 
 
 def test_mascara_fila_tapada_da_nan_y_la_primera_palabra_pesa_1():
@@ -118,26 +122,40 @@ def test_multicabeza_parches_inversion_clasificador():
     assert multicabeza.APRENDER.preguntas[0].cifras()["respuesta"] == (2, 4, 5, 5)
     assert parches.APRENDER.prediccion.cifras()["respuesta"] == 60
     assert parches.APRENDER.preguntas[1].cifras()["respuesta"] == 61
-    assert inversion.APRENDER.prediccion.cifras()["respuesta"] == 7
+    assert inversion.APRENDER.prediccion.cifras()["respuesta"] == "espejo"
+    assert inversion.APRENDER.prediccion.cifras()["posicion"] == 7
     assert inversion.APRENDER.preguntas[0].cifras()["respuesta"] == "0 4 9 6 9 3 3 8"
     c = clasificador.APRENDER.preguntas[0].cifras()
     assert (c["clase"], c["palabra"]) == ("positiva", "no")
 
 
+def _verdad(valor):
+    """Una verdad de una pestaña de mentira que muestra `valor`."""
+    return ap.EnLaPestana(lambda x=0: (valor,), lambda v: v[0])
+
+
 def test_la_distancia_se_dice_en_una_frase():
-    p = ap.Prediccion("¿?", verdad=lambda: 0.96)
+    p = ap.Prediccion("¿?", verdad=_verdad(0.96), porque="x")
     assert p.distancia(0.5) == "Dijiste 0.50 y es **0.96**: te quedaste corto por 0.46."
     assert "te pasaste" in p.distancia(0.99) or "acertaste" in p.distancia(0.99)
     assert "acertaste" in p.distancia(0.95)
-    barras = ap.Prediccion("¿?", verdad=lambda: [0.98, 0.02, 0.0, 0.0], barras=("a", "b", "c", "d"))
+    barras = ap.Prediccion("¿?", verdad=_verdad([0.98, 0.02, 0.0, 0.0]), barras=("a", "b", "c", "d"), porque="x")
     assert "mover **0.73** de peso" in barras.distancia([0.25, 0.25, 0.25, 0.25])
-    cien = ap.Prediccion("¿?", verdad=lambda: 100.0, decimales=0, maximo=1e9)
+    reparto = ap.Prediccion(
+        "¿?", verdad=_verdad([0.98, 0.02, 0.0, 0.0]), barras=("a", "b", "c", "d"), suman_uno=True, porque="x"
+    )
+    assert "llevadas a sumar 1" in reparto.distancia([0.5, 0.5, 0.5, 0.5])  # como 0.25 cada una
+    assert "mover **0.73** de peso" in reparto.distancia([0.5, 0.5, 0.5, 0.5])
+    cien = ap.Prediccion("¿?", verdad=_verdad(100.0), decimales=0, maximo=1e9, porque="x")
     assert "10 veces lo que dijiste" in cien.distancia(10)
+    assert "3.2 veces la verdad" in ap.Prediccion("¿?", verdad=_verdad(0.317), unidad="%", porque="x").distancia(1.0)
     assert math.isclose(ap.TOLERANCIA, 0.05)
 
 
 def test_una_respuesta_calculada_que_no_es_ninguna_opcion_se_nota():
-    q = ap.Pregunta("¿?", (ap.Alternativa(1, "1", "a"), ap.Alternativa(2, "2", "b")), verdad=lambda: 7)
+    q = ap.Pregunta(
+        "¿?", (ap.Alternativa(1, "1", "a"), ap.Alternativa(2, "2", "b")), verdad=_verdad(7), tipo=ap.CANTIDAD
+    )
     with pytest.raises(ValueError):
         q.correcta()
 
@@ -176,7 +194,9 @@ def test_predecir_revelar_y_contestar_mal_y_bien(pagina, url_app):
 
     pg.locator("#escalado-preguntas").get_by_text("Comprueba lo que entendiste").click()
     pg.locator("#escalado-pregunta1").get_by_text("se cuadruplica").click()
-    pg.locator("#escalado-respuesta1").get_by_text(re.compile(r"No\..*la varianza")).wait_for(timeout=30_000)
+    pg.locator("#escalado-respuesta1").get_by_text(re.compile(r"La respuesta es «se duplica»\..*la varianza")).wait_for(
+        timeout=30_000
+    )
     pg.locator("#escalado-pregunta1").get_by_text("se duplica").click()
     pg.locator("#escalado-respuesta1").get_by_text(re.compile(r"Correcto\..*√d")).wait_for(timeout=30_000)
     assert not pg.errores, pg.errores

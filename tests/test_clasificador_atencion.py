@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from demos.clasificador_atencion.pestana import (
-    DOBLE_NEGACION,
+    DOS_FRASES,
     EJEMPLOS,
     VACIA,
     advertencia,
@@ -58,17 +58,31 @@ def test_la_negacion_da_la_vuelta_y_se_lleva_el_peso():
 
 
 def test_alfa_de_no_es_el_mismo_en_dos_opiniones_opuestas():
-    """La advertencia: «no» toma 0.97 en «No me gustó la cena.» (negativa) y en la doble negación (positiva)."""
+    """La advertencia: «no» toma 0.97 en «No me gustó la cena.» (negativa) y en «La película no fue nada aburrida.»
+    (positiva: niega algo negativo). Sus números, su «mismo peso» y su «opuestas», calculados."""
     texto = advertencia()
-    for frase, clase in zip(DOBLE_NEGACION, ("negativa", "positiva"), strict=True):
+    for frase, clase in zip(DOS_FRASES, ("negativa", "positiva"), strict=True):
         lectura = predecir(frase, modelo())
         i = int(lectura.pesos.argmax())
         assert lectura.fichas[i].escrita.lower() == "no" and lectura.clase == clase
         assert f"α = {lectura.pesos[i]:.2f} en «{frase}» (**{clase}**)" in texto
     assert texto.count("α = 0.97") == 2
+    assert "casi el mismo peso, en la misma palabra, en dos opiniones opuestas" in texto
+    assert "no qué palabra decide" in texto and "doble negación" not in texto
 
 
-def test_abre_en_la_doble_negacion_sin_invitar_a_leer_alfa_como_importancia():
+def test_lo_que_dice_de_las_cabezas_y_de_quitar_una_palabra_sale_de_lo_calculado():
+    """Ni «cada cabeza aprendió a buscar algo distinto» sin calcularlo, ni «las demás se reparten su peso»."""
+    _, _, texto, _ = calcular()
+    assert "Las 8 cabezas no miran todas a lo mismo: sus palabras más miradas son 4 distintas." in texto
+    assert "aprendió a buscar algo distinto" not in texto and "sin entrenar" not in texto
+    _, figura, texto, _ = calcular(quitar=3)
+    assert "relee la frase entera" in texto and "se reparten su peso" not in texto
+    assert figura.paneles[0].titulo.startswith("Pesos de la agrupación")
+    assert calcular()[1].paneles[0].titulo.startswith("Peso α de cada posición")
+
+
+def test_abre_en_la_negacion_de_algo_negativo_sin_invitar_a_leer_alfa_como_importancia():
     probabilidades, figura, texto, _ = calcular()
     mapa = mapa_pesos((None, figura))
     assert mapa.x[int(mapa.matriz[0].argmax())] == "no" and probabilidades["positiva"] > 0.99
@@ -235,7 +249,7 @@ def test_respuestas_pequenas():
 
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     prediccion, figura, texto, cabezas = cliente.predict(api_name="/clasificador_atencion")
-    assert prediccion["label"] == "positiva"  # la doble negación: «no» se lleva el peso y la opinión es positiva
+    assert prediccion["label"] == "positiva"  # «no … aburrida»: «no» se lleva el peso y la opinión es positiva
     assert "«no»" in texto and "no mide cuánto importa la palabra sola" in texto
     assert json.loads(figura["plot"])["data"][0]["type"] == "heatmap"
 
@@ -303,7 +317,7 @@ def test_en_el_navegador_quitar_una_palabra_y_cambiar_de_frase(pagina, url_app):
     pagina.get_by_text("la opinión pasa a negativa").first.wait_for(timeout=30_000)
 
     con_quitada = fuente_figura(pagina, id_)
-    pagina.locator("button").filter(has_text=re.compile(r"^\s*negación\s*$")).first.click()  # no «doble negación»
+    pagina.locator("button").filter(has_text=re.compile(r"^\s*negación\s*$")).first.click()  # no «negar algo negativo»
     espera_cambio(pagina, id_, con_quitada)
     pagina.wait_for_function(
         "(sel) => document.querySelector(sel).value === 'ninguna'", arg=f"#{id_}-quitar input", timeout=30_000

@@ -823,7 +823,7 @@ def test_en_un_telefono_los_paneles_de_curvas_apilados_crecen_con_sus_titulos_y_
 @pytest.mark.parametrize("columnas", [1, 3])
 def test_la_descarga_no_corta_un_titulo_largo(columnas):
     """Un título más ancho que su panel (el clasificador, la atención cruzada) se parte: cabe en el PNG."""
-    largo = "Peso de cada palabra en la agrupación (suman 1): positiva, 1.000 y algo más de texto"
+    largo = "Peso α de cada posición en la agrupación (suman 1): positiva, 1.000 y algo más de texto"
     f = Paneles(tuple(Mapa(np.eye(3), titulo=largo) for _ in range(columnas)), columnas=columnas, titulo=largo * 2)
     fig = a_matplotlib(f)
     fig.canvas.draw()

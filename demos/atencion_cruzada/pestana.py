@@ -21,6 +21,7 @@ from demos.atencion_cruzada.frases import (
     vector_palabra,
     vectores,
 )
+from demos.comun import aprender as ap
 from demos.comun.controles import Numero, Opcion
 from demos.comun.figuras import Mapa, Paneles
 from demos.comun.glosario import seccion as seccion_glosario
@@ -179,6 +180,58 @@ def calcular(objetivo: str = OBJETIVO, fuente: str = FUENTE, proyecciones: str =
     )
 
 
+# --- aprender: predecir (la respuesta la lee de la figura que muestra `calcular`) ------------------------
+
+
+def _forma(salida) -> dict:
+    """Filas × columnas del mapa de pesos (promedio de las cabezas) de la vista."""
+    filas, columnas = salida[0].matriz.shape  # (L_objetivo, L_fuente)
+    cuadrada = (
+        "La matriz no es cuadrada."
+        if filas != columnas
+        else "Sale cuadrada solo porque las dos frases tienen el mismo largo."
+    )
+    return {"respuesta": f"{filas}x{columnas}", "filas": filas, "columnas": columnas, "cuadrada": cuadrada}
+
+
+_LO, _LF = len(OBJETIVO.split()), len(FUENTE.split())
+
+APRENDER = ap.Aprender(
+    prediccion=ap.Prediccion(
+        f"La frase objetivo, «{OBJETIVO}», tiene {_LO} palabras y la fuente, «{FUENTE}», {_LF}. Las consultas "
+        "salen del objetivo y las claves de la fuente: ¿qué forma tiene la matriz de pesos?",
+        verdad=ap.EnLaPestana(calcular, _forma),
+        opciones=(
+            ap.Alternativa(
+                f"{_LO}x{_LF}",
+                f"{_LO} × {_LF}",
+                "Una fila por consulta (cada palabra del objetivo) y una columna por clave (cada palabra de la "
+                "fuente).",
+            ),
+            ap.Alternativa(
+                f"{_LF}x{_LO}",
+                f"{_LF} × {_LO}",
+                "Las filas son las consultas, y las consultas salen del objetivo: van primero sus {filas} palabras.",
+            ),
+            ap.Alternativa(
+                f"{_LO}x{_LO}",
+                f"{_LO} × {_LO}",
+                "Cuadrada sería en la autoatención, donde consultas y claves salen de la misma frase; aquí las "
+                "claves son las {columnas} palabras de la fuente.",
+            ),
+            ap.Alternativa(
+                f"{_LO + _LF}x{_LO + _LF}",
+                f"{_LO + _LF} × {_LO + _LF} (las dos frases juntas)",
+                "Las frases no se juntan: una da las consultas y la otra las claves, así que son {filas} filas y "
+                "{columnas} columnas.",
+            ),
+        ),
+        porque="Es {filas} × {columnas}: cada palabra del objetivo mira a cada palabra de la fuente, y cada fila "
+        "de pesos suma 1 sobre la fuente. {cuadrada}",
+    ),
+)
+
+
 def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
@@ -210,6 +263,7 @@ def construir() -> Vista:
         ("consulta, clave y valor", "palabra que mira", "pesos", "cabeza", "parámetros"), "atencion-cruzada"
     )
     return Vista(
+        aprender=APRENDER,
         fn=calcular,
         entradas=entradas,
         salidas=salidas,

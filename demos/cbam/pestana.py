@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -30,6 +31,7 @@ from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import real
 from demos.comun.vista import Vista, envolver, explicacion, grafico
 from modelos.datos import digitos_sklearn
+from modelos.formato import por_ciento
 
 NOMBRE = "cbam-digitos"
 
@@ -224,31 +226,53 @@ def calcular(
     return _figura_mapas(x[0, 0].numpy(), m, opacidad, espacial), figura_pesos, texto
 
 
-# --- aprender: predecir y comprobarse (las respuestas las calcula `mirar`) --------------------------
+# --- aprender: predecir y comprobarse (las respuestas las lee de lo que muestra `calcular`) ----------
 
 
-def _apagar(rama: str) -> dict:
-    """Qué pasa con la confianza en el dígito de prueba inicial al apagar una rama."""
-    x, _, _ = digito_elegido(ORIGEN_PRUEBA, 0, None)
-    p, w, m = mirar(x)
-    q, *_ = mirar(x, canal=rama != "canal", espacial=rama != "espacial")
-    antes, despues = float(p.max()), float(q[int(p.argmax())])
-    cambio = "sube" if despues > antes + 0.005 else "baja" if despues < antes - 0.005 else "igual"
-    bajos = int((m < 0.5).sum())
-    return {
-        "respuesta": cambio,
-        "antes": f"{antes:.0%}",
-        "despues": f"{despues:.0%}",
-        "bajos": bajos,
-        "casillas": m.size,
-        "w_bajos": int((w < 0.5).sum()),
-        "canales": len(w),
-    }
+def _probabilidades(salida) -> np.ndarray:
+    """(10,): las barras de probabilidad que dibuja la vista."""
+    return np.asarray(salida[1].paneles[0].series[0].valores, dtype=float)
 
 
-def _rango_w() -> dict:
-    x, _, _ = digito_elegido(ORIGEN_PRUEBA, 0, None)
-    _, w, _ = mirar(x)
+def _fila_ablacion(salida, nombre: str) -> tuple[str, str]:
+    """(exactitud, confianza media) de la fila `nombre` de la tabla de ablación del texto de la vista."""
+    exactitud, confianza = re.search(rf"\| {re.escape(nombre)} \| ([\d.]+\s?%) \| ([\d.]+\s?%) \|", salida[2]).groups()
+    return exactitud, confianza
+
+
+def _apagar(rama: str):
+    """Qué pasa con la confianza en la clase que elegía la red al apagar `rama`, como abre la pestaña."""
+
+    def leer(antes, despues) -> dict:
+        p, q = _probabilidades(antes), _probabilidades(despues)
+        k = int(p.argmax())
+        a, d = float(p[k]), float(q[k])
+        cambio = "sube" if d > a + 0.005 else "baja" if d < a - 0.005 else "igual"
+        w = np.asarray(antes[1].paneles[1].series[0].valores, dtype=float)
+        m = np.asarray(antes[0].paneles[1].matriz, dtype=float)
+        fila = f"{rama} = su media"
+        return {
+            "respuesta": cambio,
+            "antes": por_ciento(a, 0),
+            "despues": por_ciento(d, 0),
+            "clase": k,
+            "m_min": f"{m.min():.2f}",
+            "m_max": f"{m.max():.2f}",
+            "w_min": f"{w.min():.2f}",
+            "w_max": f"{w.max():.2f}",
+            "w_bajos": int((w < 0.5).sum()),
+            "canales": len(w),
+            "exactitud": _fila_ablacion(despues, "las dos encendidas")[0],
+            "exactitud_apagada": _fila_ablacion(despues, fila)[0],
+            "confianza": _fila_ablacion(despues, "las dos encendidas")[1],
+            "confianza_apagada": _fila_ablacion(despues, fila)[1],
+        }
+
+    return leer
+
+
+def _rango_w(salida) -> dict:
+    w = np.asarray(salida[1].paneles[1].series[0].valores, dtype=float)
     dentro = bool((w >= 0).all() and (w <= 1).all())
     return {
         "respuesta": "0 y 1" if dentro else "otro",
@@ -260,41 +284,64 @@ def _rango_w() -> dict:
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
-        "Con el primer dígito de prueba: ¿apagar la rama espacial sube o baja la confianza de la red?",
-        verdad=lambda: _apagar("espacial"),
+        "Con el primer dígito de prueba y «Una rama apagada pasa: a su media» (como abre la pestaña): ¿apagar la "
+        "rama espacial sube o baja la confianza de la red?",
+        verdad=ap.EnLaPestana(calcular, _apagar("espacial"), cambio={"espacial": False}),
         opciones=(
-            ap.Alternativa("sube", "sube", ""),
-            ap.Alternativa("baja", "baja", ""),
-            ap.Alternativa("igual", "no cambia", ""),
+            ap.Alternativa(
+                "sube",
+                "sube",
+                "Con la compuerta a su media las activaciones conservan su escala: la red ya no sabe qué casillas "
+                "pesaban más (m iba de {m_min} a {m_max}), y no tiene de dónde sacar más seguridad.",
+                opuesta="baja",
+            ),
+            ap.Alternativa(
+                "baja",
+                "baja",
+                "Todas las casillas pasan con el mismo peso, el de la media de m: la red pierde la selección de "
+                "posiciones que aprendió (m iba de {m_min} a {m_max}).",
+                opuesta="sube",
+            ),
+            ap.Alternativa(
+                "igual",
+                "no cambia",
+                "La compuerta espacial sí hacía algo en este dígito: m iba de {m_min} a {m_max}, y con todas las "
+                "casillas a la media la red lee otra cosa.",
+            ),
         ),
-        porque="Pasa de {antes} a {despues}. La rama espacial multiplica cada casilla por m, entre 0 y 1, y aquí "
-        "deja {bajos} de {casillas} por debajo de 0.5: apagada (m = 1) la señal llega entera al clasificador, que "
-        "se pone más seguro. Que la rama ayude al entrenar no obliga a que cada predicción dependa de ella.",
+        porque="La confianza en el {clase} pasa de {antes} a {despues}. En los 450 dígitos de prueba pasa lo mismo: "
+        "con la rama espacial a su media, la confianza media va de {confianza} a {confianza_apagada} y la exactitud "
+        "de {exactitud} a {exactitud_apagada}. (Con «a 1», como quitarla, las activaciones llegan más grandes que "
+        "las que la red vio al entrenar: la confianza puede subir aunque la exactitud baje; el «Ojo» de la pestaña "
+        "lo explica.)",
     ),
     preguntas=(
         ap.Pregunta(
-            "Y apagar la rama de canal (todos los w = 1): la confianza…",
+            "Y apagar la rama de canal (a su media, como abre la pestaña): la confianza…",
             (
                 ap.Alternativa(
                     "baja",
                     "baja",
-                    "Baja de {antes} a {despues}: {w_bajos} de {canales} canales tenían w < 0.5; "
-                    "sin la rama pesan todos igual y la red se confunde más.",
+                    "Baja de {antes} a {despues}: todos los canales pasan con el mismo peso y se pierde qué canales "
+                    "elegía la red ({w_bajos} de {canales} tenían w < 0.5; w iba de {w_min} a {w_max}). En los 450 "
+                    "dígitos, la exactitud va de {exactitud} a {exactitud_apagada}.",
+                    opuesta="sube",
                 ),
                 ap.Alternativa(
                     "sube",
                     "sube",
-                    "No: baja de {antes} a {despues}. La red aprendió a apagar canales "
-                    "({w_bajos} de {canales} con w < 0.5); con todos en 1 entra ruido.",
+                    "Baja de {antes} a {despues}: a su media, la compuerta conserva la escala pero borra la selección "
+                    "de canales ({w_bajos} de {canales} tenían w < 0.5).",
+                    opuesta="baja",
                 ),
                 ap.Alternativa(
                     "igual",
                     "no cambia",
-                    "Cambia: baja de {antes} a {despues}. Los pesos de canal no eran "
-                    "todos 1 ({w_bajos} de {canales} por debajo de 0.5).",
+                    "Cambia: baja de {antes} a {despues}. Los pesos de canal no eran todos iguales (iban de {w_min} a "
+                    "{w_max}), y a su media lo son.",
                 ),
             ),
-            verdad=lambda: _apagar("canal"),
+            verdad=ap.EnLaPestana(calcular, _apagar("canal"), cambio={"canal": False}),
         ),
         ap.Pregunta(
             "Los pesos de canal w salen de una sigmoide: quedan…",
@@ -316,7 +363,7 @@ APRENDER = ap.Aprender(
                     "No compiten entre sí: cada w es su propia sigmoide, de {min} a {max}, y suman {suma}.",
                 ),
             ),
-            verdad=_rango_w,
+            verdad=ap.EnLaPestana(calcular, _rango_w),
         ),
     ),
 )

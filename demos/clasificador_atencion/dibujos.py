@@ -44,7 +44,7 @@ def figura_pesos(antes: Lectura, despues: Lectura | None, quitada: int) -> Panel
     tapada = np.zeros((1, L), bool)
     nombres_y: tuple[str, ...] = ("la frase entera",)
     y: tuple[str, ...] = ("peso",)
-    titulo = f"Peso de cada palabra en la agrupación (suman 1): {antes.clase}, {antes.probabilidad:.3f}"
+    titulo = f"Peso α de cada posición en la agrupación (suman 1): {antes.clase}, {antes.probabilidad:.3f}"
     marcas = _desconocidas(antes)
     if despues is not None:
         # Las L − 1 que quedan, en sus columnas (si la frase pasaba del tope, entra una más al final: no se dibuja).
@@ -68,7 +68,7 @@ def figura_pesos(antes: Lectura, despues: Lectura | None, quitada: int) -> Panel
         nombres_x=tuple(_nombre(f) for f in antes.fichas),
         nombres_y=nombres_y,
         titulo=titulo,
-        eje_x="Palabra (en naranja, las que no conoce)" if marcas else "Palabra",
+        eje_x="Posición en la frase (en naranja, las palabras que no conoce)" if marcas else "Posición en la frase",
         numeros=L <= NUMEROS_PESOS,
         umbral=0.01,
         tapada=tapada,

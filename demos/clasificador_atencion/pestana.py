@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 import gradio as gr
+import numpy as np
 import torch
 
 from demos.clasificador_atencion.dibujos import figura_cabezas, figura_pesos
@@ -20,18 +21,20 @@ from demos.comun.controles import Desplegable, Opcion
 from demos.comun.glosario import seccion
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Vista, envolver, explicacion, grafico, un_reloj
+from demos.comun.vista import LATEX, Vista, envolver, explicacion, grafico, un_reloj
 from modelos import ClasificadorAtencion, cargar, cargar_archivo
+from modelos.formato import por_ciento
 from modelos.opiniones import CLASES
 from modelos.prediccion import NOMBRE, Lectura, fichas, predecir, sin_ficha, vocabulario
 
 FRASE = "La película no fue nada aburrida."  # abre en la advertencia: «no» pesa 0.97 en una opinión positiva
-DOBLE_NEGACION = ("No me gustó la cena.", FRASE)  # el mismo peso de «no» en dos frases de clases opuestas
+OTRA_FRASE = "No me gustó la cena."  # negativa, y también con casi todo el peso en la posición de «no»
+DOS_FRASES = (OTRA_FRASE, FRASE)  # el mismo peso de «no» en dos frases de clases opuestas
 NINGUNA = 0  # «quitar» = 0: no se quita ninguna palabra
 VACIA = "Escribe una frase: debe tener al menos una palabra (p. ej. «La cena estuvo deliciosa.»)."
 EJEMPLOS = [
-    ("doble negación", FRASE),
-    ("negación", "No me gustó la cena."),
+    ("negar algo negativo", FRASE),
+    ("negación", OTRA_FRASE),
     ("positiva", "La cena estuvo deliciosa."),
     ("contraste", "La serie era muy divertida pero el final fue un desastre."),
     (
@@ -42,19 +45,24 @@ EJEMPLOS = [
     ("palabras que no conoce", "Una peli chulísima, me flipó."),
 ]
 
+# Arriba de la figura, lo que la pestaña enseña: qué es α y qué no, con los números de `advertencia()`.
 EXPLICACION = r"""
-Un clasificador de texto entero, **inspirado en** el del tutorial (§6): cada ficha pasa a su embedding
-(más su posición), **2 bloques transformer** la mezclan con las demás y una **agrupación por atención**
-junta la frase en un solo vector: un puntaje por posición, softmax y suma ponderada. Una capa lineal
-decide si la opinión es negativa o positiva.
+Un clasificador de opiniones **entrenado**, inspirado en el del tutorial (§6): **{bloques} bloques transformer** mezclan
+la frase y una **agrupación por atención** la junta en un solo vector, con un peso $\alpha_i$ por **posición**
+(suman 1). Una capa lineal decide si la opinión es negativa o positiva.
 
-$$\alpha_i = \text{softmax}_i(w \cdot h_i + b), \qquad v = \sum_i \alpha_i\, h_i, \qquad \sum_i \alpha_i = 1$$
+**Qué es α y qué no.** {advertencia}
+"""
 
-**Qué es α y qué no.** $\alpha_i$ pesa $h_i$, el vector de la posición $i$ **después de dos bloques** que ya
-mezclaron en él toda la frase: no es la palabra sola, ni cuánto «importa». {advertencia}
+# Debajo de las figuras: la fórmula, en qué difiere del tutorial y de dónde salen los datos.
+DETALLE = r"""
+**La agrupación.** $\alpha_i = \text{softmax}_i(w \cdot h_i + b)$, $v = \sum_i \alpha_i\, h_i$, con
+$\sum_i \alpha_i = 1$: $\alpha_i$ pesa $h_i$, el vector de la posición $i$ **después de {bloques} bloques** que ya
+mezclaron en él toda la frase; no es la palabra sola, ni cuánto «importa».
 
-Abajo, a quién mira cada palabra en cada cabeza del bloque elegido: son cabezas **entrenadas**, sobre
-palabras de verdad (la sección 5.2 del tutorial las simula al azar). **En qué difiere del tutorial:**
+Los mapas de arriba muestran a quién mira cada palabra en cada cabeza del bloque elegido: son cabezas
+**entrenadas**, sobre palabras de verdad (la sección 5.2 del tutorial las simula al azar). **En qué difiere del
+tutorial:**
 {diferencias}
 
 **Datos sintéticos.** No hay un corpus abierto de opiniones en español que se instale con sus datos, así
@@ -157,15 +165,22 @@ def _mayor(lectura: Lectura) -> int:
 
 
 def advertencia() -> str:
-    """La doble negación como advertencia: la palabra de más peso, su α y la clase, en las dos frases."""
-    partes = []
-    for frase in DOBLE_NEGACION:
-        lectura = leer(frase)
-        i = _mayor(lectura)
-        partes.append(f"{_palabra(lectura, i)} se lleva α = {lectura.pesos[i]:.2f} en «{frase}» (**{lectura.clase}**)")
+    """La advertencia, calculada: la posición de más peso, su α y la clase, en las dos frases de DOS_FRASES."""
+    lecturas = [leer(frase) for frase in DOS_FRASES]
+    mayores = [_mayor(lectura) for lectura in lecturas]
+    partes = [
+        f"la posición de {_palabra(lectura, i)} se lleva α = {lectura.pesos[i]:.2f} en «{frase}» (**{lectura.clase}**)"
+        for frase, lectura, i in zip(DOS_FRASES, lecturas, mayores, strict=True)
+    ]
+    alfas = [float(lectura.pesos[i]) for lectura, i in zip(lecturas, mayores, strict=True)]
+    palabras = {lectura.fichas[i].escrita.casefold() for lectura, i in zip(lecturas, mayores, strict=True)}
+    opuestas = lecturas[0].clase != lecturas[1].clase
+    texto = partes[0][0].upper() + partes[0][1:] + ", y " + partes[1]
+    if opuestas and len(palabras) == 1 and abs(alfas[0] - alfas[1]) < 0.05:
+        texto += ": casi el mismo peso, en la misma palabra, en dos opiniones opuestas"
     return (
-        f"{partes[0]}, y {partes[1]}: casi el mismo peso en dos opiniones opuestas. Lo que decide la clase es lo que "
-        "los bloques escribieron en ese vector (en la segunda, «no» ya leyó «nada aburrida»), no la palabra «no»."
+        texto + ". α dice de qué posición se toma el vector, no qué palabra decide: lo que decide la clase es lo que "
+        f"los {bloques()} bloques escribieron en ese vector después de leer toda la frase."
     )
 
 
@@ -221,8 +236,17 @@ def _cabezas(lectura: Lectura, bloque: int) -> str:
     return (
         f"**Bloque {bloque}, a quién mira más cada cabeza** (en promedio sobre todas las palabras que miran): "
         + ", ".join(miradas)
-        + ". Cada cabeza aprendió a buscar algo distinto; en un bloque sin entrenar, todas mirarían casi parejo."
+        + ". "
+        + _cuantas_distintas(pesos.argmax(dim=1).tolist(), lectura)
     )
+
+
+def _cuantas_distintas(miradas: list[int], lectura: Lectura) -> str:
+    """Cuántas palabras distintas miran más las cabezas, dicho con lo calculado."""
+    distintas = len({lectura.fichas[j].escrita.casefold() for j in miradas})
+    if distintas == 1:
+        return "Todas las cabezas miran sobre todo a la misma palabra."
+    return f"Las {len(miradas)} cabezas no miran todas a lo mismo: sus palabras más miradas son {distintas} distintas."
 
 
 def _cambio(antes: Lectura, despues: Lectura, quitada: int) -> str:
@@ -235,7 +259,7 @@ def _cambio(antes: Lectura, despues: Lectura, quitada: int) -> str:
     return (
         f"**Sin {palabra}** (la n.º {quitada}), la opinión {veredicto}. El peso más alto, que tenía "
         f"{_palabra(antes, i)} ({antes.pesos[i]:.2f}), lo tiene ahora {_palabra(despues, j)} "
-        f"({despues.pesos[j]:.2f}): sin esa palabra, las demás se reparten su peso."
+        f"({despues.pesos[j]:.2f}): sin esa palabra, el modelo relee la frase entera, con otros vectores y otros pesos."
     )
 
 
@@ -275,79 +299,124 @@ def leer_frase(frase: str = FRASE, bloque: float = 1):
 JS_SI_ES_OTRA = "(frase, leida, senal) => (frase === leida ? senal : frase)"
 
 
-# --- aprender: predecir y comprobarse (las respuestas las calcula `leer`) --------------------------
+# --- aprender: predecir y comprobarse (las respuestas las lee de lo que muestra `calcular`) ----------
 
-FRASE_NEGACION = "no fue nada aburrida"
+QUITAR_NO = 3  # «no» en «La película no fue nada aburrida.» (las fichas se numeran desde 1); _sin_no lo comprueba
 
 
-def _negacion() -> dict:
-    lectura = leer(FRASE_NEGACION)
-    i = _mayor(lectura)
+def _lectura_de(salida) -> dict:
+    """Clase, probabilidad y la posición de más α en la frase entera, de lo que muestra la vista."""
+    probabilidades = salida[0]
+    clase = max(probabilidades, key=probabilidades.get)
+    mapa = salida[1].paneles[0]
+    fila = np.asarray(mapa.matriz)[0]
+    i = int(fila.argmax())
     return {
-        "respuesta": f"{lectura.clase} {lectura.fichas[i].escrita}",
-        "clase": lectura.clase,
-        "p": f"{lectura.probabilidad:.0%}",
-        "palabra": lectura.fichas[i].escrita,
-        "peso": f"{float(lectura.pesos[i]):.2f}",
+        "clase": clase,
+        "p": por_ciento(probabilidades[clase], 0),
+        "palabra": mapa.x[i],
+        "peso": f"{fila[i]:.2f}",
     }
+
+
+def _clase(salida) -> dict:
+    c = _lectura_de(salida)
+    return {"respuesta": c["clase"], **c}
+
+
+def _clase_y_posicion(antes, despues) -> dict:
+    """La clase y la posición de más peso en la frase de apertura, y lo mismo en la otra frase que nombra."""
+    a, d = _lectura_de(antes), _lectura_de(despues)
+    return {
+        "respuesta": f"{a['clase']} {a['palabra'].casefold()}",
+        **a,
+        "otra_clase": d["clase"],
+        "otra_palabra": d["palabra"],
+        "otro_peso": d["peso"],
+    }
+
+
+def _sin_no(salida) -> dict:
+    """La clase de la frase sin la palabra quitada, del título de la figura de los pesos."""
+    mapa = salida[1].paneles[0]
+    if mapa.x[QUITAR_NO - 1] != "no":
+        raise ValueError(f"La palabra n.º {QUITAR_NO} de «{FRASE}» no es «no»: la pregunta nombra otra.")
+    clase, p = re.search(r"sin la n\.º \d+, (\w+) \(([\d.]+)\)", mapa.titulo).groups()
+    return {"respuesta": clase, "p": por_ciento(float(p), 0), "antes": _lectura_de(salida)["clase"]}
 
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
-        f"¿Qué opinión lee el modelo en «{FRASE_NEGACION}»?",
-        verdad=lambda: {"respuesta": _negacion()["clase"], "sola": leer("aburrida").clase},
+        f"¿Qué opinión lee el modelo en «{FRASE}»?",
+        verdad=ap.EnLaPestana(calcular, _clase),
         opciones=(
-            ap.Alternativa("positiva", "positiva", ""),
-            ap.Alternativa("negativa", "negativa", ""),
+            ap.Alternativa(
+                "positiva",
+                "positiva",
+                "La frase niega algo negativo («no … aburrida»): dice que la película estuvo bien.",
+                opuesta="negativa",
+            ),
+            ap.Alternativa(
+                "negativa",
+                "negativa",
+                "«aburrida» es negativa, pero está negada: los bloques leen la frase entera, no las palabras sueltas.",
+                opuesta="positiva",
+            ),
         ),
-        porque="Dice {respuesta}; «aburrida» sola da {sola}. La atención deja que cada palabra vea a las demás "
-        "antes de agrupar, y así el «no» cambia el sentido de lo que sigue.",
+        porque="Lee una opinión {clase} ({p}). Antes de agrupar, los bloques ya mezclaron en cada posición toda la "
+        "frase: por eso una palabra negativa, negada, puede dar una opinión positiva.",
     ),
     preguntas=(
         ap.Pregunta(
-            f"En «{FRASE_NEGACION}», ¿qué clase da y qué palabra pesa más en la agrupación?",
+            f"En «{FRASE}», ¿qué clase da y qué posición se lleva más α? Después escribe «{OTRA_FRASE}» y compara.",
             (
                 ap.Alternativa(
                     "positiva no",
-                    "positiva, y pesa más «no»",
-                    "Positiva ({p}), y «no» se lleva {peso} del peso: la palabra que da vuelta la opinión.",
+                    "positiva, y la posición de «no»",
+                    "Positiva ({p}), y la posición de «{palabra}» se lleva {peso} del peso. Pero en «"
+                    + OTRA_FRASE
+                    + "», que es {otra_clase}, la posición de «{otra_palabra}» se lleva {otro_peso}: α dice de qué "
+                    "posición se toma el vector, no qué palabra decide la opinión.",
                 ),
                 ap.Alternativa(
                     "negativa aburrida",
-                    "negativa, y pesa más «aburrida»",
-                    "Da {clase} ({p}): el «no» cambia el sentido, y es «{palabra}» la que se lleva {peso} del peso.",
+                    "negativa, y la posición de «aburrida»",
+                    "Da {clase} ({p}), y la posición de más peso es la de «{palabra}», con {peso}: los bloques ya "
+                    "leyeron «no … aburrida» juntas.",
                 ),
                 ap.Alternativa(
                     "positiva nada",
-                    "positiva, y pesa más «nada»",
-                    "La clase es {clase}, pero la palabra que pesa es «{palabra}», con {peso}.",
+                    "positiva, y la posición de «nada»",
+                    "La clase es {clase}, pero la posición de más peso es la de «{palabra}», con {peso}.",
                 ),
             ),
-            verdad=_negacion,
+            verdad=ap.EnLaPestana(calcular, _clase_y_posicion, cambio={"frase": OTRA_FRASE}),
         ),
         ap.Pregunta(
-            "Si quitas el «no» (queda «fue nada aburrida»), la clase…",
+            f"En «Quita esta palabra», elige la n.º {QUITAR_NO}, «no» (queda «La película fue nada aburrida.», que "
+            "no es español correcto: sirve para probar al modelo). La opinión…",
             (
-                ap.Alternativa("negativa", "pasa a negativa", "Sin el «no», «aburrida» manda: {respuesta} ({p})."),
+                ap.Alternativa(
+                    "negativa",
+                    "pasa a negativa",
+                    "Sin el «no», el modelo relee la frase y «aburrida» ya no está negada: da {respuesta} ({p}).",
+                    opuesta="positiva",
+                ),
                 ap.Alternativa(
                     "positiva",
                     "sigue positiva",
-                    "Sin el «no» no queda nada que dé vuelta a «aburrida»: da {respuesta} ({p}).",
+                    "Sin el «no», nada niega a «aburrida»: el modelo relee la frase entera y da {respuesta} ({p}).",
+                    opuesta="negativa",
                 ),
             ),
-            verdad=lambda: (lambda l: {"respuesta": l.clase, "p": f"{l.probabilidad:.0%}"})(leer("fue nada aburrida")),
+            verdad=ap.EnLaPestana(calcular, _sin_no, cambio={"quitar": QUITAR_NO}),
         ),
     ),
 )
 
 
 def construir() -> Vista:
-    explicacion(
-        EXPLICACION.replace("{fichas}", str(len(vocabulario()) - 2))
-        .replace("{exactitud}", f"{exactitud_de_prueba():.1%}")
-        .replace("{advertencia}", advertencia())
-        .replace("{diferencias}", diferencias())
-    )
+    explicacion(EXPLICACION.replace("{bloques}", str(bloques())).replace("{advertencia}", advertencia()))
     with gr.Row():
         with gr.Column(scale=3):
             frase = gr.Textbox(FRASE, label="Frase (Enter para leerla)", max_lines=1)
@@ -360,7 +429,7 @@ def construir() -> Vista:
             )
         with gr.Column(scale=2):
             prediccion = gr.Label(label="Predicción para la frase entera", num_top_classes=len(CLASES))
-    pesos = grafico("Peso de cada palabra en la agrupación")
+    pesos = grafico("Peso α de cada posición en la agrupación")
     with gr.Row():
         quitar = Desplegable(
             opciones_quitar(FRASE),
@@ -377,6 +446,13 @@ def construir() -> Vista:
         )
     texto = gr.Markdown()
     cabezas = grafico("Atención de cada cabeza del bloque elegido")
+    gr.Markdown(
+        DETALLE.replace("{fichas}", str(len(vocabulario()) - 2))
+        .replace("{bloques}", str(bloques()))
+        .replace("{exactitud}", por_ciento(exactitud_de_prueba()))
+        .replace("{diferencias}", diferencias()),
+        latex_delimiters=LATEX,
+    )
     entradas, salidas = [frase, bloque, quitar], [prediccion, pesos, texto, cabezas]
 
     # Otra frase (escrita o de un ejemplo): «quitar» vuelve a «ninguna» con sus palabras y la vista se

@@ -227,7 +227,7 @@ def calcular(frase: str = FRASE, tipo: str = "causal", k: float = 2, w: float = 
     L = len(palabras)
     tipo = _tipo(tipo)
     k = _entero(k, "El número de palabras de relleno k", 1, MAX_PALABRAS - 1)
-    w = _entero(w, "El ancho de la ventana w", 1, MAX_PALABRAS - 1)
+    w = _entero(w, "El ancho de la ventana causal w", 1, MAX_PALABRAS - 1)
     semilla = _entero(semilla, "La semilla", 0, SEMILLA_MAX)
     if tipo == "relleno" and k >= L:
         raise ValueError(

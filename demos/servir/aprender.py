@@ -16,13 +16,14 @@ Velar, descubrir y la ruta son cosa del navegador (`js_on_load`): no mandan even
 from __future__ import annotations
 
 import html
+import inspect
 import math
 from typing import Any
 
 import gradio as gr
 
 from demos import PESTANAS, POR_ID, Pestana
-from demos.comun.aprender import Aprender, Prediccion, Pregunta
+from demos.comun.aprender import Aprender, Prediccion, Pregunta, como_cifras
 from demos.comun.figuras import C0, GRIS, Barras, Serie
 from demos.comun.figuras.componente import Figura
 from demos.comun.figuras.pantalla import valor_de_figura
@@ -107,7 +108,10 @@ if (enDemo) {
 
 
 def _figura(p: Prediccion, suposicion: Any) -> Barras | None:
-    """La verdad dibujada junto a lo que dijo el estudiante (sin figura si la respuesta no es un número)."""
+    """La verdad dibujada junto a lo que dijo el estudiante: solo si es una cantidad o un reparto en barras.
+
+    Una categoría o una posición no se dibuja como barra (una «posición −1» no es nada que medir).
+    """
     r = p.cifras()["respuesta"]
     escala = 100.0 if p.unidad == "%" else 1.0
     formato = ".1f" if p.unidad == "%" else f".{p.decimales}f"
@@ -115,13 +119,13 @@ def _figura(p: Prediccion, suposicion: Any) -> Barras | None:
     if p.barras:
         series = [Serie("la verdad", [escala * float(v) for v in r], color=C0)]
         if suposicion is not None:
-            series.insert(0, Serie("lo que dijiste", [escala * float(v) for v in suposicion], color=GRIS))
+            dichas = [escala * v for v in p.normalizar(suposicion)]
+            series.insert(0, Serie("lo que dijiste", dichas, color=GRIS))
         return Barras(tuple(p.barras), tuple(series), titulo="Lo que dijiste y la verdad", eje_y=eje, formato=formato)
-    if p.opciones:
-        if not isinstance(r, int | float) or isinstance(r, bool):
-            return None
-        if suposicion is not None:
-            suposicion = p.opciones[int(suposicion)].valor
+    if not p.cantidad:
+        return None
+    if p.opciones and suposicion is not None:
+        suposicion = p.opciones[int(suposicion)].valor
     categorias, valores, colores = ["la verdad"], [escala * float(r)], [C0]
     if suposicion is not None:
         categorias.insert(0, "lo que dijiste")
@@ -280,9 +284,67 @@ def html_ruta(p: Pestana, con_prediccion: bool = False) -> str:
     )
 
 
+def apertura(vista: Vista) -> dict[str, Any]:
+    """{parámetro de `vista.fn`: el valor con que abre su control}: lo que ve quien llega a la pestaña."""
+    nombres = list(inspect.signature(vista.fn).parameters)
+    return {n: c.value for n, c in zip(nombres, vista.entradas, strict=False)}
+
+
+def _alcanzable(c: Any, v: Any) -> bool:
+    """¿Puede el estudiante poner `v` en el control `c`?"""
+    if isinstance(c, gr.Checkbox):
+        return isinstance(v, bool)
+    if isinstance(c, gr.Slider | gr.Number):
+        lo = -math.inf if c.minimum is None else c.minimum
+        hi = math.inf if c.maximum is None else c.maximum
+        return isinstance(v, int | float) and not isinstance(v, bool) and lo <= v <= hi
+    if isinstance(c, gr.Radio | gr.Dropdown):
+        return v in [x[1] if isinstance(x, tuple | list) else x for x in (c.choices or [])]
+    if isinstance(c, gr.Textbox):
+        return isinstance(v, str)
+    return False  # un dibujo, una subida o un estado no se cambian con un valor que la pregunta pueda nombrar
+
+
+def faltas(vista: Vista, calcular: bool = False) -> list[str]:
+    """Lo que rompe el contrato de aprender de una vista (vacía si nada).
+
+    Cada verdad usa la función de la vista y el cambio que nombra se hace con sus controles (un valor que el
+    control admite). Con `calcular`, además, cada verdad calculada con los valores por omisión de la función
+    (la que se revela) es la misma que con la pestaña abierta como la abren sus controles: si no, el estudiante
+    que hace el cambio vería otra cosa que lo revelado. Eso calcula cada verdad: lo hacen las pruebas.
+    """
+    aprender: Aprender | None = getattr(vista, "aprender", None)
+    if aprender is None:
+        return []
+    nombres = list(inspect.signature(vista.fn).parameters)
+    controles = dict(zip(nombres, vista.entradas, strict=False))
+    lista = []
+    for donde, verdad in aprender.verdades():
+        if verdad.fn is not vista.fn:
+            lista.append(f"{donde}: su verdad usa {verdad.fn.__name__}, no la de la vista ({vista.fn.__name__})")
+            continue
+        for nombre, valor in verdad.cambio.items():
+            c = controles.get(nombre)
+            if c is None or not _alcanzable(c, valor):
+                etiqueta = getattr(c, "label", None) or nombre
+                lista.append(f"{donde}: el cambio {nombre} = {valor!r} no se puede hacer con el control «{etiqueta}»")
+        if calcular:
+            revelada, vista_abierta = como_cifras(verdad()), como_cifras(verdad(apertura(vista)))
+            if revelada != vista_abierta:
+                lista.append(
+                    f"{donde}: revela {revelada['respuesta']!r}, pero la pestaña abierta como la abren sus controles "
+                    f"muestra {vista_abierta['respuesta']!r} tras el mismo cambio ({dict(verdad.cambio)}): "
+                    f"los valores por omisión de {vista.fn.__name__} no son los de los controles"
+                )
+    return lista
+
+
 def armar_aprender(vista: Vista, prefijo: str) -> None:
     """Predicción, preguntas y ruta de la pestaña `prefijo`, en el contexto de su página."""
     aprender: Aprender | None = getattr(vista, "aprender", None)
+    rotas = faltas(vista)
+    if rotas:
+        raise ValueError(f"«{prefijo}»: " + "; ".join(rotas))
     con_prediccion = aprender is not None and aprender.prediccion is not None
     if con_prediccion:
         _prediccion(aprender.prediccion, vista, prefijo)
