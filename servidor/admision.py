@@ -72,13 +72,14 @@ import threading
 import time
 import weakref
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import gradio as gr
 from fastapi import HTTPException
 
 from demos.comun import barrido
-from servidor.gradio_interno import mover_a_carril, sesiones_de, sin_leer, soltar_sin_leer
+from servidor.gradio_interno import adelantar, mover_a_carril, sesiones_de, sin_leer, soltar_sin_leer
 
 log = logging.getLogger("atencion.cola")
 
@@ -157,7 +158,7 @@ def valido(token: str | None) -> bool:
     return hmac.compare_digest(firma, _firma(cuerpo))
 
 
-def procedencia(blocks: gr.Blocks, session_hash: str | None, token: str | None) -> str | None:
+def procedencia(blocks: gr.Blocks, session_hash: str | None, token: str | None, desde: str = "") -> str | None:
     """De dónde viene `session_hash` en el montaje de `blocks`.
 
     `REAL`: la sesión es real, o trae un token real válido que es suyo (y desde ahora es real).
@@ -167,13 +168,13 @@ def procedencia(blocks: gr.Blocks, session_hash: str | None, token: str | None) 
     sesiones = sesiones_de(blocks)
     if sesiones is None or not session_hash:
         return None
-    if sesiones.es_real(session_hash):
+    if sesiones.usar_real(session_hash):  # y no se olvida mientras se use
         return REAL
     if not _suyo(session_hash, token):
         return None
     if token.split(".")[1][:1] != REAL:
         return VISITA
-    sesiones.hacer_real(session_hash)
+    sesiones.hacer_real(session_hash, desde)
     return REAL
 
 
@@ -279,6 +280,7 @@ class Pesado:
     uno: str  # «un entrenamiento»
     varios: str  # «entrenamientos»
     tope: int = 4  # pendientes (corriendo o en espera) en todo el proceso
+    por_direccion: int = 2  # pendientes de una misma dirección: la fila corta de cada red
 
 
 PESADOS: dict[str, Pesado] = {
@@ -394,21 +396,29 @@ def motivo_de_rechazo(
             return (), f"Hay {todos} resultados que nadie leyó en el servidor; prueba en un momento."
         if pesado is None:
             return _reservar_carril(fn, real) if lento else ((), None)
-        en_cola, mio = _reservas[fn.concurrency_id], None
+        de_su_red = f"{fn.concurrency_id}@{desde}"
+        en_cola, en_su_red, mio = _reservas[fn.concurrency_id], _reservas[de_su_red], None
         for otra, ev in _todos():
             if ev.fn.concurrency_id in PESADOS:
-                en_cola += ev.fn.concurrency_id == fn.concurrency_id
+                igual = ev.fn.concurrency_id == fn.concurrency_id
+                en_cola += igual
+                en_su_red += igual and otra._direcciones.get(ev._id) == desde
                 if otra is cola and _identidad_del_evento(cola, ev) == identidad:
                     mio = PESADOS[ev.fn.concurrency_id]
         if mio is None and _reservas[identidad]:
             mio = pesado
         if mio is not None:
             return (), f"Ya tienes {mio.uno} en curso; espera a que termine antes de pedir otro."
+        if en_su_red >= pesado.por_direccion:
+            return (), (
+                f"Desde tu red hay {en_su_red} {pesado.varios} en cola; espera a que termine uno antes de pedir otro."
+            )
         if en_cola >= pesado.tope:
             return (), f"Hay {en_cola} {pesado.varios} en cola; prueba en un momento."
         _reservas[fn.concurrency_id] += 1
+        _reservas[de_su_red] += 1
         _reservas[identidad] += 1
-        return (fn.concurrency_id, identidad), None
+        return (fn.concurrency_id, de_su_red, identidad), None
 
 
 def _reservar_carril(fn, real: bool) -> tuple[tuple[str, ...], str | None]:
@@ -440,6 +450,15 @@ def _reservar_carril(fn, real: bool) -> tuple[tuple[str, ...], str | None]:
     return (suyo,), None
 
 
+def _en_cola_por_red(cola, concurrency_id: str) -> Callable[[object], int]:
+    """Para `adelantar`: cuántos pesados de ese tipo tiene en cola (en todo el proceso) la red de un evento."""
+    with _cerrojo:
+        por_red = Counter(
+            otra._direcciones.get(ev._id) for otra, ev in _todos() if ev.fn.concurrency_id == concurrency_id
+        )
+    return lambda ev: por_red[cola._direcciones.get(ev._id)]
+
+
 def _liberar(claves: tuple[str, ...]) -> None:
     with _cerrojo:
         for k in claves:
@@ -456,7 +475,7 @@ def _push_repartido(cola, push_de_gradio):
             raise HTTPException(status_code=404, detail="No hay un evento con ese número en esta página.")
         identidad, desde = _identidad(body, request), direccion(request)
         lento = fn.concurrency_id not in PESADOS and costo(fn, body.data) >= LENTO_DESDE
-        origen = procedencia(cola.blocks, body.session_hash, request.headers.get(CABECERA))
+        origen = procedencia(cola.blocks, body.session_hash, request.headers.get(CABECERA), desde)
         if fn.api_visibility == "private" and origen is None:
             nombre = fn.api_name or fn.name
             log.info("Petición rechazada en queue/join: %s es privado y la sesión no viene de la página", nombre)
@@ -475,6 +494,8 @@ def _push_repartido(cola, push_de_gradio):
                 cola._direcciones[resultado] = desde
                 if lento:  # sin esperar nada desde que Gradio la puso en la fila de su evento
                     mover_a_carril(cola, resultado, claves[0])  # el carril que se le reservó
+                elif fn.concurrency_id in PESADOS:  # delante de los que esperan de una red con más en cola
+                    adelantar(cola, resultado, _en_cola_por_red(cola, fn.concurrency_id))
                 _olvidar_terminados(cola)
         finally:
             _liberar(claves)

@@ -14,7 +14,8 @@ delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
   antes de su primera petición (las guardias de servidor/laterales.py).
 - `gr.ImageEditor.blob_storage`: el dict donde `accept_blobs` deja los trozos de un dibujo.
 - La cola (`gradio.queueing.Queue`: sus filas por `concurrency_id` y `Event.concurrency_id`):
-  `mover_a_carril` pasa una llamada lenta a la fila de su carril (servidor/admision.py). Y los
+  `mover_a_carril` pasa una llamada lenta a la fila de su carril y `adelantar` pone un pesado delante
+  de los de una red con más en cola (servidor/admision.py). Y los
   mensajes que guarda hasta que alguien lee el flujo de una sesión (`pending_messages_per_session`,
   `pending_event_ids_session`): `sin_leer` cuenta los resultados que nadie leyó y `soltar_sin_leer`
   los olvida (los topes y el plazo, en servidor/admision.py).
@@ -119,22 +120,50 @@ class Sesiones(StateHolder):
     def __init__(self, capacidad: int, vida_s: float):
         super().__init__()
         self.capacidad, self.vida_s = capacidad, vida_s
-        self.reales: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self.reales: collections.OrderedDict[str, str] = collections.OrderedDict()  # sesión -> su dirección
+        self._reales_por_red: collections.Counter = collections.Counter()
 
-    def hacer_real(self, session_id: str) -> None:
+    def hacer_real(self, session_id: str, direccion: str = "") -> None:
+        """La sesión es real (y se recuerda su dirección). Pasadas `4 × capacidad`, se olvida la menos usada de la red
+        con más sesiones reales: quien abre miles de páginas desde una red olvida las suyas, no las de la clase."""
         with self.lock:
-            self.reales[session_id] = None
-            self.reales.move_to_end(session_id)
+            if session_id in self.reales:
+                self.reales.move_to_end(session_id)
+                return
+            self.reales[session_id] = direccion
+            self._reales_por_red[direccion] += 1
             while len(self.reales) > 4 * self.capacidad:
-                self.reales.popitem(last=False)
+                red = self._reales_por_red.most_common(1)[0][0]
+                self._olvidar_real(next(s for s, d in self.reales.items() if d == red))
+
+    def _olvidar_real(self, session_id: str) -> None:
+        red = self.reales.pop(session_id, None)
+        if red is not None:
+            self._reales_por_red[red] -= 1
+            if self._reales_por_red[red] <= 0:
+                del self._reales_por_red[red]
+
+    def usar_real(self, session_id: str) -> bool:
+        """Si la sesión es real, la marca como recién usada (no se olvida mientras se use) y devuelve True."""
+        with self.lock:
+            if session_id not in self.reales:
+                return False
+            self.reales.move_to_end(session_id)
+            return True
 
     def es_real(self, session_id: str) -> bool:
         return session_id in self.reales
 
     def _desalojable(self, excepto: str) -> str:
-        """La menos usada de las que nunca fueron reales (sin contar `excepto`); si todas lo son, la menos usada."""
+        """La menos usada de las que nunca fueron reales (sin contar `excepto`); si todas lo son, la menos usada de la
+        red con más sesiones guardadas."""
+        sin_pagina = next((s for s in self.session_data if s not in self.reales and s != excepto), None)
+        if sin_pagina is not None:
+            return sin_pagina
+        por_red = collections.Counter(self.reales.get(s) for s in self.session_data if s != excepto)
+        red = por_red.most_common(1)[0][0] if por_red else None
         return next(
-            (s for s in self.session_data if s not in self.reales and s != excepto), next(iter(self.session_data))
+            (s for s in self.session_data if s != excepto and self.reales.get(s) == red), next(iter(self.session_data))
         )
 
     def set_blocks(self, blocks: gr.Blocks) -> None:
@@ -168,7 +197,7 @@ class Sesiones(StateHolder):
             estados = [self.session_data.pop(s, None) for s in viejas]
             for s in viejas:
                 self.time_last_used.pop(s, None)
-                self.reales.pop(s, None)
+                self._olvidar_real(s)
         for estado in estados:
             if estado is not None:
                 _soltar(estado)
@@ -291,6 +320,23 @@ def soltar_sin_leer(cola, eventos: dict[str, str]) -> int:
         for m in quedan:
             mensajes.put_nowait(m)
     return soltados
+
+
+def adelantar(cola, evento_id: str, en_cola_de_su_red) -> bool:
+    """Pone un evento recién encolado delante de los que esperan en su fila y cuya red (`en_cola_de_su_red(evento)`:
+    cuántos tiene en cola) tiene más que la suya: cada red tiene su fila corta y se turnan. Sin `await` en medio.
+    False si ya corría o no había a quién pasar."""
+    evento = cola.event_ids_to_events.get(evento_id)
+    fila = cola.event_queue_per_concurrency_id.get(getattr(evento, "concurrency_id", None))
+    if evento is None or fila is None or evento not in fila.queue:
+        return False
+    suyo = en_cola_de_su_red(evento)
+    i = next((k for k, otro in enumerate(fila.queue) if otro is not evento and en_cola_de_su_red(otro) > suyo), None)
+    if i is None or i > fila.queue.index(evento):
+        return False
+    fila.queue.remove(evento)
+    fila.queue.insert(i, evento)
+    return True
 
 
 def editores(blocks: gr.Blocks) -> dict[int, gr.ImageEditor]:

@@ -38,11 +38,20 @@ def file_data(ruta: str) -> dict:
 
 
 def unir(
-    base: str, fn_index: int, datos: list, sesion: str | None = None, timeout: float = 10, token: str | None = None
+    base: str,
+    fn_index: int,
+    datos: list,
+    sesion: str | None = None,
+    timeout: float = 10,
+    token: str | None = None,
+    desde: str | None = None,
 ) -> httpx.Response:
-    """POST …/queue/join (con `token`, como la página): la respuesta tal cual (200 con event_id, o la negativa)."""
+    """POST …/queue/join (con `token`, como la página): la respuesta tal cual (200 con event_id, o la negativa).
+    Con `desde`, la dirección que el proxy de confianza añade a `X-Forwarded-For` (con `ATENCION_PROXIES=1`)."""
     cuerpo = {"data": datos, "fn_index": fn_index, "session_hash": sesion or uuid.uuid4().hex, "trigger_id": None}
     cabeceras = {CABECERA: token} if token else {}
+    if desde:
+        cabeceras["x-forwarded-for"] = desde
     return httpx.post(f"{base}gradio_api/queue/join", json=cuerpo, headers=cabeceras, timeout=timeout)
 
 

@@ -63,8 +63,10 @@ def _cancelar(base: str, fn_index: int, aceptadas: list[tuple[str, str]]) -> Non
     assert admision.pendientes("entrenar") == 0
 
 
-def test_una_sesion_que_inunda_el_entrenamiento_no_deja_sin_servicio_a_otra(url_app):
+def test_una_sesion_que_inunda_el_entrenamiento_no_deja_sin_servicio_a_otra(url_app, monkeypatch):
     import app
+
+    monkeypatch.setenv("ATENCION_PROXIES", "1")  # cada visitante, con su dirección (la del proxy)
 
     entrenar, temperatura = _indice(app.demo, "inversion_digitos_entrenar"), _indice(app.demo, "temperatura")
     _temperatura(url_app, temperatura)  # calienta
@@ -72,7 +74,7 @@ def test_una_sesion_que_inunda_el_entrenamiento_no_deja_sin_servicio_a_otra(url_
 
     atacante = uuid.uuid4().hex
     with ThreadPoolExecutor(8) as pool:
-        respuestas = list(pool.map(lambda _: unir(url_app, entrenar, MAXIMO, atacante), range(20)))
+        respuestas = list(pool.map(lambda _: unir(url_app, entrenar, MAXIMO, atacante, desde="10.1.0.1"), range(20)))
     aceptadas = [(atacante, r.json()["event_id"]) for r in respuestas if r.status_code == 200]
     try:
         negadas = [r for r in respuestas if r.status_code != 200]
@@ -81,7 +83,10 @@ def test_una_sesion_que_inunda_el_entrenamiento_no_deja_sin_servicio_a_otra(url_
         assert all("Ya tienes un entrenamiento en curso" in r.json()["detail"] for r in negadas)
 
         # Otras sesiones (o la misma con otro session_hash): hasta el tope del proceso, y luego un mensaje claro.
-        otras = [(s, unir(url_app, entrenar, MAXIMO, s)) for s in (uuid.uuid4().hex for _ in range(6))]
+        otras = [
+            (s, unir(url_app, entrenar, MAXIMO, s, desde=f"10.1.0.{k + 2}"))
+            for k, s in enumerate(uuid.uuid4().hex for _ in range(6))
+        ]
         aceptadas += [(s, r.json()["event_id"]) for s, r in otras if r.status_code == 200]
         tope = admision.PESADOS["entrenar"].tope
         assert len(aceptadas) == tope
@@ -131,18 +136,19 @@ def _vaciar(soltar: threading.Event, demo: gr.Blocks) -> None:
 
 
 @pytest.mark.parametrize("pesado", list(admision.PESADOS))
-def test_cada_tipo_pesado_uno_por_sesion_y_un_tope_en_espanol(lenta, pesado):
+def test_cada_tipo_pesado_uno_por_sesion_y_un_tope_en_espanol(lenta, pesado, monkeypatch):
     base, demo, soltar = lenta
     soltar.clear()
+    monkeypatch.setenv("ATENCION_PROXIES", "1")
     i, tope = _indice(demo, pesado), admision.PESADOS[pesado].tope
     sesion = uuid.uuid4().hex
-    primera, segunda = unir(base, i, [1], sesion), unir(base, i, [1], sesion)
+    primera, segunda = unir(base, i, [1], sesion, desde="10.2.0.1"), unir(base, i, [1], sesion, desde="10.2.0.1")
     assert primera.status_code == 200 and segunda.status_code == 429
     assert (
         segunda.json()["detail"]
         == f"Ya tienes {admision.PESADOS[pesado].uno} en curso; espera a que termine antes de pedir otro."
     )
-    mas = [unir(base, i, [1]) for _ in range(tope)]
+    mas = [unir(base, i, [1], desde=f"10.2.0.{k + 2}") for k in range(tope)]
     assert [r.status_code for r in mas] == [200] * (tope - 1) + [429]
     assert mas[-1].json()["detail"] == f"Hay {tope} {admision.PESADOS[pesado].varios} en cola; prueba en un momento."
     rapido = llamar(base, _indice(demo, "rapido"), [1], timeout=10)  # lo ligero no espera a lo pesado
@@ -163,4 +169,23 @@ def test_una_sesion_no_llena_la_cola_y_la_cola_llena_contesta_en_espanol(lenta):
     llenas = [r for r in otras if r.status_code != 200]
     assert llenas and {r.status_code for r in llenas} == {429}  # con 503, la página diría «currently busy»
     assert all(r.json()["detail"].startswith("La cola está llena") for r in llenas)
+    _vaciar(soltar, demo)
+
+
+def test_los_pesados_de_una_red_tienen_su_fila_corta_y_el_de_otra_pasa_adelante(lenta, monkeypatch):
+    """Una red que inunda (una sesión inventada por pedido) tiene a lo sumo `por_direccion` pendientes de cada tipo
+    pesado; el de otra red entra al instante y corre antes que los que esperan de la red que inunda."""
+    base, demo, soltar = lenta
+    soltar.clear()
+    monkeypatch.setenv("ATENCION_PROXIES", "1")
+    i, pesado = _indice(demo, "entrenar"), admision.PESADOS["entrenar"]
+    inunda = [unir(base, i, [1], desde="10.3.0.1") for _ in range(pesado.por_direccion + 3)]
+    assert [r.status_code for r in inunda] == [200] * pesado.por_direccion + [429] * 3
+    detalle = f"Desde tu red hay {pesado.por_direccion} {pesado.varios} en cola; espera a que termine uno"
+    assert inunda[-1].json()["detail"].startswith(detalle)
+    time.sleep(0.3)  # el primero ya corre; los demás de esa red esperan en la fila
+    honesto = unir(base, i, [1], desde="10.3.0.2")
+    assert honesto.status_code == 200
+    fila = demo._queue.event_queue_per_concurrency_id["entrenar"].queue
+    assert fila[0]._id == honesto.json()["event_id"]  # el próximo en correr
     _vaciar(soltar, demo)

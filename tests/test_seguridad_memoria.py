@@ -118,3 +118,71 @@ def test_los_resultados_sin_leer_se_sueltan_y_la_memoria_vuelve(grande, monkeypa
     despues = _rss_mb()
     assert despues - antes < 0.25 * (lleno - antes), f"RSS {antes:.0f} -> {lleno:.0f} -> {despues:.0f} MB"
     assert unir(base, i, [0.01]).status_code == 200
+
+
+def _tamano_kb(sesion, hacer) -> float:
+    """kB que quedan asignados (tracemalloc) tras `hacer()`, con la sesión viva."""
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        antes = tracemalloc.get_traced_memory()[0]
+        hacer()
+        gc.collect()
+        return (tracemalloc.get_traced_memory()[0] - antes) / 1024
+    finally:
+        tracemalloc.stop()
+
+
+def test_la_sesion_no_guarda_los_paquetes_de_paradas_que_mando():
+    """Una edición de memoria manda sus paquetes de paradas (salidas `gr.JSON`): la sesión de Gradio se quedaba con
+    una copia de cada uno (≈ 7 MB por sesión que editó en la suite); la barata no (SECURITY.md §9: lo que cuesta una
+    sesión y un montaje)."""
+    import asyncio
+
+    from gradio.state_holder import SessionState
+
+    import app
+    from demos.comun import barrido
+
+    una = app.construir_una("memoria")
+    vista = app._VISTAS[una]["memoria"]
+    fn = next(f for f in una.fns.values() if f.name == "recalcular")
+    valores = [c.value for c in vista.entradas]
+    paquetes = barrido.paquetes_de(vista, valores)
+    assert barrido.tamano(paquetes) > 50_000  # lo que pesa lo que se manda
+    final = (*[gr.skip()] * len(vista.salidas), *paquetes, *[gr.skip()] * len(vista.barridos))
+
+    def editar(sesion):
+        return lambda: asyncio.run(una.postprocess_data(fn, list(final), sesion))
+
+    de_gradio, barata = SessionState(una), gradio_interno.SesionBarata(una)
+    kb_gradio, kb_barata = _tamano_kb(de_gradio, editar(de_gradio)), _tamano_kb(barata, editar(barata))
+    assert kb_gradio > 0.5 * barrido.tamano(paquetes) / 1024, kb_gradio  # la de Gradio se queda con la copia
+    assert kb_barata < 64, f"la sesión barata guardó {kb_barata:.0f} kB tras una edición (Gradio: {kb_gradio:.0f} kB)"
+    assert barata.config_values == {}  # ninguna configuración (ni valor) copiada en la sesión
+
+
+def test_una_red_que_abre_miles_de_paginas_no_desaloja_a_la_clase():
+    """Issue 56, 7: con 1 100 sesiones reales de una red, la de un estudiante de otra red dejaba de ser real (403 en
+    cada edición hasta recargar) y se desalojaba con su modelo. Ahora cada red olvida primero las suyas, y una
+    sesión que se usa no se olvida."""
+    demo = gr.Blocks()
+    sesiones = gradio_interno.Sesiones(capacidad=8, vida_s=3600)
+    sesiones.set_blocks(demo)
+    sesiones.hacer_real("estudiante", "10.0.0.1")
+    sesiones["estudiante"]
+    for k in range(1100):
+        sesiones.hacer_real(f"atacante-{k}", "10.0.0.66")
+        sesiones[f"atacante-{k}"]
+    assert sesiones.es_real("estudiante") and "estudiante" in sesiones.session_data
+    assert len(sesiones.reales) <= 4 * sesiones.capacidad and len(sesiones.session_data) <= sesiones.capacidad
+
+    # En una sola red (una clase tras un NAT), la que se usa queda, aunque haya otras 1 100 después.
+    sesiones.hacer_real("en-uso", "10.0.0.66")
+    for k in range(1100):
+        sesiones.hacer_real(f"otra-{k}", "10.0.0.66")
+        if k % 16 == 0:
+            assert sesiones.usar_real("en-uso")
+    assert sesiones.es_real("en-uso")
