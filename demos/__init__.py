@@ -149,7 +149,8 @@ PESTANAS: tuple[Pestana, ...] = (
         "Clasificador con atención",
         "demos.clasificador_atencion.pestana",
         ENTRENADOS,
-        "qué palabras pesan al decidir la opinión, y qué pasa al quitarlas.",
+        "a qué posición da peso α la agrupación, por qué ese peso no es lo que decide la opinión, y qué pasa al "
+        "quitar una palabra.",
         del_tutorial=True,
     ),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 
+import gradio as gr
 import numpy as np
 import pytest
 import torch
@@ -387,3 +388,36 @@ def test_el_bloque_se_es_el_del_tutorial_y_cbam_suma_el_maximo():
     _, canales = pesos_.paneles
     assert [s.nombre for s in canales.series] == ["w (CBAM: media y máximo)", "solo la media (como SE)"]
     assert "SE" in texto and "§4.1" in texto
+
+
+def test_el_lienzo_solo_se_muestra_con_mi_dibujo():
+    """El lienzo abre oculto y «origen» lo muestra desde el navegador (sin ir a la cola), solo con «mi dibujo»."""
+    import app
+    from demos.comun.digitos import JS_VER_LIENZO
+
+    vista = app.vistas(app.construir_una("cbam"))["cbam"]
+    dibujo = vista.entradas[2]
+    caja = dibujo.parent
+    assert isinstance(caja, gr.Column) and caja.visible is False
+    assert ORIGEN_DIBUJO in JS_VER_LIENZO and "visible" in JS_VER_LIENZO
+
+
+@pytest.mark.navegador
+def test_en_un_telefono_el_lienzo_no_va_antes_de_la_figura_con_el_conjunto_de_prueba(navegador, url_app):
+    """A 390 px, con «conjunto de prueba», no se ve el lienzo vacío con su barra; con «mi dibujo» sí, y dibuja."""
+    contexto = navegador.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    pg = contexto.new_page()
+    visibles = "() => [...document.querySelectorAll('.lienzo')].filter(e => e.offsetParent).length"
+    try:
+        pg.goto(url_app + "demo/cbam/?predecir=0")
+        pg.locator("#cbam-ruta").wait_for(timeout=120_000)
+        pg.locator(".js-plotly-plot").first.wait_for(timeout=120_000)
+        assert pg.evaluate(visibles) == 0
+        pg.get_by_text("mi dibujo").first.click()
+        pg.wait_for_function(f"() => ({visibles})() === 1", timeout=30_000)
+        pg.get_by_text("conjunto de prueba").first.click()
+        pg.wait_for_function(f"() => ({visibles})() === 0", timeout=30_000)
+        pg.goto(url_app + "demo/cbam/?predecir=0&origen=mi%20dibujo")  # desde la URL, también
+        pg.wait_for_function(f"() => ({visibles})() === 1", timeout=120_000)
+    finally:
+        contexto.close()

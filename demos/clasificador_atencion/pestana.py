@@ -47,6 +47,8 @@ EJEMPLOS = [
 
 # Arriba de la figura, lo que la pestaña enseña: qué es α y qué no, con los números de `advertencia()`.
 EXPLICACION = r"""
+{punto}
+
 Un clasificador de opiniones **entrenado**, inspirado en el del tutorial (§6): **{bloques} bloques transformer** mezclan
 la frase y una **agrupación por atención** la junta en un solo vector, con un peso $\alpha_i$ por **posición**
 (suman 1). Una capa lineal decide si la opinión es negativa o positiva.
@@ -162,6 +164,22 @@ def _palabra(lectura: Lectura, i: int) -> str:
 
 def _mayor(lectura: Lectura) -> int:
     return int(lectura.pesos.argmax())
+
+
+def punto() -> str:
+    """La primera línea de la pestaña (lo que se ve con la explicación plegada): α no decide la opinión, calculado."""
+    (neg, a_neg, w_neg), (pos, a_pos, w_pos) = (
+        (lectura.clase, float(lectura.pesos[i]), lectura.fichas[i].escrita.casefold())
+        for lectura, i in ((lectura, _mayor(lectura)) for lectura in map(leer, DOS_FRASES))
+    )
+    if neg == pos or w_neg != w_pos:
+        return "**α no es «importancia»:** dice de qué posición se toma el vector, no qué palabra decide la opinión."
+    igual = f"{a_neg:.2f}" == f"{a_pos:.2f}"
+    return (
+        f"**α no decide la opinión:** «{w_pos}» se lleva α = {a_pos:.2f} en «{FRASE}» ({pos}) y "
+        + ("" if igual else f"{a_neg:.2f} ")
+        + f"en «{OTRA_FRASE}» ({neg})."
+    )
 
 
 def advertencia() -> str:
@@ -319,9 +337,9 @@ def _lectura_de(salida) -> dict:
     }
 
 
-def _clase(salida) -> dict:
-    c = _lectura_de(salida)
-    return {"respuesta": c["clase"], **c}
+def _clase_y_otra(antes, despues) -> dict:
+    """La clase de la frase de apertura, con las cifras de las dos frases para el porqué."""
+    return {**_clase_y_posicion(antes, despues), "respuesta": _lectura_de(antes)["clase"]}
 
 
 def _clase_y_posicion(antes, despues) -> dict:
@@ -348,7 +366,7 @@ def _sin_no(salida) -> dict:
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
         f"¿Qué opinión lee el modelo en «{FRASE}»?",
-        verdad=ap.EnLaPestana(calcular, _clase),
+        verdad=ap.EnLaPestana(calcular, _clase_y_otra, cambio={"frase": OTRA_FRASE}),
         opciones=(
             ap.Alternativa(
                 "positiva",
@@ -363,8 +381,11 @@ APRENDER = ap.Aprender(
                 opuesta="positiva",
             ),
         ),
-        porque="Lee una opinión {clase} ({p}). Antes de agrupar, los bloques ya mezclaron en cada posición toda la "
-        "frase: por eso una palabra negativa, negada, puede dar una opinión positiva.",
+        porque="Lee una opinión {clase} ({p}), y la posición de «{palabra}» se lleva α = {peso}. Escribe «"
+        + OTRA_FRASE
+        + "»: lee una opinión {otra_clase}, y la posición de «{otra_palabra}» se lleva {otro_peso}. α dice de qué "
+        "posición se toma el vector, no qué palabra decide: lo que decide es lo que los bloques escribieron en ese "
+        "vector después de leer toda la frase.",
     ),
     preguntas=(
         ap.Pregunta(
@@ -416,7 +437,11 @@ APRENDER = ap.Aprender(
 
 
 def construir() -> Vista:
-    explicacion(EXPLICACION.replace("{bloques}", str(bloques())).replace("{advertencia}", advertencia()))
+    explicacion(
+        EXPLICACION.replace("{punto}", punto())
+        .replace("{bloques}", str(bloques()))
+        .replace("{advertencia}", advertencia())
+    )
     with gr.Row():
         with gr.Column(scale=3):
             frase = gr.Textbox(FRASE, label="Frase (Enter para leerla)", max_lines=1)

@@ -116,12 +116,19 @@ def barras_probabilidades(p: np.ndarray, verdadera: int | None = None, titulo: s
 # --- el selector de dígito de las dos pestañas ------------------------------------------------
 
 
+# El lienzo se ve solo con «mi dibujo»: en un teléfono, el lienzo vacío con su barra de herramientas iba antes de la
+# figura también con «conjunto de prueba». Mostrarlo u ocultarlo es cosa del navegador (`js=`): no va a la cola.
+JS_VER_LIENZO = f"(origen) => ({{__type__: 'update', visible: origen === {json.dumps(ORIGEN_DIBUJO)}}})"
+
+
 def selector_digito() -> tuple[gr.Radio, gr.Slider, Dibujo]:
-    """Crea (origen, índice en el conjunto de prueba, lienzo) en el contexto actual."""
+    """Crea (origen, índice en el conjunto de prueba, lienzo) en el contexto actual; el lienzo, solo con «mi dibujo»."""
     origen = Opcion(list(ORIGENES), value=ORIGEN_PRUEBA, label="Dígito")
     indice = Deslizador(0, 449, value=0, step=1, label="Índice en el conjunto de prueba (0–449)")
-    gr.Markdown("Para dibujar: elige el pincel (✎) y traza un dígito grande, de 0 a 9.")
-    dibujo = lienzo_digito(show_label=False)
+    with gr.Column(visible=False, elem_classes=["lienzo-digito"]) as caja:
+        gr.Markdown("Para dibujar: elige el pincel (✎) y traza un dígito grande, de 0 a 9.")
+        dibujo = lienzo_digito(show_label=False)
+    origen.change(None, origen, caja, js=JS_VER_LIENZO, api_visibility="private", show_progress="hidden")
     return origen, indice, dibujo
 
 
