@@ -112,7 +112,7 @@ def ablacion() -> dict:
 
 def _texto_ablacion() -> str:
     a = ablacion()
-    filas = "\n".join(f"| {f[0]} | {f[4]:.1%} | {f[5]:.1%} |" for f in a["filas"])
+    filas = "\n".join(f"| {f[0]} | {por_ciento(f[4])} | {por_ciento(f[5])} |" for f in a["filas"])
     return (
         f"\n\n**En los {a['n']} dígitos del conjunto de prueba:**\n\n| Compuertas | Exactitud | Confianza media |\n"
         f"|---|---|---|\n{filas}"
@@ -207,7 +207,7 @@ def calcular(
         apagadas = " y ".join(n for n, activa in (("de canal", canal), ("espacial", espacial)) if not activa)
         texto += (
             f" con la rama {apagadas} apagada. Con las dos ramas decía **{int(p_completa.argmax())}** "
-            f"({p_completa.max():.0%})." + _texto_apagada(apagada, canal, espacial)
+            f"({por_ciento(p_completa.max(), 0)})." + _texto_apagada(apagada, canal, espacial)
         )
     if canal:
         bajos = int((w < 0.5).sum())
