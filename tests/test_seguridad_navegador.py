@@ -140,3 +140,23 @@ def test_la_pagina_en_un_iframe_de_otro_origen_vuelve_real_su_sesion(navegador, 
     assert tokens and all(admision.valido(t) for t in tokens), tokens
     (blocks,) = [b for b in entradas.montados() if b.custom_mount_path == "/demo/temperatura"]
     assert sesiones_de(blocks).reales
+
+
+def test_un_padre_ajeno_no_activa_las_cabeceras_de_zerogpu(navegador, url_app):
+    """Un mazo (o cualquier sitio) que enmarca la pestaña y le manda «supports-zerogpu-headers» no la deja
+    esperando cabeceras que nunca llegan (demos/servir/pagina/zerogpu.html; sin él, la bandera queda en true)."""
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
+    pagina = contexto.new_page()
+    try:
+        pagina.set_content(f'<iframe src="{url_app}demo/temperatura/" width="1200" height="850"></iframe>')
+        pagina.wait_for_function("() => window.frames.length === 1", timeout=ESPERA_MS)
+        marco = next(f for f in pagina.frames if "/demo/temperatura/" in f.url)
+        marco.wait_for_function(FIGURA_LISTA, arg="#temperatura-figura1", timeout=ESPERA_MS)
+        pagina.evaluate(
+            "() => document.querySelector('iframe').contentWindow.postMessage('supports-zerogpu-headers', '*')"
+        )
+        marco.wait_for_timeout(500)
+        bandera = marco.evaluate("() => window.supports_zerogpu_headers")
+    finally:
+        contexto.close()
+    assert bandera is not True

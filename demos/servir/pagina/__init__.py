@@ -63,15 +63,19 @@ TRADUCCIONES = {"es": {"common.complete": "Listo"}}
 
 def opciones() -> dict:
     """Lo que va a `gr.mount_gradio_app` para la página: tema, CSS, JS y lo que va en el `<head>`; y en
-    `cabeza_html` (la pone servidor/laterales.py en el HTML servido), navegador.js, que tiene que envolver
-    Plotly.js antes de que Gradio lo importe para la primera figura."""
+    `cabeza_html` (la pone servidor/laterales.py en el HTML servido) lo que tiene que correr antes que Gradio:
+    navegador.js, que envuelve Plotly.js antes de que Gradio lo importe para la primera figura, y los guiones
+    de `cabeza/` (el oyente de zerogpu.js tiene que registrarse antes que el del cliente de Gradio)."""
     return {
         "theme": tema(),
         "css_paths": archivos("css"),
         "js": js(),
         "head_paths": archivos("html"),
         "i18n": gr.I18n(**TRADUCCIONES),
-        "cabeza_html": f"<script>({navegador_js()})();</script>",
+        "cabeza_html": f"<script>({navegador_js()})();</script>"
+        + "".join(
+            f"<script>{p.read_text(encoding='utf-8')}</script>" for p in sorted((CARPETA / "cabeza").glob("*.js"))
+        ),
     }
 
 
