@@ -35,3 +35,31 @@ def test_la_ruta_de_un_cuerpo_rechazado_no_escribe_lineas_falsas(url_app, caplog
         assert b" 413 " in s.recv(200)
     (linea,) = [r.getMessage() for r in caplog.records if "413" in r.getMessage()]
     assert _sin_controles(linea) and "x\\nINFO falso\\x1b" in linea
+
+
+def test_crear_la_app_pone_el_filtro_en_cada_registrador():
+    """Sin depender del orden de las pruebas (la de arriba instala el filtro ella misma): en un intérprete nuevo,
+    solo crear la app, como hace `app.py`, deja `SinControles` en cada registrador. Sin `registro.instalar()` en
+    `servidor/asgi.py`, falla."""
+    import subprocess
+    import sys
+
+    from tests.ayuda import RAIZ
+
+    codigo = (
+        "import logging, gradio as gr\n"
+        "from servidor import disco, registro\n"
+        "disco.preparar()\n"
+        "from servidor.asgi import crear_app\n"
+        "tiene = lambda n: any(isinstance(f, registro.SinControles) for f in logging.getLogger(n).filters)\n"
+        "assert not any(tiene(n) for n in registro.REGISTRADORES), 'ya estaba puesto'\n"
+        "with gr.Blocks() as raiz:\n"
+        "    gr.Markdown('eco')\n"
+        "crear_app(raiz, host_propio='127.0.0.1')\n"
+        "print([n for n in registro.REGISTRADORES if not tiene(n)])\n"
+    )
+    hecho = subprocess.run(
+        [sys.executable, "-c", codigo], cwd=RAIZ, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert hecho.returncode == 0, hecho.stderr[-2000:]
+    assert hecho.stdout.strip().splitlines()[-1] == "[]", hecho.stdout
