@@ -326,3 +326,28 @@ def test_en_el_navegador_quitar_una_palabra_y_cambiar_de_frase(pagina, url_app):
     desplegable.click()
     assert "3 · gustó" in pagina.locator("[role=option]").all_inner_texts()
     assert pagina.errores == []
+
+
+@pytest.mark.navegador
+def test_su_punto_en_la_primera_pantalla_a_1280x800(navegador, url_app):
+    """La prueba de los 30 s: como llega un estudiante por la ruta, sin tocar nada, «α no decide la opinión» con sus
+    dos cifras se lee en la primera pantalla (con la explicación plegada, es su primera línea)."""
+    contexto = navegador.new_context(viewport={"width": 1280, "height": 800}, locale="es-ES")
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app + "?tab=clasificador-atencion")
+        punto = pg.locator("#pestana-clasificador-atencion .explicacion").get_by_text("α no decide la opinión").first
+        punto.wait_for(state="visible", timeout=120_000)
+        pg.wait_for_timeout(1000)
+        pg.evaluate("window.scrollTo(0, 0)")
+        caja = pg.locator("#pestana-clasificador-atencion .explicacion .prose > :first-child").first.bounding_box()
+        assert caja and caja["y"] + caja["height"] <= 800, caja
+        linea = pg.locator("#pestana-clasificador-atencion .explicacion .prose > :first-child").first.inner_text()
+        assert "(positiva)" in linea and "(negativa)" in linea and linea.count("0.97") == 1, linea
+        cortada = pg.evaluate(
+            "(sel) => { const e = document.querySelector(sel); return e.scrollHeight > e.clientHeight + 1; }",
+            "#pestana-clasificador-atencion .explicacion .prose > :first-child",
+        )
+        assert not cortada, "la línea plegada no entra entera: se corta con «…»"
+    finally:
+        contexto.close()

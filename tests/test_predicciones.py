@@ -218,3 +218,22 @@ def test_la_respuesta_a_cada_opcion_de_cada_pestana_dice_lo_que_la_opcion_es(id_
             al_reves = "al revés de lo que dijiste" in texto or texto.startswith("✗ **Al revés")
             assert al_reves == (o.opuesta is not None and o.opuesta == opciones[k].valor), texto
             assert "acertaste" not in texto and "Correcto" not in texto, texto
+
+
+# --- en el navegador --------------------------------------------------------------------------------
+
+
+@pytest.mark.navegador
+def test_una_posicion_elegida_se_contesta_sin_distancia_ni_barras(pagina, url_app):
+    """Inversión de dígitos: «a todas por igual» no es −1, ni «te quedaste corto por 8.00»; ninguna barra."""
+    pg = pagina
+    pg.goto(url_app + "demo/inversion-digitos/")
+    pg.locator("#inversion-digitos-prediccion").first.wait_for(timeout=60_000)
+    pg.locator("#inversion-digitos-prediccion-opciones").get_by_text("a todas por igual").click()
+    pg.locator("#inversion-digitos-revelar").click()
+    frase = pg.locator("#inversion-digitos-revelacion")
+    frase.get_by_text("la respuesta es").wait_for(timeout=60_000)
+    texto = frase.inner_text()
+    assert "a la 7, la última" in texto and "corto" not in texto and "−1" not in texto, texto
+    assert not pg.locator("#inversion-digitos-prediccion .js-plotly-plot").count()
+    assert not pg.errores, pg.errores
