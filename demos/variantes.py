@@ -74,7 +74,7 @@ def mascaras(L: int, w: int, g: int, r: int, semilla: int) -> dict[str, torch.Te
     return {
         "completa": torch.zeros(L, L, dtype=torch.bool),
         "causal": dispersa.ventana(L, L),  # w = L: todas las anteriores
-        f"ventana centrada (w = {w})": dispersa.ventana(L, w, centrada=True),
+        f"ventana centrada (w = {w}: {w // 2} a cada lado)": dispersa.ventana(L, w, centrada=True),
         f"{g} {'ficha global' if g == 1 else 'fichas globales'}": dispersa.globales(L, g),
         f"{r} {'bloque' if r == 1 else 'bloques'} al azar por fila": dispersa.aleatoria(L, BLOQUE, r, semilla),
         "BigBird: ventana ∪ globales ∪ azar": dispersa.bigbird(L, w, g, BLOQUE, r, semilla),
@@ -114,7 +114,8 @@ def _figura(m: dict[str, torch.Tensor], L: int) -> Paneles:
             )
         )
     titulo = f"Qué casillas de la matriz {L} × {L} se calculan"
-    return Paneles(tuple(paneles), columnas=columnas, titulo=titulo, alto_fila=280)  # entra en 1280 × 800
+    # 250 px por fila: entra en 1280 × 800 también con la predicción sin revelar encima.
+    return Paneles(tuple(paneles), columnas=columnas, titulo=titulo, alto_fila=250)
 
 
 def enlace(id_: str, texto: str = "") -> str:
@@ -260,7 +261,7 @@ def construir() -> Vista:
     explicacion(EXPLICACION)
     with gr.Row():
         L = Deslizador(4, L_MAX, value=16, step=1, label="Largo L (fichas)")
-        w = Deslizador(0, L_MAX, value=4, step=2, label="Ventana centrada w (w/2 a cada lado)")
+        w = Deslizador(0, L_MAX, value=4, step=2, label="Ventana centrada w")
         g = Deslizador(0, GLOBALES_MAX, value=1, step=1, label="Fichas globales g")
         r = Deslizador(0, AZAR_MAX, value=1, step=1, label="Bloques al azar r")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla")

@@ -76,7 +76,7 @@ def _nota_mascara() -> str:
     nan = ", y la salida y la pérdida serían NaN desde el primer paso" if f["a_mano"] == "NaN" else ""
     return (
         f"**Máscara invertida, qué pasa aquí:** sin relleno, la máscara de «1 = conservar» es toda 1 y, leída como "
-        f"«True = no mirar», tapa el {f['tapadas']} de las claves. Con −∞ y el softmax a mano (la función de la "
+        f"«`True` = no mirar», tapa el {f['tapadas']} de las claves. Con −∞ y el softmax a mano (la función de la "
         f"lección), una fila toda tapada da {f['a_mano']}{nan} (lo muestra *Máscara causal*). Este laboratorio "
         f"entrena solo porque `modelos.atencion` deja esa fila en {f['modelos']}: la atención no aporta nada y a "
         "cada posición le llega solo su propio vector, por la conexión residual."
