@@ -422,7 +422,8 @@ def _quieto_con_escala(antes, despues) -> dict:
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
-        "Sin escala, ¿cuánto vale el peso máximo medio a d = 512? (Con 8 claves, 0.125 es parejo y 1 es "
+        f"Sin escala, ¿cuánto vale el peso máximo medio a d = 512? (Con {CLAVES_INICIAL} claves, "
+        f"{1 / CLAVES_INICIAL:g} es parejo y 1 es "
         "un solo peso con todo.)",
         verdad=ap.EnLaPestana(calcular, _verdad_512, cambio={"d": 512}),
         porque="Con d = 512 (el botón «d = 512» lo muestra) la desviación de q·k es {desv}: un puntaje le saca "
@@ -455,7 +456,7 @@ APRENDER = ap.Aprender(
             verdad=ap.EnLaPestana(calcular, _crece_desviacion, cambio={"d": 256}),
         ),
         ap.Pregunta(
-            "Con escala (÷ √d) y 8 claves, al pasar de d = 64 a d = 512 el peso máximo medio…",
+            f"Con escala (÷ √d) y {CLAVES_INICIAL} claves, al pasar de d = 64 a d = 512 el peso máximo medio…",
             (
                 ap.Alternativa(
                     "quieto",
@@ -470,7 +471,7 @@ APRENDER = ap.Aprender(
                 ),
                 ap.Alternativa(
                     "baja",
-                    "baja hacia 1/8 (pesos parejos)",
+                    f"baja hacia 1/{CLAVES_INICIAL} (pesos parejos)",
                     "Los pesos no se igualan: la desviación queda en 1, no en 0; el peso máximo va de {a64} a {a512}.",
                 ),
             ),
