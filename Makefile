@@ -47,9 +47,9 @@ test: $(VENV)/.instalado-dev chromium npm lint
 bench: $(VENV)/.instalado-dev
 	$(PY) scripts/bench.py --markdown BENCHMARKS.md
 
-# Reentrena los cinco checkpoints incluidos (deterministas).
+# Reentrena los seis checkpoints incluidos (deterministas).
 checkpoints: $(VENV)/.instalado-run
-	for n in inversion-digitos inversion-digitos-sin-posicion vit-digitos cbam-digitos clasificador-opiniones; do \
+	for n in inversion-digitos inversion-digitos-sin-posicion vit-digitos cbam-digitos clasificador-opiniones decodificador-inversion; do \
 	  $(PY) -m modelos.entrenamiento $$n || exit 1; done
 
 clean:

@@ -6,6 +6,7 @@ lo usan, y también las pruebas y el entrenamiento.
 
 from .atencion import AtencionCruzada, AtencionMulticabeza, atencion, mascara_causal
 from .clasificador import AgrupacionAtencion, ClasificadorAtencion
+from .decodificador import DecodificadorJuguete
 from .hub import REGISTRO, cargar, cargar_archivo, dispositivo
 from .transformer import BloqueTransformer, TransformerJuguete, posicion_sinusoidal
 from .visual import CBAM, AtencionCanal, AtencionEspacial, RedCBAM
@@ -21,6 +22,7 @@ __all__ = [
     "AtencionMulticabeza",
     "BloqueTransformer",
     "ClasificadorAtencion",
+    "DecodificadorJuguete",
     "RedCBAM",
     "TransformerJuguete",
     "ViTDiminuto",

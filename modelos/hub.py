@@ -48,6 +48,7 @@ from torch import nn
 
 from ._archivos import ErrorCheckpoint, construir_validado, una_linea, validar_extra
 from .clasificador import ClasificadorAtencion
+from .decodificador import DecodificadorJuguete
 from .transformer import TransformerJuguete
 from .visual import RedCBAM
 from .vit import ViTDiminuto
@@ -148,6 +149,7 @@ REGISTRO: dict[str, Checkpoint] = {
         Checkpoint("vit-digitos", "ViTDiminuto", None),
         Checkpoint("cbam-digitos", "RedCBAM", None),
         Checkpoint("clasificador-opiniones", "ClasificadorAtencion", None),
+        Checkpoint("decodificador-inversion", "DecodificadorJuguete", None),
     )
 }
 
@@ -229,7 +231,7 @@ def _cerrojo_de(clave: object) -> threading.Lock:
 
 # Las clases que puede nombrar un `Checkpoint` del registro.
 CLASES: dict[str, type[nn.Module]] = {
-    c.__name__: c for c in (TransformerJuguete, ViTDiminuto, RedCBAM, ClasificadorAtencion)
+    c.__name__: c for c in (TransformerJuguete, ViTDiminuto, RedCBAM, ClasificadorAtencion, DecodificadorJuguete)
 }
 
 

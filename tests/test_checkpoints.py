@@ -13,7 +13,7 @@ import math
 import pytest
 import torch
 
-from modelos import ClasificadorAtencion, RedCBAM, TransformerJuguete, ViTDiminuto, cargar
+from modelos import ClasificadorAtencion, DecodificadorJuguete, RedCBAM, TransformerJuguete, ViTDiminuto, cargar
 from modelos.datos import digitos_sklearn, secuencias_digitos
 from modelos.entrenamiento.inversion import entrenar_inversion, exactitud, instantaneas, validacion_inversion
 from modelos.entrenamiento.recetas import RECETAS, construir, entrenar
@@ -25,6 +25,7 @@ CLASES = {
     "vit-digitos": ViTDiminuto,
     "cbam-digitos": RedCBAM,
     "clasificador-opiniones": ClasificadorAtencion,
+    "decodificador-inversion": DecodificadorJuguete,
 }
 
 

@@ -18,9 +18,11 @@ from torch import Tensor, nn
 
 from ..clasificador import ClasificadorAtencion
 from ..datos import digitos_sklearn, secuencias_digitos
+from ..decodificador import DecodificadorJuguete
 from ..transformer import TransformerJuguete
 from ..visual import RedCBAM
 from ..vit import ViTDiminuto
+from .decodificador import entrenar_decodificador, medir_validacion
 from .imagenes import entrenar_imagenes
 from .inversion import entrenar_inversion, exactitud, validacion_inversion
 from .opiniones import entrenar_opiniones, vocabulario_entrenamiento
@@ -77,6 +79,9 @@ RECETAS: dict[str, Receta] = {
         meta=0.95,
         meta_clave=0.9,
     ),
+    # El escenario Decoder: la misma tarea, escrita de a un dígito con máscara causal; la receta de la lección
+    # (20,000 secuencias, lotes de 64, Adam 1e-3, 2 épocas), con la pérdida de las 8 posiciones en una pasada.
+    "decodificador-inversion": Receta(DecodificadorJuguete, {}, 2, 1e-3, 20_000, meta=0.995),
 }
 
 
@@ -223,13 +228,23 @@ def _entrenar_opiniones(nombre: str, receta: Receta, epocas: int) -> Resultado:
     return Resultado(modelo, metricas, archivos={"vocabulario.json": vocabulario_entrenamiento().a_json()})
 
 
+def _entrenar_decodificador(nombre: str, receta: Receta, epocas: int) -> Resultado:
+    modelo = construir(nombre)
+    perdidas = entrenar_decodificador(modelo, epocas=epocas, secuencias=receta.secuencias_por_epoca, tasa=receta.tasa)
+    return Resultado(modelo, {**medir_validacion(modelo), "perdidas_entrenamiento": perdidas})
+
+
 def entrenar(nombre: str, epocas: int | None = None) -> Resultado:
     """Entrena en la CPU el checkpoint `nombre` con su receta (`epocas` la acorta, para pruebas)."""
     if nombre not in RECETAS:
         raise ValueError(f"Checkpoint desconocido «{nombre}»; los hay: {', '.join(RECETAS)}.")
     receta = RECETAS[nombre]
     inicio = time.perf_counter()
-    tareas = {TransformerJuguete: _entrenar_secuencias, ClasificadorAtencion: _entrenar_opiniones}
+    tareas = {
+        TransformerJuguete: _entrenar_secuencias,
+        ClasificadorAtencion: _entrenar_opiniones,
+        DecodificadorJuguete: _entrenar_decodificador,
+    }
     tarea = tareas.get(receta.clase, _entrenar_imagenes)
     resultado = tarea(nombre, receta, receta.epocas if epocas is None else epocas)
     resultado.segundos = time.perf_counter() - inicio

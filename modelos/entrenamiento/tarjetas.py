@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from ..datos import secuencias_digitos
-from . import tarjeta_opiniones
+from . import decodificador, tarjeta_opiniones
 from .inversion import validacion_inversion
 from .recetas import RECETAS
 
@@ -24,6 +24,7 @@ TITULOS = {
     "cbam-digitos": "Red convolucional pequeña con CBAM para los dígitos de sklearn",
     "vit-digitos": "ViT diminuto para los dígitos de sklearn",
     "clasificador-opiniones": tarjeta_opiniones.TITULO,
+    "decodificador-inversion": decodificador.TITULO,
 }
 
 DESCRIPCIONES = {
@@ -51,6 +52,7 @@ DESCRIPCIONES = {
         "atención de cada bloque."
     ),
     "clasificador-opiniones": tarjeta_opiniones.DESCRIPCION,
+    "decodificador-inversion": decodificador.DESCRIPCION,
 }
 
 ELECCION = {
@@ -121,11 +123,12 @@ def _carga() -> str:
 def _front_matter(nombre: str, metrica: str, valor: float) -> str:
     if nombre.startswith("clasificador"):
         return _front_matter_texto(nombre, metrica, valor)
-    imagen = not nombre.startswith("inversion")
+    imagen = not nombre.startswith(("inversion", "decodificador"))
     etiquetas = ["pytorch_model_hub_mixin", "model_hub_mixin", "educational", "attention"]
     etiquetas += ["cbam", "image-classification"] if nombre.startswith("cbam") else []
     etiquetas += ["vision-transformer", "image-classification"] if nombre.startswith("vit") else []
     etiquetas += ["transformer", "toy-task"] if nombre.startswith("inversion") else []
+    etiquetas += ["transformer", "causal-decoder", "toy-task"] if nombre.startswith("decodificador") else []
     tarea = "image-classification" if imagen else "other"
     conjunto = "sklearn digits (partición de prueba)" if imagen else "secuencias de 8 dígitos al azar (validación)"
     return "\n".join(
@@ -159,6 +162,8 @@ def _coincidencias_validacion(n: int) -> int:
 def _seccion_datos(nombre: str, receta) -> str:
     if nombre.startswith("clasificador"):
         return tarjeta_opiniones.datos()
+    if nombre.startswith("decodificador"):
+        return decodificador.datos()
     if not nombre.startswith("inversion"):
         return DATOS_IMAGENES
     n = receta.secuencias_por_epoca
@@ -175,6 +180,8 @@ def _seccion_datos(nombre: str, receta) -> str:
 def _seccion_receta(nombre: str, receta) -> str:
     if nombre.startswith("clasificador"):
         return tarjeta_opiniones.receta(receta)
+    if nombre.startswith("decodificador"):
+        return decodificador.receta(receta)
     if nombre.startswith("inversion"):
         pasos = receta.epocas * -(-receta.secuencias_por_epoca // 64)
         return (
@@ -197,6 +204,8 @@ def _seccion_resultados(nombre: str, resultado, receta) -> tuple[str, str, float
     m = resultado.metricas
     if nombre.startswith("clasificador"):
         return tarjeta_opiniones.tabla(m, receta), "exactitud en prueba", m["prueba"]
+    if nombre.startswith("decodificador"):
+        return decodificador.tabla(m, receta), "secuencias enteras acertadas, generando", m["secuencias"]
     if nombre.startswith("inversion"):
         meta = f"≥ {receta.meta:.1%}" if receta.meta else "ninguna: es el contraste"
         leccion = LECCION[nombre]
