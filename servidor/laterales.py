@@ -22,11 +22,13 @@
   arregla (la lista de un desplegable que recibe opciones más cortas estando abierta) salen corregidos, y
   `…/assets/plotly-cartesian-<versión>.min.js` es el Plotly.js de las figuras (demos/comun/figuras/
   componente.py); todos con su ETag (304 si el navegador ya lo tiene) y en caché un día.
-- La página (el HTML de la raíz del montaje) y `…/config`: la marca `admision.MARCA` que el guion
-  del `<head>` trae se cambia por un token nuevo (servidor/admision.py: sesiones reales). En el HTML,
-  antes de `</head>`, la `cabeza_html` del montaje (servidor/asgi.py: Plotly.js y el guion de las
-  figuras): el `head` de la configuración Gradio lo agrega recién después de `load`, tarde para pedir
-  Plotly.js mientras el navegador lee la página.
+- La página (el HTML de la raíz del montaje) y `…/config`: servidor/pagina.py (`Paginas`) las pide a Gradio
+  una vez y las sirve partidas, con un token nuevo en lugar de la marca `admision.MARCA` que el guion
+  del `<head>` trae (servidor/admision.py: sesiones reales), comprimidas y con tope. En el HTML, antes
+  de `</head>`, la `cabeza_html` del montaje (servidor/asgi.py: Plotly.js y el guion de las figuras): el
+  `head` de la configuración Gradio lo agrega recién después de `load`, tarde para pedir Plotly.js
+  mientras el navegador lee la página. Otra respuesta HTML que trajera la marca recibe su token aquí
+  (`_con_token`), como antes.
 
 Toda negativa: un JSON {"detail": motivo en español} y una línea en el log, sin traza.
 """
@@ -59,6 +61,7 @@ from servidor.gradio_interno import (
     poner_delante,
     trozos_corregidos,
 )
+from servidor.pagina import Paginas
 from servidor.protecciones import MAX_SUBIDA
 
 log = logging.getLogger("atencion.laterales")
@@ -81,7 +84,7 @@ def cerrar(app, blocks: gr.Blocks, cabeza_html: str = "") -> None:
     for editor in editores(blocks).values():
         if not isinstance(editor.blob_storage, Trozos):
             editor.blob_storage = Trozos()
-    poner_delante(app_gradio, Laterales, blocks=blocks, cabeza_html=cabeza_html.encode())
+    poner_delante(app_gradio, Laterales, blocks=blocks, cabeza_html=cabeza_html.encode(), gradio=app_gradio)
 
 
 _POR_NOMBRE = re.compile(r".*/gradio_api/call/(?:v2/)?([^/]+)/?")
@@ -90,8 +93,9 @@ _POR_NOMBRE = re.compile(r".*/gradio_api/call/(?:v2/)?([^/]+)/?")
 class Laterales:
     """El middleware de cada montaje de Gradio: cada ruta lateral pasa por su guardia."""
 
-    def __init__(self, app, blocks: gr.Blocks, cabeza_html: bytes = b""):
+    def __init__(self, app, blocks: gr.Blocks, cabeza_html: bytes = b"", gradio=None):
         self.app, self.blocks, self.cabeza_html = app, blocks, cabeza_html
+        self.paginas = Paginas(app, gradio, cabeza_html) if gradio is not None else None
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -110,6 +114,9 @@ class Laterales:
             _, es_trozo, nombre = ruta.rpartition("/assets/")
             if es_trozo and nombre in archivos_propios():
                 return await _archivo_propio(scope, send, nombre)
+            tipo = Paginas.tipo(scope)
+            if tipo and self.paginas is not None and await self.paginas.servir(scope, send, tipo):
+                return None
             return await self.app(scope, receive, _con_token(scope, send, self.cabeza_html))
         return await self.app(scope, receive, send)
 

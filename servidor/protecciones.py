@@ -1,6 +1,6 @@
-"""ASGI delante de toda la app: cuerpos acotados, `nosniff` y un `Host` que no se refleja.
+"""ASGI delante de toda la app: cuerpos acotados, `nosniff`, un `Host` que no se refleja y respuestas comprimidas.
 
-Un middleware pequeño por trabajo (`SinHostAjeno`, `CuerpoAcotado`, `ColaEnEspanol`, `Nosniff`),
+Un middleware pequeño por trabajo (`SinHostAjeno`, `CuerpoAcotado`, `ColaEnEspanol`, `Nosniff`, `Comprimir`),
 con las cabeceras de Starlette (`Headers`, `MutableHeaders`); `Protecciones(app)` los encadena.
 
 - Un cuerpo de más de `MAX_CUERPO` (1 MB) se rechaza con 413 antes de leerlo: si trae
@@ -14,16 +14,25 @@ con las cabeceras de Starlette (`Headers`, `MutableHeaders`); `Protecciones(app)
   `ATENCION_HOSTS`), se cambia por el nombre propio antes de que Gradio lo vea.
 - Un 503 de `…/queue/join` (la cola detenida) sale como 429 con el motivo en español: con un
   503 la página de Gradio mostraría «This application is currently busy», en inglés.
+- Lo que se lee como texto (HTML, CSS, JS, JSON, SVG) sale en gzip si el navegador lo acepta: un archivo
+  estático (con `ETag`) se comprime una vez y se guarda (`MAX_COMPRIMIDOS` en total, los menos usados se
+  sueltan); una respuesta sin `ETag`, entera en un mensaje, se comprime al salir. Un flujo (`text/event-stream`,
+  la cola; o una respuesta a trozos sin `ETag`) sale tal cual, sin esperar a juntarlo. La página y su `/config`
+  ya salen comprimidas de servidor/pagina.py, armadas una vez.
 """
 
 from __future__ import annotations
 
+import collections
 import ipaddress
 import json
 import logging
 import os
 import socket
+import threading
+import zlib
 
+import anyio
 from starlette.datastructures import Headers, MutableHeaders
 
 log = logging.getLogger("atencion.protecciones")
@@ -75,9 +84,9 @@ def host_reconocido(host: str, propios: set[str]) -> bool:
 
 
 def Protecciones(app, host_propio: str = "localhost", max_cuerpo: int = MAX_CUERPO, max_subida: int = MAX_SUBIDA):
-    """Los cuatro middlewares de este módulo, en orden: el `Host` primero (también en websockets),
-    luego el cuerpo acotado, el 503 de la cola en español y `nosniff` en toda respuesta."""
-    return SinHostAjeno(CuerpoAcotado(ColaEnEspanol(Nosniff(app)), max_cuerpo, max_subida), host_propio)
+    """Los cinco middlewares de este módulo, en orden: el `Host` primero (también en websockets),
+    luego el cuerpo acotado, el 503 de la cola en español, `nosniff` en toda respuesta y gzip."""
+    return SinHostAjeno(CuerpoAcotado(ColaEnEspanol(Nosniff(Comprimir(app))), max_cuerpo, max_subida), host_propio)
 
 
 class SinHostAjeno:
@@ -198,6 +207,108 @@ class Nosniff:
             await send(mensaje)
 
         await self.app(scope, receive, enviar)
+
+
+def acepta_gzip(scope) -> bool:
+    """¿La petición acepta gzip (`Accept-Encoding`, sin `q=0`)?"""
+    for parte in Headers(scope=scope).get("accept-encoding", "").lower().split(","):
+        nombre, _, parametros = parte.strip().partition(";")
+        q = parametros.replace(" ", "").removeprefix("q=")
+        if nombre.strip() in ("gzip", "*") and not (q and q.replace(".", "").strip("0") == ""):
+            return True
+    return False
+
+
+COMPRIMIBLES = (
+    "text/html",
+    "text/css",
+    "text/javascript",
+    "text/plain",
+    "application/javascript",
+    "application/json",
+    "application/manifest+json",
+    "image/svg+xml",
+)
+MIN_COMPRIMIR = 1024  # menos que esto, gzip no ahorra lo que cuesta
+MAX_COMPRIMIR = 8 * 2**20  # más que esto no se junta: sale tal cual
+MAX_COMPRIMIDOS = 64 * 2**20  # los estáticos ya comprimidos, en todo el proceso
+
+
+def gzip_de(datos: bytes, nivel: int = 6) -> bytes:
+    """`datos` en gzip (sin fecha: el mismo archivo da los mismos bytes)."""
+    return zlib.compress(datos, nivel, 31)
+
+
+class Comprimir:
+    """gzip para HTML, CSS, JS, JSON y SVG si la petición lo acepta: los estáticos (con `ETag`), una vez."""
+
+    def __init__(self, app, max_comprimidos: int = MAX_COMPRIMIDOS):
+        self.app, self.max_comprimidos = app, max_comprimidos
+        self.guardados: collections.OrderedDict[tuple[str, str], bytes] = collections.OrderedDict()
+        self.bytes = 0
+        self.cerrojo = threading.Lock()
+
+    async def __call__(self, scope, receive, send):
+        cabeceras = Headers(scope=scope) if scope["type"] == "http" else None
+        if cabeceras is None or scope.get("method") != "GET" or "range" in cabeceras or not acepta_gzip(scope):
+            return await self.app(scope, receive, send)
+        estado: dict = {}
+
+        async def tal_cual(partes: list[bytes], mas: bool):
+            estado["paso"] = True
+            await send(estado.pop("inicio"))
+            await send({"type": "http.response.body", "body": b"".join(partes), "more_body": mas})
+
+        async def enviar(mensaje):
+            if estado.get("paso") or mensaje["type"] not in ("http.response.start", "http.response.body"):
+                return await send(mensaje)
+            if mensaje["type"] == "http.response.start":
+                suyas = Headers(raw=mensaje.get("headers", []))
+                tipo = suyas.get("content-type", "").lower()
+                if mensaje["status"] != 200 or "content-encoding" in suyas or not tipo.startswith(COMPRIMIBLES):
+                    estado["paso"] = True
+                    return await send(mensaje)
+                estado.update(inicio=mensaje, partes=[], etag=suyas.get("etag"), largo=0)
+                return None
+            partes, mas = estado["partes"], mensaje.get("more_body", False)
+            partes.append(mensaje.get("body", b""))
+            estado["largo"] += len(partes[-1])
+            if mas and (not estado["etag"] or estado["largo"] > MAX_COMPRIMIR):  # un flujo, o algo enorme
+                return await tal_cual(partes, mas)
+            if mas:
+                return None
+            cuerpo = b"".join(partes)
+            if len(cuerpo) < MIN_COMPRIMIR:
+                return await tal_cual([cuerpo], False)
+            comprimido = await self._comprimido(scope, estado["etag"], cuerpo)
+            inicio = estado.pop("inicio")
+            sin_largo = [(k, v) for k, v in inicio.get("headers", []) if k.lower() != b"content-length"]
+            nuevas = MutableHeaders(raw=sin_largo)
+            nuevas["content-encoding"] = "gzip"
+            nuevas["content-length"] = str(len(comprimido))
+            nuevas.add_vary_header("Accept-Encoding")
+            estado["paso"] = True
+            await send({**inicio, "headers": nuevas.raw})
+            await send({"type": "http.response.body", "body": comprimido, "more_body": False})
+
+        await self.app(scope, receive, enviar)
+
+    async def _comprimido(self, scope, etag: str | None, cuerpo: bytes) -> bytes:
+        if etag is None:  # dinámica: al salir (en un hilo si es grande; zlib suelta el GIL)
+            return gzip_de(cuerpo) if len(cuerpo) < 2**18 else await anyio.to_thread.run_sync(gzip_de, cuerpo)
+        clave = (scope.get("root_path", "") + "|" + scope.get("path", ""), etag)
+        with self.cerrojo:
+            if clave in self.guardados:
+                self.guardados.move_to_end(clave)
+                return self.guardados[clave]
+        comprimido = await anyio.to_thread.run_sync(gzip_de, cuerpo, 9)
+        with self.cerrojo:
+            if clave not in self.guardados:
+                self.guardados[clave] = comprimido
+                self.bytes += len(comprimido)
+            while self.bytes > self.max_comprimidos and self.guardados:
+                self.bytes -= len(self.guardados.popitem(last=False)[1])
+        return comprimido
 
 
 async def _negar(send, estado: int, mensaje: str, ruta: str) -> None:
