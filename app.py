@@ -34,6 +34,7 @@ proceso.preparar()
 
 # isort: split
 from demos import PESTANAS, POR_ID, Pestana, buscar  # noqa: E402
+from demos.comun import barrido  # noqa: E402
 from demos.comun.vista import Vista, un_reloj  # noqa: E402
 from demos.comun.zerogpu import arrancar_zerogpu  # noqa: E402
 from demos.servir import pagina  # noqa: E402
@@ -267,6 +268,8 @@ def opciones_lanzamiento() -> dict:
     """Las opciones de cada montaje (`gr.mount_gradio_app`): estilo, modo presentación, límite de subida."""
     return {
         **pagina.opciones(),  # tema, idioma, CSS y JS: demos/servir/pagina/
+        # barrido.js, una vez por página: el `js=` de cada evento de barrido (35 en la suite) llama a esta función.
+        "head": barrido.cabeza_js(),
         "footer_links": [],  # sin pie: sus enlaces («Use via API · Built with Gradio») no se traducen
         # Sin historial de llamadas: Gradio guardaba cada una, con su figura, en el localStorage del alumno y lo
         # reescribía entero en cada movimiento (scripts/perfil_redibujo.py --sin-historial), y abría rutas para

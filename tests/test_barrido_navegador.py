@@ -13,7 +13,7 @@ import json
 import gradio as gr
 import pytest
 
-from demos.comun.barrido import _js, al_navegador, js_de, paquete
+from demos.comun.barrido import al_navegador, funcion_js, js_de, paquete
 from tests.ayuda_navegador import ESPERA_MS, fuente_figura
 
 pytestmark = pytest.mark.navegador
@@ -54,6 +54,13 @@ def pg(navegador):
     pagina.on("requestfailed", lambda r: pagina.flujos.discard(r))
     yield pagina
     contexto.close()
+
+
+def en_blanco(pg) -> None:
+    """Una página vacía con `window.__barrido`, que la de verdad trae una vez en su `head` (barrido.cabeza_js): el
+    `js=` de cada evento de barrido (`js_de`) la llama."""
+    pg.goto("about:blank")
+    pg.evaluate(f"() => {{ window.__barrido = {funcion_js()}; }}")
 
 
 def calma(pg) -> int:
@@ -181,8 +188,7 @@ def test_barrido_js_arma_lo_mismo_que_python(pg, url_app, id_, k):
     b = vista.barridos[k]
     valores = [c.value for c in vista.entradas]
     p = paquete(vista, b, valores)
-    pg.goto("about:blank")
-    assert "__MODO__" in _js()
+    en_blanco(pg)
     funcion = js_de(vista, b, "control")
     armadas = pg.evaluate(
         f"""([p, valores]) => p.paradas.map((v) => ({funcion})(v, p, 0, ...valores).slice(0, p.salidas.length))""",
@@ -219,7 +225,7 @@ def test_con_un_paquete_demasiado_grande_cada_movimiento_pide_solo_su_vista(pg):
     valores[0] = 64
     p = paquete(vista, b, valores)
     assert "servidor" in p
-    pg.goto("about:blank")
+    en_blanco(pg)
     salida = pg.evaluate(f"([p, v]) => ({js_de(vista, b, 'control')})(8, p, 3, ...v)", [p, valores])
     n = len(vista.salidas)
     assert salida[:n] == [None] * n and salida[n] == 8  # la vista no se toca; el control, en su parada
@@ -239,7 +245,7 @@ def test_con_las_paradas_en_camino_cada_movimiento_pide_solo_su_vista(pg):
     otra = list(valores)
     i_semilla = next(j for j, c in enumerate(vista.entradas) if "emilla" in (c.label or ""))
     otra[i_semilla] = valores[i_semilla] + 1
-    pg.goto("about:blank")
+    en_blanco(pg)
     mover = f"([p, x, v]) => ({js_de(vista, b, 'control', 'prueba')})(x, p, 3, ...v)"
     n = len(vista.salidas)
     parada = p["paradas"][5]

@@ -3,7 +3,7 @@
 Gradio armaba la configuración de la página entera en cada `GET /` y `GET /config` (la suite: 1.32 MB y 122 ms de
 CPU), sin comprimir ni tope: 10 pedidos por segundo que cierran el socket a los 50 ms dejaban a un movimiento
 honesto en 0.89 s de mediana. Aquí: cada página se le pide a Gradio una vez por montaje y se sirve partida (el token y
-la raíz, en sus huecos), comprimida, con un tope por dirección y en total.
+la raíz, en sus huecos), comprimida, con un tope por dirección y en total; el código de barrido va una vez.
 """
 
 from __future__ import annotations
@@ -164,6 +164,23 @@ def test_la_pagina_servida_es_la_que_arma_gradio(url_app, id_, cabeceras, sin_to
 
 def _sin_token(cuerpo: bytes) -> bytes:
     return _TOKEN.sub(lambda m: m.group(0).replace(m.group(1), admision.MARCA.encode()), cuerpo)
+
+
+def test_la_configuracion_trae_una_copia_del_barrido(url_app, sin_tope):
+    """barrido.js va una vez en la página (el `head`); cada evento de barrido la llama con sus datos. Antes, cada uno
+    de los 35 eventos de la suite llevaba su copia: 230 kB de los 1.16 MB de `/config`."""
+    from demos.comun import barrido
+
+    linea = "Gradio entrega el paquete como un proxy de Svelte"
+    assert linea in barrido.funcion_js()
+    for base in (url_app, f"{url_app}demo/temperatura/"):
+        config = httpx.get(f"{base}config", timeout=60).json()
+        texto = json.dumps(config, ensure_ascii=False)
+        assert texto.count(linea) == 1, base
+        llamadas = [d["js"] for d in config["dependencies"] if "window.__barrido(" in (d.get("js") or "")]
+        assert llamadas and all(len(js) < 600 for js in llamadas)
+        assert "window.__barrido = " in config["head"]
+    assert len(httpx.get(f"{url_app}config", timeout=60).content) < 1_000_000
 
 
 def test_las_respuestas_van_comprimidas_y_el_flujo_de_la_cola_no(url_app, sin_tope):

@@ -1,6 +1,13 @@
-// Un movimiento de un control barrido (demos/servir/barrido.py): la vista de esa parada, armada con lo que el
-// servidor ya calculó, sin ir a la cola. Es el `js=` de un evento sin función de Python: lo que devuelve va a
-// las salidas como si hubiera llegado del servidor, y `undefined` deja una salida como está.
+// Un movimiento de un control barrido (demos/comun/barrido.py): la vista de esa parada, armada con lo que el
+// servidor ya calculó, sin ir a la cola. La página trae esta función una vez, en `window.__barrido` (un guion del
+// `head`: `barrido.cabeza_js`); el `js=` de cada evento sin función de Python es una línea que la llama con los
+// datos de su barrido (`barrido.js_de`). Lo que devuelve va a las salidas como si hubiera llegado del servidor, y
+// `undefined` deja una salida como está.
+//
+// `barrido`: {modo: "control", "entrada", "paquete" o el valor del control en un atajo; salidas: cuántas tiene
+// la vista; entrada: la entrada de la vista que fija el control; controles: 1 si el control es la entrada, 2 si
+// son el control y la entrada que fija; clave: este barrido (el id de su paquete); figuras: el elem_id de cada
+// salida que es una figura (null en las demás)}.
 //
 // Entradas: el valor que se movió (el control, la entrada que fija o nada, en un atajo), el paquete, el pedido
 // y las entradas de la vista. Salidas: las de la vista, el control (y la entrada que fija, si es otra) y dos
@@ -17,14 +24,9 @@
 // figuras que se ven con sus paradas, y navegador.js las dibuja de antemano sin esperar al primer movimiento. El
 // paquete se copia recién cuando navegador.js pide la primera parada, en un momento libre del navegador.
 // Ninguna fórmula de la lección está aquí: cada parada es lo que dio la función de Python.
-(fuente, paquete, pedido, ...entradas) => {
-  const MODO = __MODO__; // "control", "entrada", "paquete", o el valor del control en un atajo
-  const N = __SALIDAS__; // las salidas de la vista
-  const I = __I_ENTRADA__; // la entrada de la vista que fija el control
-  const CONTROLES = __CONTROLES__; // 1: el control es la entrada; 2: el control y la entrada que fija
-  const CLAVE = __CLAVE__; // este barrido (el id de su paquete)
+(barrido, fuente, paquete, pedido, ...entradas) => {
+  const {modo: MODO, salidas: N, entrada: I, controles: CONTROLES, clave: CLAVE, figuras: FIGURAS} = barrido;
   const ESPERA_MS = __ESPERA_MS__; // lo que se esperan las paradas de una edición antes de pedirlas
-  const FIGURAS = __FIGURAS__; // el elem_id de cada salida que es una figura (null en las demás)
   // Gradio entrega el paquete como un proxy de Svelte (no se puede clonar, y leerlo es lento): se copia a un objeto
   // simple una vez por paquete.
   const copias = (globalThis.__paquetesDeBarrido ??= new WeakMap());

@@ -311,19 +311,30 @@ def _js() -> str:
     return (Path(__file__).with_name("barrido.js")).read_text(encoding="utf-8")
 
 
+@cache
+def funcion_js() -> str:
+    """La función de `barrido.js` (con su espera): la que la página guarda una vez en `window.__barrido`."""
+    return _js()[_js().index("(barrido, fuente") :].replace("__ESPERA_MS__", str(ESPERA_PAQUETE_MS))
+
+
+def cabeza_js() -> str:
+    """El guion del `head` de cada página (app.opciones_lanzamiento) que define `window.__barrido`, una vez: la
+    página de la suite tiene 35 eventos de barrido, y cada uno llevaba su copia (230 kB de su configuración)."""
+    return f"<script>window.__barrido = {funcion_js()};</script>"
+
+
 def js_de(vista, barrido: Barrido, modo: str | float, clave: str = "") -> str:
-    """La función de `barrido.js` para un evento: `modo` es "control", "entrada" o el valor fijo de un atajo;
-    `clave` nombra el barrido en la página (el id de su paquete)."""
-    cuerpo = _js()[_js().index("(fuente") :]
-    return (
-        cuerpo.replace("__MODO__", json.dumps(modo))
-        .replace("__CLAVE__", json.dumps(clave))
-        .replace("__ESPERA_MS__", str(ESPERA_PAQUETE_MS))
-        .replace("__SALIDAS__", str(len(vista.salidas)))
-        .replace("__I_ENTRADA__", str(_indice(vista.entradas, barrido)))
-        .replace("__CONTROLES__", "2" if _con_entrada(barrido) else "1")
-        .replace("__FIGURAS__", json.dumps([s.elem_id if isinstance(s, Figura) else None for s in vista.salidas]))
-    )
+    """El `js=` de un evento de barrido: llama a `window.__barrido` (`cabeza_js`) con los datos de este; `modo` es
+    "control", "entrada" o el valor fijo de un atajo; `clave` nombra el barrido en la página (el id de su paquete)."""
+    datos = {
+        "modo": modo,
+        "salidas": len(vista.salidas),
+        "entrada": _indice(vista.entradas, barrido),
+        "controles": 2 if _con_entrada(barrido) else 1,
+        "clave": clave,
+        "figuras": [s.elem_id if isinstance(s, Figura) else None for s in vista.salidas],
+    }
+    return f"(...a) => window.__barrido({json.dumps(datos)}, ...a)"
 
 
 def _con_entrada(barrido: Barrido) -> bool:
