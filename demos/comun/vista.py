@@ -35,7 +35,7 @@ class Barrido:
     """Un control que el navegador barre solo: arrastrarlo no pregunta nada al servidor.
 
     Para los valores que tienen las demás entradas, el servidor calcula con la misma `fn` de la vista la
-    vista de cada parada del control y las manda juntas (`demos/servir/barrido.py`); el navegador cambia
+    vista de cada parada del control y las manda juntas (`demos/comun/barrido.py`); el navegador cambia
     entre ellas en cada `input` del control. Ninguna fórmula se escribe dos veces: la de cada parada es la
     de Python. Editar otra entrada es un evento que recalcula la vista y todas las paradas.
     """
@@ -68,7 +68,7 @@ class Vista:
     aprender: Aprender | None = None
     # Los controles que el navegador barre con vistas ya calculadas (`Barrido`).
     barridos: tuple[Barrido, ...] = ()
-    # Los componentes ocultos con las paradas de cada barrido: los crea `demos.servir.barrido`, no la pestaña.
+    # Los componentes ocultos con las paradas de cada barrido: los crea `demos.comun.barrido`, no la pestaña.
     paquetes: list = field(default_factory=list)
 
     @property
