@@ -40,6 +40,10 @@ admisión mira además tres cosas que sí sabe el servidor, una por sección:
    - `MAX_COLA` peticiones en espera por cola (el `max_size` de Gradio); `MAX_POR_SESION` de una
      misma sesión (o, sin sesión, de una misma dirección), así una sola no la llena; y
      `MAX_POR_DIRECCION` desde una misma dirección, para quien inventa sesiones.
+   - Un resultado que nadie leyó (el evento terminó y nadie abrió su flujo: Gradio guarda sus mensajes, con
+     las salidas) cuenta como pendiente de su sesión; los de una dirección y los del proceso tienen su tope
+     (`MAX_SIN_LEER_POR_DIRECCION`, `MAX_SIN_LEER_TOTAL`), y pasados `VIDA_SIN_LEER_S` se sueltan
+     (`_barrer_sin_leer`, una tarea del bucle de eventos).
    - Los eventos ligeros corren de a `LIMITE_LIGERO` a la vez, cada uno con su propio
      `concurrency_id` (el de Gradio por omisión): ninguno espera detrás de otro evento.
    - Una lenta no espera en la fila de su evento (delante de las ligeras de todos) sino en su
@@ -49,9 +53,10 @@ admisión mira además tres cosas que sí sabe el servidor, una por sección:
      total: 24 sesiones inventadas tienen entre todas lo que tendría un solo evento, y no gastan el
      presupuesto de los visitantes de la página.
    - Los pesados (`PESADOS`: entrenar, medir, preparar descargas) declaran su `concurrency_id` con
-     límite 1, y además: a lo sumo uno pendiente por sesión y `Pesado.tope` pendientes en todo el
-     proceso (sumando las colas de todos los montajes). El que sobra recibe al instante «Hay N
-     entrenamientos en cola; prueba en un momento.»
+     límite 1, y además: a lo sumo uno pendiente por sesión, `Pesado.por_direccion` por dirección (la
+     fila corta de cada red) y `Pesado.tope` pendientes en todo el proceso (sumando las colas de todos los
+     montajes). El que sobra recibe al instante «Hay N entrenamientos en cola; prueba en un momento.»; el
+     que entra pasa, en la fila de su montaje, delante de los que esperan de una red con más en cola.
 
 Gradio contesta «Queue is full» con un 503, y su página muestra entonces «This application is
 currently busy», en inglés. Aquí toda negativa sale antes, con 429 y el motivo en español, que la

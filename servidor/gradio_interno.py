@@ -111,7 +111,7 @@ class Sesiones(StateHolder):
     """El `state_holder` de un montaje: sesiones baratas, a lo sumo `capacidad`, y ninguna eterna.
 
     Pasada la capacidad se desaloja la menos usada de las que nunca fueron reales (las que no
-    abrió una carga de la página, `hacer_real`); si todas lo son, la menos usada. Una sesión sin
+    abrió una carga de la página, `hacer_real`); si todas lo son, la menos usada de la red con más. Una sesión sin
     uso por `vida_s` se borra (el barrido de Gradio, cada segundo). En los dos casos se llama el
     `delete_callback` de cada `gr.State` de la sesión (así un modelo entrenado se suelta), cosa que
     Gradio no hace al desalojar.
