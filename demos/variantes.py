@@ -103,8 +103,8 @@ def _figura(m: dict[str, torch.Tensor], L: int) -> Paneles:
             Mapa(
                 np.ones((L, L)),
                 titulo=f"{nombre}\n{miles(n)} de {miles(L * L)} casillas ({por_ciento(n / (L * L), 0)})",
-                eje_x="Ficha que se mira (clave)" if k + columnas >= len(m) else "",  # solo la fila de abajo
-                eje_y="Ficha que mira (consulta)" if k % columnas == 0 else "",
+                eje_x="Ficha que se mira (K)" if k + columnas >= len(m) else "",  # solo la fila de abajo
+                eje_y="Ficha que mira (Q)" if k % columnas == 0 else "",
                 tapada=tapada.numpy(),
                 leyenda_tapada="casilla que no se calcula",
                 numeros=False,
