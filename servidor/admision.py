@@ -66,6 +66,7 @@ rutas que se la saltan (`/gradio_api/run/...`). SECURITY.md, §3, §9 y §10.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import hashlib
 import hmac
@@ -486,7 +487,7 @@ def _push_repartido(cola, push_de_gradio):
             log.info("Petición rechazada en queue/join: %s es privado y la sesión no viene de la página", nombre)
             raise HTTPException(status_code=ESTADO_PRIVADO, detail=SOLO_LA_PAGINA)
         real = origen == REAL
-        _barrendero_en_marcha()
+        cola._bucle = _barrendero_en_marcha()
         _barrer_sin_leer()
         claves, motivo = motivo_de_rechazo(cola, fn, identidad, desde, lento, real, body.session_hash)
         if motivo:
@@ -525,19 +526,26 @@ def _olvidar_terminados(cola) -> None:
             cola._direcciones.pop(evento_id, None)
 
 
-_ultimo_barrido = [0.0]
+_ultimo_barrido: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # bucle de eventos -> su último barrido
 
 
 def _barrer_sin_leer(ahora: float | None = None) -> int:
     """Suelta los resultados que nadie leyó en `VIDA_SIN_LEER_S` (en todas las colas; a lo sumo una vez por
     `BARRER_SIN_LEER_CADA_S`). Corre en el bucle de eventos, como la cola de Gradio. Devuelve cuántos soltó."""
     ahora = time.monotonic() if ahora is None else ahora
-    if ahora - _ultimo_barrido[0] < BARRER_SIN_LEER_CADA_S:
-        return 0
-    _ultimo_barrido[0] = ahora
+    try:
+        bucle = asyncio.get_running_loop()
+    except RuntimeError:
+        bucle = None
+    if bucle is not None:
+        if ahora - _ultimo_barrido.get(bucle, -math.inf) < BARRER_SIN_LEER_CADA_S:
+            return 0
+        _ultimo_barrido[bucle] = ahora
     soltados = 0
     with _cerrojo:
         for cola in list(_colas):
+            if bucle is not None and getattr(cola, "_bucle", bucle) is not bucle:
+                continue  # la cola de otro servidor (en las pruebas): la barre su propio bucle
             ids = sin_leer(cola)
             desde = cola._sin_leer_desde
             for evento in [e for e in desde if e not in ids]:
@@ -560,20 +568,17 @@ def _barrer_sin_leer(ahora: float | None = None) -> int:
 _barrenderos: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # bucle de eventos -> su tarea
 
 
-def _barrendero_en_marcha() -> None:
-    """Una tarea `barrer_sin_leer_siempre` en el bucle de eventos que sirve (una por bucle)."""
-    import asyncio
-
+def _barrendero_en_marcha():
+    """Una tarea `barrer_sin_leer_siempre` en el bucle de eventos que sirve (una por bucle); devuelve el bucle."""
     bucle = asyncio.get_running_loop()
     tarea = _barrenderos.get(bucle)
     if tarea is None or tarea.done():
         _barrenderos[bucle] = bucle.create_task(barrer_sin_leer_siempre())
+    return bucle
 
 
 async def barrer_sin_leer_siempre(cada_s: float = BARRER_SIN_LEER_CADA_S) -> None:
     """`_barrer_sin_leer` cada `cada_s`, aunque no llegue ninguna petición (una tarea del bucle de eventos)."""
-    import asyncio
-
     while True:
         await asyncio.sleep(cada_s)
         try:
