@@ -78,6 +78,14 @@ PESTANAS: tuple[Pestana, ...] = (
         "y la capa da lo mismo que nn.MultiheadAttention.",
     ),
     Pestana(
+        "autoatencion-rnn",
+        "Autoatención frente a una RNN",
+        "demos.autoatencion_rnn",
+        MECANISMO,
+        "de la palabra 1 a la L, la RNN da L − 1 pasos y la autoatención 1; el gradiente de la RNN cae con L.",
+        del_tutorial=True,
+    ),
+    Pestana(
         "mascara-causal",
         "Máscara causal",
         "demos.mascara_causal.pestana",

@@ -52,6 +52,8 @@ TERMINOS: dict[str, str] = {
     "conjunto de prueba": "Ejemplos que el modelo no vio al entrenar, con los que se mide su exactitud.",
     "exactitud": "La fracción de respuestas acertadas (por dígito, por secuencia entera o por frase).",
     "LayerNorm": "Resta la media y divide por la desviación típica de cada vector (luego escala γ y desplaza β).",
+    "RNN": "Red recurrente: lee la secuencia de a una ficha, y su estado h_t se calcula con la ficha t y el "
+    "estado anterior h_{t−1}.",
     "agrupación por atención": "Un puntaje por ficha, softmax y suma ponderada: de una frase de largo variable, un "
     "solo vector.",
 }
