@@ -278,6 +278,7 @@ VIDA_SIN_LEER_S = 30.0
 BARRER_SIN_LEER_CADA_S = 1.0
 ESTADO_RECHAZO = 429  # con 503 la página de Gradio mostraría su mensaje en inglés
 ESTADO_PRIVADO = 403
+SIN_SALDO_DE_PARADAS = "Pediste muchas paradas en poco tiempo; espera un momento antes de editar otra vez."
 SOLO_LA_PAGINA = "Este evento solo lo llama la página de la app: ábrela (o recárgala) y prueba de nuevo."
 
 
@@ -487,6 +488,9 @@ def _push_repartido(cola, push_de_gradio):
             log.info("Petición rechazada en queue/join: %s es privado y la sesión no viene de la página", nombre)
             raise HTTPException(status_code=ESTADO_PRIVADO, detail=SOLO_LA_PAGINA)
         real = origen == REAL
+        if getattr(fn.fn, "pide_paradas", False) and barrido.TALLER.agotada(body.session_hash or ""):
+            log.info("Petición rechazada en %s (%s): sin saldo de paradas", fn.api_name or fn.name, identidad[:14])
+            raise HTTPException(status_code=ESTADO_RECHAZO, detail=SIN_SALDO_DE_PARADAS)
         cola._bucle = _barrendero_en_marcha()
         _barrer_sin_leer()
         claves, motivo = motivo_de_rechazo(cola, fn, identidad, desde, lento, real, body.session_hash)

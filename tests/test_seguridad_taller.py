@@ -111,3 +111,38 @@ def test_el_presupuesto_cuenta_vistas_y_se_repone():
     assert presupuesto.saldo("s", 0.0) == 300 - 2 * COSTO < COSTO
     assert presupuesto.saldo("s", 10.0) == pytest.approx(300 - 2 * COSTO + 100)
     assert presupuesto.uso("otra", 5.0) == 0
+
+
+def test_una_sesion_que_insiste_sin_saldo_recibe_429_antes_de_calcular_la_vista():
+    """La que sigue pidiendo paradas sin saldo (debe la mitad de su presupuesto) recibe 429 en la admisión: su
+    edición no calcula ni la vista. Una sesión que no pidió nada, pasa."""
+    import fastapi
+    import gradio as gr
+
+    from servidor import admision
+    from servidor.entradas import montar_protegido
+    from tests.ataque import unir
+    from tests.ayuda import ServidorEnHilo, puerto_libre
+
+    vistas_calculadas = []
+
+    def recalcular(x):
+        vistas_calculadas.append(x)
+        return x
+
+    recalcular.pide_paradas = True
+    with gr.Blocks() as demo:
+        n = gr.Number(0)
+        gr.Button().click(recalcular, n, n, api_name="recalcular")
+    admision.configurar_cola(demo)
+    puerto = puerto_libre()
+    insiste = "insiste"
+    barrido.TALLER.por_sesion.gastar(insiste, 2 * barrido.TALLER.por_sesion.capacidad, time.monotonic())
+    assert barrido.TALLER.agotada(insiste) and not barrido.TALLER.agotada("nueva")
+    with ServidorEnHilo(montar_protegido(fastapi.FastAPI(), demo, path="/"), puerto):
+        base = f"http://127.0.0.1:{puerto}/"
+        r = unir(base, 0, [1], insiste)
+        assert r.status_code == 429 and r.json()["detail"] == admision.SIN_SALDO_DE_PARADAS
+        assert unir(base, 0, [2], "nueva").status_code == 200
+        time.sleep(0.5)
+    assert vistas_calculadas == [2]

@@ -410,6 +410,7 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
         yield (*[gr.skip()] * len(vista.salidas), *paquetes, *infos)
 
     recalcular.__module__ = vista.fn.__module__  # el log de un error nombra la pestaña
+    recalcular.pide_paradas = True  # la admisión (servidor/admision.py) frena antes a la sesión sin saldo (`agotada`)
     gr.on(
         [*otros, pedido.change],
         envolver(recalcular),
@@ -526,6 +527,13 @@ class Taller:
         self._esperan: list[_Pedido] = []
         self._corren: list[_Pedido] = []
         self._hilo: ThreadPoolExecutor | None = None
+
+    def agotada(self, sesion: str) -> bool:
+        """La sesión siguió pidiendo paradas sin saldo hasta deber la mitad de su presupuesto: no es una página que
+        edita (la de un estudiante recibe el aviso mucho antes y no insiste). La admisión le contesta 429 antes de
+        calcular siquiera la vista de su edición."""
+        with self._cerrojo:
+            return bool(sesion) and self.por_sesion.saldo(sesion, time.monotonic()) <= -self.por_sesion.capacidad / 2
 
     def _aviso(self, vista, valores: list, motivo: str = "") -> list[dict]:
         return [{**_cabecera(vista, b, valores), "servidor": motivo or OCUPADO} for b in vista.barridos]
