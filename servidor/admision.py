@@ -85,7 +85,7 @@ import gradio as gr
 from fastapi import HTTPException
 
 from demos.comun import barrido
-from servidor.gradio_interno import adelantar, mover_a_carril, sesiones_de, sin_leer, soltar_sin_leer
+from servidor.gradio_interno import adelantar, mover_a_carril, peticion_actual, sesiones_de, sin_leer, soltar_sin_leer
 
 log = logging.getLogger("atencion.cola")
 
@@ -313,6 +313,7 @@ def configurar_cola(blocks: gr.Blocks, max_size: int = MAX_COLA) -> gr.Blocks:
         return blocks
     blocks.queue(default_concurrency_limit=LIMITE_LIGERO, max_size=max_size, api_open=False)
     barrido.direccion_de = direccion  # el taller de paradas reparte por la misma dirección que la cola
+    barrido.peticion_actual = peticion_actual
     cola = blocks._queue
     if not getattr(cola, "_repartida", False):
         cola.push = _push_repartido(cola, cola.push)

@@ -13,6 +13,8 @@ delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
 - La app de Gradio montada (`Mount.app`, un FastAPI): `poner_delante` le añade un middleware
   antes de su primera petición (las guardias de servidor/laterales.py).
 - `gr.ImageEditor.blob_storage`: el dict donde `accept_blobs` deja los trozos de un dibujo.
+- `gradio.context.LocalContext.request`: `peticion_actual`, el pedido del evento que corre (el taller de
+  paradas reparte por su sesión y su dirección sin cambiar la firma de `recalcular`).
 - La cola (`gradio.queueing.Queue`: sus filas por `concurrency_id` y `Event.concurrency_id`):
   `mover_a_carril` pasa una llamada lenta a la fila de su carril y `adelantar` pone un pesado delante
   de los de una red con más en cola (servidor/admision.py). Y los
@@ -40,6 +42,7 @@ from functools import cache
 from pathlib import Path
 
 import gradio as gr
+from gradio.context import LocalContext
 from gradio.queueing import EventQueue
 from gradio.state_holder import SessionState, StateHolder
 from starlette.routing import Mount
@@ -337,6 +340,12 @@ def adelantar(cola, evento_id: str, en_cola_de_su_red) -> bool:
     fila.queue.remove(evento)
     fila.queue.insert(i, evento)
     return True
+
+
+def peticion_actual():
+    """El `gr.Request` del evento que corre en este hilo (Gradio lo pone en `LocalContext.request` antes de cada
+    llamada y de cada paso de un generador), o None fuera de un evento. Para el reparto del taller de paradas."""
+    return LocalContext.request.get(None)
 
 
 def editores(blocks: gr.Blocks) -> dict[int, gr.ImageEditor]:

@@ -146,3 +146,18 @@ def test_sin_la_lista_del_desplegable_no_se_corrige_nada(tmp_path):
     (tmp_path / "Index-x.js").write_bytes(b"const filtered_indices=[];e.choices[0][1]")
     (tmp_path / "Index-y.js").write_bytes(b"t.choices[g(n)][0]")  # sin la lista: otro componente
     assert gradio_interno.trozos_corregidos(tmp_path) == {}
+
+
+def test_el_pedido_del_evento_esta_en_el_contexto_de_gradio():
+    """`gradio_interno.peticion_actual` lee `LocalContext.request`, que Gradio pone antes de cada llamada y de cada
+    paso de un generador (tests/test_seguridad_taller.py lo prueba con un servidor)."""
+    from contextvars import ContextVar
+
+    from gradio import utils
+    from gradio.context import LocalContext
+
+    assert isinstance(LocalContext.request, ContextVar)
+    fuente = inspect.getsource(utils.get_function_with_locals)
+    assert "LocalContext.request.set(request)" in fuente and "before_fn" in fuente
+    assert "before_fn(*before_args)" in inspect.getsource(utils.function_wrapper)
+    assert gradio_interno.peticion_actual() is None

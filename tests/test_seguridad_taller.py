@@ -119,15 +119,16 @@ def test_una_sesion_que_insiste_sin_saldo_recibe_429_antes_de_calcular_la_vista(
     import fastapi
     import gradio as gr
 
-    from servidor import admision
+    from servidor import admision, gradio_interno
     from servidor.entradas import montar_protegido
     from tests.ataque import unir
     from tests.ayuda import ServidorEnHilo, puerto_libre
 
-    vistas_calculadas = []
+    vistas_calculadas, sesiones_vistas = [], []
 
     def recalcular(x):
         vistas_calculadas.append(x)
+        sesiones_vistas.append(gradio_interno.peticion_actual().session_hash)  # lo que usa el taller
         return x
 
     recalcular.pide_paradas = True
@@ -145,4 +146,5 @@ def test_una_sesion_que_insiste_sin_saldo_recibe_429_antes_de_calcular_la_vista(
         assert r.status_code == 429 and r.json()["detail"] == admision.SIN_SALDO_DE_PARADAS
         assert unir(base, 0, [2], "nueva").status_code == 200
         time.sleep(0.5)
-    assert vistas_calculadas == [2]
+    assert vistas_calculadas == [2] and sesiones_vistas == ["nueva"]
+    assert gradio_interno.peticion_actual() is None  # fuera de un evento

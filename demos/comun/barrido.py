@@ -395,11 +395,11 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
 
     controles = [b.control for b in barridos]
 
-    def recalcular(request: gr.Request, *valores):
+    def recalcular(*valores):
         with EN_CURSO.vista():  # la vista de la edición: el taller le cede el turno
             resultado = vista.fn(*valores)
         yield (*resultado, *[gr.skip()] * (len(barridos) * 2))
-        sesion, direccion = quien_pide(request)
+        sesion, direccion = quien_pide(peticion_actual())
         paquetes = TALLER.paquetes(vista, list(valores), resultado, sesion, direccion)
         # El texto bajo cada control: el suyo (la parada de ahora es válida: acaba de calcularse), no el motivo de
         # una parada rechazada que barrido.js haya dejado antes de esta edición.
@@ -439,6 +439,10 @@ def _direccion_de_la_conexion(request) -> str:
 # La dirección del visitante de un pedido: la de la conexión, o la que diga el servidor (servidor/admision.py la
 # cambia por `admision.direccion`, que sabe de los proxies de confianza, al configurar la cola).
 direccion_de: Callable[[Any], str] = _direccion_de_la_conexion
+# El pedido (`gr.Request`) del evento que corre en este hilo; sin servidor (las pruebas, las vistas iniciales), None.
+# servidor/admision.py pone `gradio_interno.peticion_actual` al configurar la cola: así `recalcular` no cambia de
+# firma (la de la vista) y no se puede llamar distinto desde fuera.
+peticion_actual: Callable[[], Any] = lambda: None  # noqa: E731
 
 
 def quien_pide(request) -> tuple[str, str]:
