@@ -28,6 +28,7 @@ LARGO_MAX, D_MAX = 512, 512
 SIMILITUDES = ("coseno", "producto punto")
 FRASE = ("Ana", "sacó", "plata", "del", "banco")
 SECUENCIAS_NUEVAS, SEMILLA_NUEVAS = 2000, 777  # una semilla que el entrenamiento no usa
+NBSP = "\u00a0"  # entre un número y su «%» en una columna angosta: que no se separen
 DECIMALES = 3  # los de la pista al pasar el ratón: más cifras solo engordarían la respuesta
 MODELOS = (("Con posición", "inversion-digitos"), ("Sin posición", "inversion-digitos-sin-posicion"))
 
@@ -203,14 +204,12 @@ def _inversion_digitos() -> tuple[list[list[str]], str, str]:
 
 
 def _punto(filas: list[list[str]]) -> str:
-    """«Con posición 100.0 %, sin ella 31.7 %»: la frase sale de la tabla, y su dirección también. Una línea a 1280 px:
-    va encima de las figuras y, con la predicción sin revelar, la figura tiene que seguir en la primera pantalla."""
-    con, sin = filas[0][1], filas[1][1]
-    menos = float(sin.rstrip(" %")) < float(con.rstrip(" %"))
-    veredicto = "sin ella no aprende a invertir" if menos else "sin ella acierta igual"
+    """«Con posición 100.0 %, sin ella 31.7 %»: los números salen de la tabla. Va junto a los controles, encima de
+    las figuras: tres líneas como mucho a 1280 px, para que la figura siga en la primera pantalla."""
+    con, sin, azar = (p.replace(" ", NBSP) for p in (filas[0][1], filas[1][1], por_ciento(1 / DIGITOS, 0)))
     return (
-        f"**Por qué hace falta:** el modelo que invierte dígitos acierta **{con}** con posición y **{sin}** sin ella "
-        f"(al azar, {por_ciento(1 / DIGITOS, 0)}): {veredicto}."
+        f"**Por qué hace falta:** al invertir dígitos, el modelo acierta **{con}** con posición y **{sin}** sin ella "
+        f"(azar: {azar})."
     )
 
 
@@ -330,12 +329,14 @@ APRENDER = ap.Aprender(
 
 def construir() -> Vista:
     explicacion(EXPLICACION)
-    # El punto de la pestaña (con posición 100 %, sin posición ~32 %) en la primera pantalla, antes de las figuras.
-    punto = gr.Markdown(elem_id="posicion-punto")
     with gr.Row():
-        largo = Deslizador(1, LARGO_MAX, value=50, step=1, label="Largo de la frase (posiciones)")
-        d_modelo = Deslizador(2, D_MAX, value=32, step=1, label="d_modelo (columnas del vector)")
+        largo = Deslizador(1, LARGO_MAX, value=50, step=1, label="Largo (posiciones)")
+        d_modelo = Deslizador(2, D_MAX, value=32, step=1, label="d_modelo (columnas)")
         similitud = Opcion(list(SIMILITUDES), value="coseno", label="Similitud entre posiciones")
+        # El punto de la pestaña (con posición 100 %, sin posición ~32 %), junto a los controles: en la primera
+        # pantalla, encima de las dos figuras, sin bajarlas. Es una salida: se vela hasta revelar (es la respuesta
+        # de la predicción).
+        punto = gr.Markdown(elem_id="posicion-punto")
     with gr.Row():
         mapa = grafico("Mapa de la codificación posicional", scale=3)
         with gr.Column(scale=2):
