@@ -451,7 +451,7 @@ def test_api_entrena_transmite_y_luego_sirve_el_mio(url_app):
     trabajo = c.submit(epocas=2, con_posicion=True, cabezas=2, bloques=1, api_name=API_ENTRENAR)
     curva, texto = trabajo.result(timeout=120)
     assert len(trabajo.outputs()) >= 3 and curva
-    secuencias = float(re.search(r"y ([\d.]+)% de las secuencias", texto).group(1))
+    secuencias = float(re.search(r"y ([\d.]+) % de las secuencias", texto).group(1))
     assert secuencias > 99
     # El modelo vive en la sesión de ese cliente; el compartido no cambió.
     *_, propio = c.predict(modelo="el-mio", api_name=API)
