@@ -93,6 +93,15 @@ PESTANAS: tuple[Pestana, ...] = (
         "el −∞ antes del softmax deja en 0 exacto el peso de las palabras del futuro.",
     ),
     Pestana(
+        "generacion",
+        "Generación autorregresiva",
+        "demos.generacion",
+        MECANISMO,
+        "el bucle escribe un dígito por pasada y lo realimenta; al entrenar, la misma máscara causal da las 8 "
+        "predicciones en una pasada, con los mismos logits.",
+        del_tutorial=True,
+    ),
+    Pestana(
         "posicion",
         "Posición",
         "demos.posicion",

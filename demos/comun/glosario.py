@@ -35,6 +35,10 @@ TERMINOS: dict[str, str] = {
     "cambian con cada frase.",
     "cabeza": "Una atención completa sobre su trozo de d/h columnas de Q, K y V; las h cabezas (de la 1 a la h) "
     "miran a la vez y sus salidas se pegan.",
+    "generación autorregresiva": "Escribir de a una ficha: el modelo corre sobre lo escrito, elige la ficha "
+    "siguiente y la agrega a su entrada para el paso que sigue.",
+    "teacher forcing": "Entrenar con la respuesta correcta ya escrita en la entrada: con la máscara causal, una sola "
+    "pasada da la predicción de todas las posiciones.",
     "máscara": "Las casillas que una ficha no puede mirar: en esta suite, `True` = no mirar; su puntaje pasa a −∞.",
     "ventana w": "Atención local: cada ficha mira la suya y w más. Causal: las w anteriores; centrada: w/2 a cada "
     "lado (Longformer).",
