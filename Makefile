@@ -41,7 +41,9 @@ lint: $(VENV)/.instalado-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# node --test: las funciones puras del código del navegador (demos/comun/navegador/*.mjs), en un segundo.
 test: $(VENV)/.instalado-dev chromium npm lint
+	node --test tests/js/
 	$(PY) -m pytest
 
 bench: $(VENV)/.instalado-dev

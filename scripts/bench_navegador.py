@@ -142,7 +142,8 @@ GUARDAR = (
     """([sel, limite]) => {
   const ahora = () => {
     const g = document.querySelector(sel + " .js-plotly-plot");
-    if (g) return g.__enPantalla ?? g.data; // lo que se ve: la figura viva o una instantánea (navegador.js)
+    // lo que se ve: la figura viva o una instantánea (demos/comun/navegador/figuras.mjs)
+    if (g) return window.__suite.estado(g).enPantalla ?? g.data;
     const t = document.querySelector(sel + " textarea");
     return t ? t.value : null;
   };
@@ -430,7 +431,8 @@ def barridos_de(vistas: dict) -> list[Barrer]:
 
 
 # El arrastre, en la página: entre el pointerdown y el pointerup, los cuadros (requestAnimationFrame), los cuadros en
-# que la figura muestra otro valor (`__enPantalla` de navegador.js: el texto del valor que se ve, dibujado por Plotly o
+# que la figura muestra otro valor (`estado(g).enPantalla` de demos/comun/navegador/figuras.mjs: el texto del valor
+# que se ve, dibujado por Plotly o
 # puesto como instantánea; guarda esos valores, para contar después las paradas distintas) y los valores del riel que
 # pasaron por `input`. Las medidas «figura» e «instantánea» de navegador.js (una por dibujo de Plotly o instantánea
 # puesta, con el id del bloque) se cuentan al final.
@@ -440,7 +442,7 @@ ARMAR_ARRASTRE = """([sel, rango]) => {
   const g = document.querySelector(sel + " .js-plotly-plot");
   const a = {abajo: null, arriba: null, cuadros: 0, datos: [], tiempos: [], valores: [], fin: false};
   window.__arrastre = a;
-  const visto = () => (g ? g.__enPantalla ?? g.data : null);
+  const visto = () => (g ? window.__suite.estado(g).enPantalla ?? g.data : null);
   let antes = visto();
   const mirar = () => {
     if (a.fin) return;
@@ -553,7 +555,7 @@ GUARDAR_FIGURA = """([ids, cual]) => {
   for (const id of ids) {
     const g = document.querySelector("#" + id + " .figura-propia");
     window.__figurasAB[id] = window.__figurasAB[id] || {};
-    window.__figurasAB[id][cual] = g && g.__figura ? structuredClone(g.__figura) : null;
+    window.__figurasAB[id][cual] = g && window.__suite.figura(g) ? structuredClone(window.__suite.figura(g)) : null;
   }
 }"""
 

@@ -147,8 +147,9 @@ VARIANTES = """({
 COSTO_FIGURAS = """async (veces) => {
   const V = __VARIANTES__, filas = [];
   for (const g of document.querySelectorAll(".figura-propia")) {
-    if (!g.__figura || g.clientWidth === 0) continue;
-    const {data, layout, config} = g.__figura;
+    const figura = window.__suite.figura(g);
+    if (!figura || g.clientWidth === 0) continue;
+    const {data, layout, config} = figura;
     const aparte = document.createElement("div");
     aparte.style.cssText = `width:${g.clientWidth}px;height:${g.clientHeight}px`;
     document.body.appendChild(aparte);
@@ -517,11 +518,11 @@ def main() -> None:
 
 
 def _opciones_de(ref: str) -> dict:
-    """Las opciones de la página con navegador.js y disposicion.js como estaban en el commit `ref`."""
+    """Las opciones de la página con disposicion.js como estaba en el commit `ref` (las figuras, demos/comun/navegador,
+    van en el <head> y son las de ahora)."""
     import subprocess
 
     import app
-    from demos.comun.figuras.pantalla import con_constantes, navegador_js
 
     opciones = app.opciones_lanzamiento()
 
@@ -530,13 +531,9 @@ def _opciones_de(ref: str) -> dict:
         return subprocess.run(git, cwd=RAIZ, check=True, capture_output=True, text=True).stdout
 
     disposicion = "demos/servir/pagina/disposicion.js"
-    for ahora, antes in (
-        (navegador_js(), con_constantes(viejo("demos/comun/figuras/navegador.js"))),
-        ((RAIZ / disposicion).read_text(encoding="utf-8").strip(), viejo(disposicion).strip()),
-    ):
-        assert ahora in opciones["js"]
-        opciones["js"] = opciones["js"].replace(ahora, antes)
-    opciones["cabeza_html"] = ""  # el navegador.js de ahora va también en el <head> del HTML: el de antes, solo en js
+    ahora, antes = (RAIZ / disposicion).read_text(encoding="utf-8").strip(), viejo(disposicion).strip()
+    assert ahora in opciones["js"]
+    opciones["js"] = opciones["js"].replace(ahora, antes)
     return opciones
 
 

@@ -57,10 +57,10 @@ def pg(navegador):
 
 
 def en_blanco(pg) -> None:
-    """Una página vacía con `window.__barrido`, que la de verdad trae una vez en su `head` (barrido.cabeza_js): el
-    `js=` de cada evento de barrido (`js_de`) la llama."""
+    """Una página vacía con la suite del navegador (`window.__suite`), que la de verdad trae una vez en su `head`
+    (barrido.cabeza_js): el `js=` de cada evento de barrido (`js_de`) llama a su `barrido`."""
     pg.goto("about:blank")
-    pg.evaluate(f"() => {{ window.__barrido = {funcion_js()}; }}")
+    pg.evaluate(f"() => {{ {funcion_js()}; }}")
 
 
 def calma(pg) -> int:
@@ -194,9 +194,9 @@ def test_barrido_js_arma_lo_mismo_que_python(pg, url_app, id_, k):
         f"""([p, valores]) => p.paradas.map((v) => ({funcion})(v, p, 0, ...valores).slice(0, p.salidas.length))""",
         [json.loads(json.dumps(p)), valores],
     )
-    # Lo que navegador.js dibuja de antemano: el texto de cada figura en cada parada (window.__paradasDeBarrido).
+    # Lo que las figuras dibujan de antemano: el texto de cada figura en cada parada (window.__suite.paradas).
     de_antemano = pg.evaluate(
-        "() => Object.fromEntries([...window.__paradasDeBarrido]"
+        "() => Object.fromEntries([...window.__suite.paradas]"
         ".map(([f, x]) => [f, [...Array(x.n).keys()].map(x.texto)]))"
     )
     i = next(j for j, c in enumerate(vista.entradas) if c is (b.entrada or b.control))
@@ -236,7 +236,7 @@ def test_con_las_paradas_en_camino_cada_movimiento_pide_solo_su_vista(pg):
     """Otras entradas (otra semilla) y el paquete de antes: la edición ya pidió las paradas nuevas, así que un
     movimiento pide solo su vista (el segundo número oculto), no todas las paradas otra vez (el primero); si en
     `ESPERA_PAQUETE_MS` no llegaron, las pide. Un número que no es una parada también pide solo su vista."""
-    from demos.comun.barrido import ESPERA_PAQUETE_MS
+    from demos.comun.navegador import ESPERA_PAQUETE_MS
 
     vista = vistas()["temperatura"]
     b = vista.barridos[0]

@@ -13,7 +13,7 @@ import threading
 import pytest
 
 from tests.ayuda import puerto_libre
-from tests.ayuda_navegador import CAPTURAS, ESPERA_MS
+from tests.ayuda_navegador import CAPTURAS, ESPERA_MS, textos_que_se_solapan
 
 pytestmark = pytest.mark.navegador
 
@@ -456,3 +456,40 @@ def test_en_un_telefono_los_nombres_de_las_barras_van_derechos_si_caben(navegado
     assert pg.evaluate(ANGULOS_DEL_EJE_X)[0] == 90
     assert _solapadas(pg.evaluate(CAJAS_DEL_EJE_X)) == []
     pg.context.close()
+
+
+# Una diapositiva oculta (display: none) con la pestaña en un iframe de 900 px; y la de referencia, visible.
+OCULTA = """<!doctype html><html><body style="margin:0">
+<div id="diapositiva" style="display:{display}; width:900px; height:600px">
+  <iframe id="marco" src="{url}" style="width:900px; height:600px; border:0"></iframe></div>
+</body></html>"""
+
+
+def _solapes_en_iframe(navegador, url: str, id_: str, oculta: bool) -> dict:
+    ctx = navegador.new_context(locale="es-ES", viewport={"width": 960, "height": 700})
+    pg = ctx.new_page()
+    html = OCULTA.format(url=url, display="none" if oculta else "block")
+    with _pagina_en_otro_origen(html) as otro_origen:
+        pg.goto(otro_origen)
+        pg.frame_locator("#marco").locator(f"#{id_}-figura1").wait_for(state="attached", timeout=ESPERA_MS)
+        if oculta:
+            pg.wait_for_timeout(2500)  # lo que dibuje oculta
+            pg.evaluate("() => { document.querySelector('#diapositiva').style.display = 'block'; }")
+        marco = pg.frames[1]
+        marco.wait_for_function(LISTA, arg=f"#{id_}-figura1", timeout=ESPERA_MS)
+        pg.wait_for_timeout(1000)
+        solapes = textos_que_se_solapan(marco, derechos=True)
+        pg.screenshot(path=str(CAPTURAS / f"figuras-iframe-{'oculto' if oculta else 'visible'}-{id_}.png"))
+    ctx.close()
+    return solapes
+
+
+@pytest.mark.parametrize("id_", ["atencion-cruzada", "clasificador-atencion"])
+def test_un_iframe_que_carga_oculto_y_se_muestra_no_pisa_sus_nombres(navegador, url_app, id_):
+    """Al mostrarse, la figura se maqueta otra vez con el ancho de verdad: los nombres del eje x de atención
+    cruzada (4 pares) y del clasificador (6) se pisaban en un iframe que cargó oculto y luego se mostró. Ningún
+    par de textos derechos se pisa que no se pise también en el mismo iframe visible desde el principio."""
+    url = f"{url_app}demo/{id_}/?predecir=0"
+    oculto = _solapes_en_iframe(navegador, url, id_, oculta=True)
+    visible = _solapes_en_iframe(navegador, url, id_, oculta=False)
+    assert oculto == visible, (oculto, visible)

@@ -34,7 +34,11 @@ VISTO = """(sel) => {
 MEDIDAS = """(nombre) => performance.getEntriesByName(nombre).filter(
   (m) => m.detail === 'escalado-figura1').length"""
 
-VIVA = """(sel) => { const g = document.querySelector(sel); return !g.__puesta && g.__enPantalla === g.__texto; }"""
+# Lo que las figuras saben de la de `sel` (demos/comun/navegador/figuras.mjs: su estado, por la puerta de la suite).
+ESTADO = "window.__suite.estado(document.querySelector(sel))"
+EN_PANTALLA = f"window.__suite.estado(document.querySelector('{SEL}')).enPantalla"
+VIVA = f"""(sel) => {{ const e = {ESTADO}; return !e.puesta && e.enPantalla === e.texto; }}"""
+PUESTA = f"(sel) => !!{ESTADO}.puesta"
 
 
 @pytest.fixture
@@ -64,10 +68,10 @@ def _viva_otra_vez(pg) -> str:
 
 def test_volver_a_una_parada_ya_dibujada_pone_su_instantanea_sin_plotly(pg):
     inicial = _viva_otra_vez(pg)
-    antes = pg.evaluate(f"() => document.querySelector('{SEL}').__enPantalla")
+    antes = pg.evaluate(f"() => {EN_PANTALLA}")
     _tecla(pg, "ArrowRight")
     pg.wait_for_function(
-        f"(antes) => document.querySelector('{SEL}').__enPantalla !== antes", arg=antes, timeout=ESPERA_MS
+        f"(antes) => {EN_PANTALLA} !== antes", arg=antes, timeout=ESPERA_MS
     )
     otra = _viva_otra_vez(pg)
     assert otra != inicial
@@ -76,7 +80,7 @@ def test_volver_a_una_parada_ya_dibujada_pone_su_instantanea_sin_plotly(pg):
     _tecla(pg, "ArrowLeft")
     pg.wait_for_function(f"(n) => ({MEDIDAS})('instantánea') > n", arg=instantaneas, timeout=ESPERA_MS)
     puesta = pg.evaluate(VISTO, SEL)
-    assert pg.evaluate("(sel) => !!document.querySelector(sel).__puesta", SEL), "no se puso la instantánea"
+    assert pg.evaluate(PUESTA, SEL), "no se puso la instantánea"
     assert pg.evaluate(MEDIDAS, "figura") == figuras, "volver a una parada ya dibujada pasó por Plotly.react"
     # Lo que se ve es la figura de esa parada: los mismos textos en los mismos lugares que la viva.
     assert puesta == inicial
@@ -92,12 +96,12 @@ def test_volver_a_la_parada_de_la_figura_viva_la_trae_sin_plotly(pg):
     figuras = pg.evaluate(MEDIDAS, "figura")
     viva = pg.evaluate_handle(f"() => document.querySelector('{SEL} > .plot-container')")
     for tecla in ("ArrowRight", "ArrowLeft"):
-        antes = pg.evaluate(f"() => document.querySelector('{SEL}').__enPantalla")
+        antes = pg.evaluate(f"() => {EN_PANTALLA}")
         _tecla(pg, tecla)
         pg.wait_for_function(
-            f"(antes) => document.querySelector('{SEL}').__enPantalla !== antes", arg=antes, timeout=ESPERA_MS
+            f"(antes) => {EN_PANTALLA} !== antes", arg=antes, timeout=ESPERA_MS
         )
-    assert pg.evaluate("(sel) => !!document.querySelector(sel).__puesta", SEL), "A no volvió como instantánea"
+    assert pg.evaluate(PUESTA, SEL), "A no volvió como instantánea"
     assert _viva_otra_vez(pg) == inicial
     assert pg.evaluate(MEDIDAS, "figura") == figuras, "volver a la viva de A pasó por Plotly.react"
     # Es la misma figura viva de antes, con sus rectángulos del arrastre (los valores al pasar el puntero).
@@ -116,10 +120,10 @@ def test_las_paradas_del_paquete_se_dibujan_de_antemano_y_el_arrastre_no_usa_plo
     # vuelve tras la calma entre tecla y tecla no cuenta: es una «figura» del valor que ya se ve).
     pg.locator(RIEL).first.focus()
     for _ in range(4):
-        antes = pg.evaluate(f"() => document.querySelector('{SEL}').__enPantalla")
+        antes = pg.evaluate(f"() => {EN_PANTALLA}")
         pg.keyboard.press("ArrowRight")
         pg.wait_for_function(
-            f"(antes) => document.querySelector('{SEL}').__enPantalla !== antes", arg=antes, timeout=ESPERA_MS
+            f"(antes) => {EN_PANTALLA} !== antes", arg=antes, timeout=ESPERA_MS
         )
     assert pg.evaluate(MEDIDAS, "instantánea") == instantaneas + 4, "una parada precalentada pasó por Plotly.react"
     assert len(pg.joins) == joins
@@ -132,7 +136,7 @@ def test_con_el_puntero_encima_vuelve_la_figura_viva_con_sus_valores(pg):
     _tecla(pg, "ArrowRight")
     _viva_otra_vez(pg)
     _tecla(pg, "ArrowLeft")
-    pg.wait_for_function("(sel) => !!document.querySelector(sel).__puesta", arg=SEL, timeout=ESPERA_MS)
+    pg.wait_for_function(PUESTA, arg=SEL, timeout=ESPERA_MS)
     caja = pg.locator(f"{SEL} .nsewdrag").first.bounding_box()
     pg.mouse.move(caja["x"] + caja["width"] / 2, caja["y"] + caja["height"] / 2)
     pg.wait_for_function(VIVA, arg=SEL, timeout=ESPERA_MS)
@@ -152,10 +156,10 @@ def test_en_modo_oscuro_no_vuelve_una_instantanea_clara(pg):
     pg.wait_for_function(f"(n) => ({MEDIDAS})('figura') > n", arg=figuras, timeout=ESPERA_MS)
     # La parada de la derecha ya se dibujó en claro (su instantánea clara existe). En oscuro se ve oscura: con
     # Plotly, o con una instantánea que el precalentado dibujó ya en oscuro, nunca con la clara.
-    antes = pg.evaluate(f"() => document.querySelector('{SEL}').__enPantalla")
+    antes = pg.evaluate(f"() => {EN_PANTALLA}")
     _tecla(pg, "ArrowRight")
     pg.wait_for_function(
-        f"(antes) => document.querySelector('{SEL}').__enPantalla !== antes", arg=antes, timeout=ESPERA_MS
+        f"(antes) => {EN_PANTALLA} !== antes", arg=antes, timeout=ESPERA_MS
     )
     papel = pg.evaluate(f"() => getComputedStyle(document.querySelector('{SEL} .main-svg')).backgroundColor")
     assert papel.replace(" ", "") not in ("rgb(255,255,255)", "rgba(0,0,0,0)"), papel
@@ -227,15 +231,15 @@ def test_al_abrir_la_pagina_las_paradas_se_dibujan_antes_del_primer_movimiento(p
 
 # La figura marcada con las paradas de un paquete que no es `window.__viejo` (el de antes de la edición).
 MARCADA_CON_OTRO = """(sel) => {
-  const m = document.querySelector(sel).__marcaDeParadas;
-  const f = m && window.__paradasDeBarrido.get(m.fuente);
+  const m = window.__suite.estado(document.querySelector(sel)).marcaDeParadas;
+  const f = m && window.__suite.paradas.get(m.fuente);
   return !!f && f.paquete === m.paquete && m.paquete !== window.__viejo;
 }"""
 
 
 def test_tras_una_edicion_las_paradas_nuevas_se_dibujan_antes_del_siguiente_movimiento(pg):
     _precalentadas_hasta(pg, 3)
-    pg.evaluate("(sel) => { window.__viejo = document.querySelector(sel).__marcaDeParadas.paquete; }", SEL)
+    pg.evaluate(f"(sel) => {{ window.__viejo = {ESTADO}.marcaDeParadas.paquete; }}", SEL)
     pg.locator("#escalado-semilla input").fill("1")  # otra semilla: otra vista y otras paradas, del servidor
     # Las paradas de la semilla nueva marcan la figura, y se dibujan de antemano sin que el deslizador se mueva.
     pg.wait_for_function(MARCADA_CON_OTRO, arg=SEL, timeout=ESPERA_MS)

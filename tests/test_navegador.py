@@ -217,7 +217,8 @@ def test_un_clic_antes_de_la_respuesta_de_la_carga_no_se_deshace_con_tab_en_la_u
         r.continue_()
     # La respuesta de la carga llena la pestaña pedida (su primera figura) y no cambia la elección.
     pagina.wait_for_function(
-        "(id) => { const g = document.querySelector(`#${id}-figura1 .figura-propia`); return !!(g && g.__texto); }",
+        "(id) => { const g = document.querySelector(`#${id}-figura1 .figura-propia`);"
+        " return !!(g && window.__suite.estado(g).texto); }",
         arg=id_,
         timeout=ESPERA_MS,
     )

@@ -256,8 +256,8 @@ def test_telefono_ningun_texto_de_una_figura_pisa_a_otro(navegador, url_app, anc
 BLANCO_DE_LOS_PANELES = """() => {
   const blancos = [];
   for (const g of document.querySelectorAll(".js-plotly-plot")) {
-    if (!g.checkVisibility({visibilityProperty: true}) || !g._fullLayout || !g.__figura) continue;
-    const angosto = (g.__figura.layout.meta || {}).angosto;
+    if (!g.checkVisibility({visibilityProperty: true}) || !g._fullLayout || !window.__suite.figura(g)) continue;
+    const angosto = (window.__suite.figura(g).layout.meta || {}).angosto;
     if (!angosto) continue;
     const topes = Object.fromEntries((angosto.medida || []).map(([eje, , , tope]) => [eje, tope]));
     const L = g._fullLayout;
@@ -267,7 +267,7 @@ BLANCO_DE_LOS_PANELES = """() => {
       const lugar = (e, px) => ((e._inputDomain || e.domain)[1] - (e._inputDomain || e.domain)[0]) * px;
       const [anchoX, altoY] = [lugar(x, L._size.w), lugar(y, L._size.h)];
       blancos.push({
-        figura: ((g.__figura.layout.title || {}).text || "").slice(0, 40), eje,
+        figura: ((window.__suite.figura(g).layout.title || {}).text || "").slice(0, 40), eje,
         mide: [Math.round(x._length), Math.round(y._length)], lugar: [Math.round(anchoX), Math.round(altoY)],
         tope: topes[eje] ?? null,
       });
@@ -279,8 +279,9 @@ BLANCO_DE_LOS_PANELES = """() => {
 
 # Las líneas del título de cada figura de teléfono que se ve: [las de ahora, las que le dio el servidor].
 LINEAS_DEL_TITULO = """() => [...document.querySelectorAll(".js-plotly-plot")]
-  .filter((g) => g.checkVisibility() && g.__figura && g.layout && ((g.__figura.layout.meta || {}).angosto || {}).layout)
-  .map((g) => [g.layout.title, g.__figura.layout.meta.angosto.layout.title])
+  .filter((g) => g.checkVisibility() && window.__suite.figura(g) && g.layout
+    && ((window.__suite.figura(g).layout.meta || {}).angosto || {}).layout)
+  .map((g) => [g.layout.title, window.__suite.figura(g).layout.meta.angosto.layout.title])
   .filter(([ahora, servidor]) => ahora && servidor && servidor.text)
   .map(([ahora, servidor]) => [ahora.text.split("<br>").length, servidor.text.split("<br>").length])"""
 
@@ -305,13 +306,14 @@ def test_telefono_los_paneles_de_proporcion_fija_toman_el_ancho_de_la_pagina(nav
             pg.goto(url_app + f"demo/{id_}/?predecir=0")
             fuente_figura(pg, id_)
             # Las figuras de la pestaña, no el taller de navegador.js (un <div> fuera de la pantalla, con
-            # visibility: hidden, donde Plotly dibuja paradas de antemano: no tiene __dibujada_en).
+            # visibility: hidden, donde Plotly dibuja paradas de antemano: no tiene dibujada_en).
             figuras = ".figura-propia.js-plotly-plot"
             for k in range(pg.locator(figuras).count()):  # las de más abajo se dibujan al acercarse
                 pg.locator(figuras).nth(k).scroll_into_view_if_needed()
                 pg.wait_for_function(
                     "([sel, k]) => { const g = document.querySelectorAll(sel)[k];"
-                    " return !g.checkVisibility() || (g._fullLayout && g.__dibujada_en?.[0] === g.clientWidth); }",
+                    " return !g.checkVisibility()"
+                    " || (g._fullLayout && window.__suite.estado(g).dibujada_en?.[0] === g.clientWidth); }",
                     arg=[figuras, k],
                 )
             pg.wait_for_timeout(300)

@@ -56,7 +56,7 @@ def test_el_html_servido_pide_plotly_en_su_cabeza_y_cada_figura_en_su_head(url_a
     cabeza = html[: html.index("</head>")]
     guion = f'<script async src="{RUTA_PLOTLY}"></script>'
     assert cabeza.count(guion) == 1
-    assert cabeza.index("__figurasDeLaSuite") < cabeza.index(guion), "navegador.js va antes que Plotly.js"
+    assert cabeza.index("__suite") < cabeza.index(guion), "navegador.js va antes que Plotly.js"
     configuracion = _configuracion(html)
     assert admision.CABECERA in configuracion["head"], "el guion del token de la página sigue en la cabecera"
     figuras = [c for c in configuracion["components"] if c.get("props", {}).get("component_class_name") == "Figura"]
@@ -78,7 +78,7 @@ def test_chromium_pide_plotly_una_sola_vez_y_ningun_otro_js_pesado(url_app, pagi
     pagina.on("request", lambda r: r.resource_type == "script" and pedidos.append(r.url))
     pagina.add_init_script(
         "document.addEventListener('DOMContentLoaded', () => {"
-        "  window.__alLeerLaPagina = !!window.__figurasDeLaSuite;"
+        "  window.__alLeerLaPagina = !!(window.__suite && window.__suite.recibir);"
         "});"
     )
     pagina.goto(url_app + camino, wait_until="load")

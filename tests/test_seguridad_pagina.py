@@ -167,19 +167,19 @@ def _sin_token(cuerpo: bytes) -> bytes:
 
 
 def test_la_configuracion_trae_una_copia_del_barrido(url_app, sin_tope):
-    """barrido.js va una vez en la página (el `head`); cada evento de barrido la llama con sus datos. Antes, cada uno
-    de los 35 eventos de la suite llevaba su copia: 230 kB de los 1.16 MB de `/config`."""
+    """La función de barrido va una vez en la página (el `head`); cada evento de barrido la llama con sus datos.
+    Antes, cada uno de los 35 eventos de la suite llevaba su copia: 230 kB de los 1.16 MB de `/config`."""
     from demos.comun import barrido
 
-    linea = "Gradio entrega el paquete como un proxy de Svelte"
+    linea = "copias.set(paquete, JSON.parse(JSON.stringify(paquete)))"  # demos/comun/navegador/barrido.mjs
     assert linea in barrido.funcion_js()
     for base in (url_app, f"{url_app}demo/temperatura/"):
         config = httpx.get(f"{base}config", timeout=60).json()
         texto = json.dumps(config, ensure_ascii=False)
         assert texto.count(linea) == 1, base
-        llamadas = [d["js"] for d in config["dependencies"] if "window.__barrido(" in (d.get("js") or "")]
+        llamadas = [d["js"] for d in config["dependencies"] if "window.__suite.barrido(" in (d.get("js") or "")]
         assert llamadas and all(len(js) < 600 for js in llamadas)
-        assert "window.__barrido = " in config["head"]
+        assert "window.__suite" in config["head"]
     assert len(httpx.get(f"{url_app}config", timeout=60).content) < 1_000_000
 
 

@@ -3,15 +3,15 @@
 Para un `Barrido` (`demos.comun.vista.Barrido`), `paquete` llama a la función de cálculo en cada parada del
 control, con las demás entradas como están, y junta lo que sale en un «paquete»: para cada salida,
 lo que es igual en todas las paradas va una vez (`base`) y lo que cambia va en columnas, una ruta y un valor
-por parada (`cambios`). El navegador (`barrido.js`) arma la vista de la parada que el estudiante toca y se la
+por parada (`cambios`). El navegador (`navegador/barrido.mjs`) arma la vista de la parada que el estudiante toca y se la
 da a Gradio como si hubiera llegado del servidor: la figura sigue al pulgar y la cola no oye nada.
 
 `barrer` cablea una vista (la de una pestaña, con `demos.servir.conectar`, o una sección suya):
-- el `input` del control (y de la entrada que fija, si es otra, y los atajos) corre `barrido.js`, sin cola;
-- si el valor no es una parada (un número escrito), `barrido.js` pide al servidor solo esa vista; si el
+- el `input` del control (y de la entrada que fija, si es otra, y los atajos) corre `navegador/barrido.mjs`, sin cola;
+- si el valor no es una parada (un número escrito), `navegador/barrido.mjs` pide al servidor solo esa vista; si el
   paquete no sirve porque otras entradas cambiaron, también solo la vista mientras llegan las paradas de esa
   edición (las pide el evento de la edición, `recalcular`), y los paquetes otra vez si no llegan en
-  `ESPERA_PAQUETE_MS`; una parada que la función rechaza muestra el motivo bajo el control, sin servidor;
+  `navegador.ESPERA_PAQUETE_MS`; una parada que la función rechaza muestra el motivo bajo el control, sin servidor;
 - si el paquete pesaría más de `MAX_BYTES` con estas entradas, no lleva vistas: cada movimiento pide solo su
   vista al servidor (otro evento, el de la vista), como antes del barrido;
 - `recalcular` (privado) es un generador: primero la vista, después los paquetes. Así una edición se ve tan
@@ -32,19 +32,17 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
 import orjson
 
+from demos.comun import navegador
 from demos.comun.figuras.componente import Figura
 from demos.comun.vista import EN_CURSO, Barrido, envolver, salidas_para_gradio, un_reloj
 
 MAX_PARADAS = 256  # más paradas que esto no se precalculan: el control queda en el servidor
 MAX_BYTES = 200_000  # lo que pesan, en JSON, los paquetes de una pestaña (tests/test_barrido.py lo mide)
-ESPERA_PAQUETE_MS = 20_000  # tras una edición, lo que barrido.js espera sus paradas antes de pedirlas otra vez
 
 
 # --- las paradas ---------------------------------------------------------------------------------
@@ -306,25 +304,21 @@ def tamano(paquetes: list[dict]) -> int:
 # --- en la página ----------------------------------------------------------------------------------
 
 
-@cache
-def _js() -> str:
-    return (Path(__file__).with_name("barrido.js")).read_text(encoding="utf-8")
-
-
-@cache
 def funcion_js() -> str:
-    """La función de `barrido.js` (con su espera): la que la página guarda una vez en `window.__barrido`."""
-    return _js()[_js().index("(barrido, fuente") :].replace("__ESPERA_MS__", str(ESPERA_PAQUETE_MS))
+    """Una expresión que arranca la suite en la página (si no arrancó) y vale su función de barrido
+    (demos/comun/navegador/barrido.mjs): la que llama el `js=` de cada evento de barrido."""
+    return f"({navegador.guion()}).barrido"
 
 
 def cabeza_js() -> str:
-    """El guion del `head` de cada página (app.opciones_lanzamiento) que define `window.__barrido`, una vez: la
-    página de la suite tiene 35 eventos de barrido, y cada uno llevaba su copia (230 kB de su configuración)."""
-    return f"<script>window.__barrido = {funcion_js()};</script>"
+    """El guion del `head` de cada página (app.opciones_lanzamiento): la suite en el navegador
+    (`demos.comun.navegador`), una vez; la página de la suite tiene 35 eventos de barrido, y cada uno llevaba su
+    copia de la función (230 kB de su configuración)."""
+    return navegador.cabeza()
 
 
 def js_de(vista, barrido: Barrido, modo: str | float, clave: str = "") -> str:
-    """El `js=` de un evento de barrido: llama a `window.__barrido` (`cabeza_js`) con los datos de este; `modo` es
+    """El `js=` de un evento de barrido: llama a `window.__suite.barrido` (`cabeza_js`) con los datos de este; `modo` es
     "control", "entrada" o el valor fijo de un atajo; `clave` nombra el barrido en la página (el id de su paquete)."""
     datos = {
         "modo": modo,
@@ -334,7 +328,7 @@ def js_de(vista, barrido: Barrido, modo: str | float, clave: str = "") -> str:
         "clave": clave,
         "figuras": [s.elem_id if isinstance(s, Figura) else None for s in vista.salidas],
     }
-    return f"(...a) => window.__barrido({json.dumps(datos)}, ...a)"
+    return f"(...a) => window.__suite.barrido({json.dumps(datos)}, ...a)"
 
 
 def _con_entrada(barrido: Barrido) -> bool:

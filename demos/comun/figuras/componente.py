@@ -8,8 +8,8 @@ de Gradio (las trazas registradas, los módulos sin uso) y envolvía su `Plotly.
   cada pestaña no cambia;
 - `head` pide el paquete oficial `plotly.js-cartesian-dist-min` (MIT; 1.4 MB: bar, heatmap, image, scatter y
   otras seis trazas), que la página sirve como un archivo más de `./assets/` (servidor/laterales.py);
-- `js_on_load` entrega cada valor (`watch("value")`) a `navegador.js` (la página lo carga una vez), que lo adapta
-  a la página (modo oscuro, teléfono, proyector) y lo dibuja siempre en el mismo `<div>`.
+- `js_on_load` entrega cada valor (`watch("value")`) a `demos/comun/navegador` (la página lo carga una vez), que
+  lo adapta a la página (modo oscuro, teléfono, proyector) y lo dibuja siempre en el mismo `<div>`.
 
 La plantilla no usa el valor, así Gradio no toca el `<div>` que dibuja Plotly cuando llega otro valor (compara
 el HTML de la plantilla antes de cambiar nada).
@@ -26,15 +26,15 @@ import gradio as gr
 PLOTLY = Path(__file__).with_name("estatico") / "plotly-cartesian-3.7.0.min.js"
 RUTA_PLOTLY = "./assets/" + PLOTLY.name  # relativa a la página, como los archivos de Gradio
 
-# Lo que corre una vez por figura montada: entregar cada valor a navegador.js. Si navegador.js todavía no corrió
-# (la página lo trae en su <head>, y en el `js=` para quien la arma desde /config), la figura espera en una lista
-# que él vacía al arrancar.
+# Lo que corre una vez por figura montada: entregar cada valor a las figuras de la suite (demos/comun/navegador,
+# por su puerta `window.__suite`). Si todavía no arrancaron (la página las trae en su <head>, y en el de la
+# configuración para quien la arma desde /config), la figura espera en una lista que ellas vacían al arrancar.
 AL_CARGAR = """
 const lienzo = element.querySelector(".figura-propia");
 const entregar = () => {
-  const f = window.__figurasDeLaSuite;
-  if (f && f.recibir) f.recibir(lienzo, props.value);
-  else (window.__figurasEnEspera ??= new Map()).set(lienzo, () => props.value);
+  const f = (window.__suite ??= {});
+  if (f.recibir) f.recibir(lienzo, props.value);
+  else (f.enEspera ??= new Map()).set(lienzo, () => props.value);
 };
 watch("value", entregar);
 entregar();

@@ -7,10 +7,6 @@ dibuja con Plotly.js (componente.py). Las pruebas validan el resultado contra el
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from pathlib import Path
-
 import numpy as np
 import orjson
 
@@ -19,16 +15,14 @@ from demos.comun.figuras import pantalla_angosta as angosta
 from demos.comun.figuras import pantalla_graficas as graficas
 from demos.comun.figuras import pantalla_mapas as mapas
 from demos.comun.figuras.pantalla_lienzo import (
-    ANCHO_LETRA,
     BARRA_A_LA_DERECHA,
     CONFIG,
     FUENTE,
     LETRA,
-    LETRA_MINIMA,
     LETRA_TITULO,
     PLANTILLA,
+    RENGLON,
     TEXTO,
-    TINTAS,
     TRANSPARENTE,
     Lienzo,
     ejes_de,
@@ -121,8 +115,8 @@ def _arriba(figura, ancho_px: float | None) -> int:
     """El margen de arriba: el título de la figura y lo que los títulos de los paneles de arriba tienen de más."""
     titulo = getattr(figura, "titulo", "")
     return (
-        (70 + 22 * titulo.count("\n") if titulo else 40)
-        + 22 * maqueta.lineas_de_mas_arriba(figura)
+        (70 + RENGLON * titulo.count("\n") if titulo else 40)
+        + RENGLON * maqueta.lineas_de_mas_arriba(figura)
         + (24 if ancho_px and isinstance(figura, Paneles) and titulo else 0)
     )
 
@@ -333,24 +327,3 @@ def figura_plotly_json(figura) -> str:
 def valor_de_figura(figura) -> dict:
     """La descripción -> el valor de su `Figura` (demos/comun/figuras/componente.py), el que viaja a la página."""
     return {"type": "plotly", "plot": figura_plotly_json(figura)}
-
-
-@cache
-def navegador_js() -> str:
-    """`navegador.js` con sus constantes de aquí (las tintas del modo oscuro, el ancho de teléfono): una función
-    `() => {…}` que la página corre una vez al cargar (la incluye `demos.servir.pagina`)."""
-    return con_constantes((Path(__file__).with_name("navegador.js")).read_text(encoding="utf-8"))
-
-
-def con_constantes(texto: str) -> str:
-    """El texto de un navegador.js -> su función, con las constantes de aquí (scripts/perfil_redibujo.py
-    lo usa también con el navegador.js de otro commit)."""
-    cuerpo = texto[texto.index("() => {") :]
-    return (
-        cuerpo.replace("__TINTAS__", json.dumps(TINTAS))
-        .replace("__ANCHO_MAXIMO__", str(angosta.ANCHO_MAXIMO))
-        .replace("__TRANSPARENTE__", json.dumps(TRANSPARENTE))
-        .replace("__ANCHO_FIGURA__", str(angosta.ANCHO_FIGURA))
-        .replace("__ANCHO_LETRA__", str(ANCHO_LETRA))
-        .replace("__LETRA_MINIMA__", str(LETRA_MINIMA))
-    )

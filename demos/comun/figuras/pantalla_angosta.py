@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from demos.comun.figuras import GRIS, Imagen, Mapa, Paneles, maqueta
 from demos.comun.figuras.pantalla_lienzo import (
+    ANCHO_DE_LETRA,
     LETRA,
     LETRA_MENSAJE,
     MARGEN_IZQUIERDO,
@@ -39,14 +40,14 @@ MAX_NOMBRES_DE_LA_PISTA = 12  # de a uno, un eje sin nombres toma los de la pist
 @lru_cache(maxsize=4096)  # los mismos títulos en cada movimiento y en cada parada de un barrido
 def partir(texto: str, letra: int, ancho: float = ANCHO_FIGURA) -> str:
     """Un título en líneas que caben en `ancho` píxeles (el de la figura; las líneas que ya trae se respetan)."""
-    columnas = max(12, int(ancho / (0.6 * letra)))  # 0.55 dejaba «…softmax según d (se» 9 px afuera
+    columnas = max(12, int(ancho / (ANCHO_DE_LETRA * letra)))
     return "\n".join(textwrap.fill(linea, columnas) if linea else "" for linea in texto.split("\n"))
 
 
 def columnas_de_lado(alto_px: float, letra: int) -> int:
-    """Cuántas letras de un título de eje y (va de lado) caben en `alto_px`: una letra mide 0.6 de su tamaño (en
-    Chromium, 0.52 en promedio) y se deja un 15 % de holgura."""
-    return max(8, int(0.85 * alto_px / (0.6 * letra)))
+    """Cuántas letras de un título de eje y (va de lado) caben en `alto_px`: una letra mide `ANCHO_DE_LETRA` de su
+    tamaño y se deja un 15 % de holgura."""
+    return max(8, int(0.85 * alto_px / (ANCHO_DE_LETRA * letra)))
 
 
 @lru_cache(maxsize=4096)

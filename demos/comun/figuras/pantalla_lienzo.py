@@ -71,6 +71,10 @@ TRANSPARENTE = "rgba(0,0,0,0)"  # un fondo de área que deja ver el papel (tambi
 LETRA_MINIMA = 8  # un número de casilla más chico no se lee: en un teléfono se omite (queda al pasar el dedo)
 LETRA_MENSAJE = 16  # la del mensaje de un Aviso (pantalla_graficas._mensaje)
 ANCHO_LETRA = 0.7  # el ancho de una cifra (o del signo menos, más ancho), en veces el tamaño de la letra
+# Lo que mide una letra de un título, en veces su tamaño (en Chromium, 0.52 en promedio; 0.55 dejaba «…softmax según
+# d (se» 9 px afuera), y el alto de un renglón de título en px: el servidor parte los títulos del teléfono con
+# ellos y el navegador los vuelve a partir con el ancho de verdad (demos/comun/navegador: van en sus `ajustes`).
+ANCHO_DE_LETRA, RENGLON = 0.6, 22
 MARGEN_IZQUIERDO = 45  # el de un teléfono: lo que las marcas del eje y ocupan más allá, sale del área de dibujo
 # En un teléfono, lo que una barra de color a la derecha se lleva del ancho del área: en Chromium, Plotly corre el
 # margen derecho de 30 a 98 px (su grosor, sus marcas y su título). Con 85, las fotos de CBAM dejaban 17 px en blanco.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from demos.comun.figuras.pantalla import navegador_js
+from demos.comun import navegador
 from demos.comun.seguridad import escapar_html
 
 CARPETA = Path(__file__).parent
@@ -27,7 +27,6 @@ def archivos(extension: str) -> list[Path]:
 def js() -> str:
     """Las funciones de los `*.js`, en una que las llama una tras otra (el `js=` de Gradio es una)."""
     funciones = [f"/* {p.name} */ ({p.read_text(encoding='utf-8').strip()})" for p in archivos("js")]
-    funciones.append(f"/* figuras/navegador.js */ ({navegador_js()})")  # las figuras: demos.comun.figuras
     lista = ",\n".join(funciones)
     return (
         "() => {\n  for (const f of [\n" + lista + "\n  ]) {\n    try { f(); } catch (e) { console.error(e); }\n  }\n}"
@@ -64,15 +63,16 @@ TRADUCCIONES = {"es": {"common.complete": "Listo"}}
 def opciones() -> dict:
     """Lo que va a `gr.mount_gradio_app` para la página: tema, CSS, JS y lo que va en el `<head>`; y en
     `cabeza_html` (la pone servidor/laterales.py en el HTML servido) lo que tiene que correr antes que Gradio:
-    navegador.js, que envuelve Plotly.js antes de que Gradio lo importe para la primera figura, y los guiones
-    de `cabeza/` (el oyente de zerogpu.js tiene que registrarse antes que el del cliente de Gradio)."""
+    las figuras y los barridos (`demos.comun.navegador`: envuelven Plotly.js antes de que llegue), y los guiones
+    de `cabeza/` (el oyente de zerogpu.js tiene que registrarse antes que el del cliente de Gradio). Para quien arma
+    la página desde /config, el mismo guion va en el `head` de la configuración (app.opciones_lanzamiento)."""
     return {
         "theme": tema(),
         "css_paths": archivos("css"),
         "js": js(),
         "head_paths": archivos("html"),
         "i18n": gr.I18n(**TRADUCCIONES),
-        "cabeza_html": f"<script>({navegador_js()})();</script>"
+        "cabeza_html": navegador.cabeza()
         + "".join(
             f"<script>{p.read_text(encoding='utf-8')}</script>" for p in sorted((CARPETA / "cabeza").glob("*.js"))
         ),

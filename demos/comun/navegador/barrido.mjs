@@ -1,6 +1,6 @@
 // Un movimiento de un control barrido (demos/comun/barrido.py): la vista de esa parada, armada con lo que el
-// servidor ya calculó, sin ir a la cola. La página trae esta función una vez, en `window.__barrido` (un guion del
-// `head`: `barrido.cabeza_js`); el `js=` de cada evento sin función de Python es una línea que la llama con los
+// servidor ya calculó, sin ir a la cola. La página trae esta función una vez, en la puerta de la suite (pagina.mjs:
+// `window.__suite.barrido`); el `js=` de cada evento sin función de Python es una línea que la llama con los
 // datos de su barrido (`barrido.js_de`). Lo que devuelve va a las salidas como si hubiera llegado del servidor, y
 // `undefined` deja una salida como está.
 //
@@ -16,54 +16,60 @@
 // paquete sigue valiendo), si el paquete con estas entradas pasaría de 200 kB (no trae vistas) y si el paquete
 // no vale para las demás entradas (otra frase, otra semilla) porque las paradas nuevas vienen en camino: la
 // edición ya mandó el evento que las recalcula. Pedirlas otra vez repetiría todas sus paradas detrás de él
-// (con la clase, la mitad de las ediciones). Si no llegaron en ESPERA_MS (una edición rechazada o perdida), se
+// (con la clase, la mitad de las ediciones). Si no llegaron en `esperaMs` (una edición rechazada o perdida), se
 // piden. Si la función de Python rechazó esa parada, el motivo va bajo el control.
-// Cada figura va con su marca (`paradas`: este barrido y la parada): navegador.js dibuja las demás paradas de
-// antemano, con los textos que deja aquí `window.__paradasDeBarrido`.
+// Cada figura va con su marca (`paradas`: este barrido y la parada): figuras.mjs dibuja las demás paradas de
+// antemano, con los textos que deja aquí en `paradas`.
 // Con MODO "paquete" (al abrir la página y cada vez que llega un paquete: una edición) no mueve nada: marca las
-// figuras que se ven con sus paradas, y navegador.js las dibuja de antemano sin esperar al primer movimiento. El
-// paquete se copia recién cuando navegador.js pide la primera parada, en un momento libre del navegador.
+// figuras que se ven con sus paradas, y figuras.mjs las dibuja de antemano sin esperar al primer movimiento. El
+// paquete se copia recién cuando figuras.mjs pide la primera parada, en un momento libre del navegador.
 // Ninguna fórmula de la lección está aquí: cada parada es lo que dio la función de Python.
-(barrido, fuente, paquete, pedido, ...entradas) => {
+
+export const igual = (a, b) =>
+  typeof a === "number" || typeof b === "number"
+    ? Math.abs(Number(a) - Number(b)) <= 1e-9 * Math.max(1, Math.abs(Number(b)))
+    : String(a) === String(b);
+// Una columna (barrido.py, `_columna`): un valor por parada; los distintos y a cuál va cada una; plantillas de
+// texto y sus números; o grupos de la misma forma, cada uno con su base y sus columnas.
+export const columna = (c, k) => {
+  if (Array.isArray(c)) return c[k];
+  if (c.g) return armar(c.p[c.g[k]][0], c.p[c.g[k]][1], c.j[k]);
+  if (!c.t) return c.v[c.i[k]];
+  const numeros = c.n[k];
+  return c.t[c.ti[k]].map((parte, j) => parte + (j < numeros.length ? numeros[j] : "")).join("");
+};
+// La vista de la parada k desde (base, cambios): lo mismo que barrido.armar en Python.
+export function armar(base, cambios, k) {
+  let v = structuredClone(base);
+  for (const [ruta, c] of cambios) {
+    if (!ruta.length) { v = structuredClone(columna(c, k)); continue; }
+    let hoja = v;
+    for (let j = 0; j < ruta.length - 1; j++) hoja = hoja[ruta[j]];
+    hoja[ruta[ruta.length - 1]] = structuredClone(columna(c, k));
+  }
+  return v;
+}
+
+// La función de los barridos de la página. `paradas`: donde deja las paradas de cada figura para que figuras.mjs
+// las dibuje de antemano; `figuras`: las de la página ({marcar}); `esperaMs`: lo que se esperan las paradas de una
+// edición antes de pedirlas (barrido.ESPERA_PAQUETE_MS).
+export const crearBarrido = ({paradas, figuras, esperaMs}) => {
+// Gradio entrega el paquete como un proxy de Svelte (no se puede clonar, y leerlo es lento): se copia a un objeto
+// simple una vez por paquete.
+const copias = new WeakMap();
+const esperas = new Map(); // desde cuándo esta página espera las paradas de unas entradas
+return (barrido, fuente, paquete, pedido, ...entradas) => {
   const {modo: MODO, salidas: N, entrada: I, controles: CONTROLES, clave: CLAVE, figuras: FIGURAS} = barrido;
-  const ESPERA_MS = __ESPERA_MS__; // lo que se esperan las paradas de una edición antes de pedirlas
-  // Gradio entrega el paquete como un proxy de Svelte (no se puede clonar, y leerlo es lento): se copia a un objeto
-  // simple una vez por paquete.
-  const copias = (globalThis.__paquetesDeBarrido ??= new WeakMap());
   const hay = !!paquete && typeof paquete === "object";
   const copia = () => {
     if (!copias.has(paquete)) copias.set(paquete, JSON.parse(JSON.stringify(paquete)));
     return copias.get(paquete);
   };
-  const igual = (a, b) =>
-    typeof a === "number" || typeof b === "number"
-      ? Math.abs(Number(a) - Number(b)) <= 1e-9 * Math.max(1, Math.abs(Number(b)))
-      : String(a) === String(b);
-  // Una columna (barrido.py, `_columna`): un valor por parada; los distintos y a cuál va cada una; plantillas de
-  // texto y sus números; o grupos de la misma forma, cada uno con su base y sus columnas.
-  const columna = (c, k) => {
-    if (Array.isArray(c)) return c[k];
-    if (c.g) return armar(c.p[c.g[k]][0], c.p[c.g[k]][1], c.j[k]);
-    if (!c.t) return c.v[c.i[k]];
-    const numeros = c.n[k];
-    return c.t[c.ti[k]].map((parte, j) => parte + (j < numeros.length ? numeros[j] : "")).join("");
-  };
-  function armar(base, cambios, k) {
-    let v = structuredClone(base);
-    for (const [ruta, c] of cambios) {
-      if (!ruta.length) { v = structuredClone(columna(c, k)); continue; }
-      let hoja = v;
-      for (let j = 0; j < ruta.length - 1; j++) hoja = hoja[ruta[j]];
-      hoja[ruta[ruta.length - 1]] = structuredClone(columna(c, k));
-    }
-    return v;
-  }
   // Las paradas de la figura de la salida i, para que navegador.js dibuje de antemano las que no se ven todavía: la
   // figura de la parada j, el mismo texto que mandaría un movimiento a j (null si la función de Python la rechazó).
-  // Devuelve el nombre con que quedan en window.__paradasDeBarrido.
+  // Devuelve el nombre con que quedan en `paradas`.
   const registrar = (i) => {
     const id = CLAVE + ":" + i;
-    const paradas = (globalThis.__paradasDeBarrido ??= new Map());
     if (!paradas.has(id) || paradas.get(id).paquete !== paquete) {
       const textos = []; // armados una vez: navegador.js los vuelve a pedir al buscar los que le faltan
       const texto = (j) => {
@@ -76,7 +82,7 @@
     return id;
   };
   if (MODO === "paquete") {
-    if (!hay || !paquete.paradas || paquete.servidor || !window.__figurasDeLaSuite) return;
+    if (!hay || !paquete.paradas || paquete.servidor || !figuras) return;
     const otros = entradas.filter((_, j) => j !== I);
     if (JSON.stringify(otros) !== JSON.stringify(paquete.otros)) return; // de otras entradas: ya llega el suyo
     const k = paquete.paradas.findIndex((x) => igual(x, fuente));
@@ -88,7 +94,7 @@
       const g = s.plot && s.cambios.length && FIGURAS[i] && document.querySelector(`#${CSS.escape(FIGURAS[i])} .figura-propia`);
       if (g) marcas.push([g, {fuente: registrar(i), k}]);
     });
-    if (marcas.length) requestAnimationFrame(() => setTimeout(() => marcas.forEach(([g, m]) => window.__figurasDeLaSuite.marcar(g, m)), 0));
+    if (marcas.length) requestAnimationFrame(() => setTimeout(() => marcas.forEach(([g, m]) => figuras.marcar(g, m)), 0));
     return;
   }
   const p = hay && copia().paradas ? copia() : null;
@@ -112,11 +118,10 @@
   const vale = JSON.stringify(otros) === JSON.stringify(p.otros);
   if (!vale) {
     // Desde cuándo esta página espera las paradas de estas entradas (la primera vez que un movimiento las vio).
-    const esperas = (globalThis.__esperasDeBarrido ??= new Map());
     const clave = CLAVE + JSON.stringify(otros);
     const ahora = Date.now();
     if (!esperas.has(clave)) esperas.set(clave, ahora);
-    if (ahora - esperas.get(clave) < ESPERA_MS) return respuesta(null, control, entrada, "vista");
+    if (ahora - esperas.get(clave) < esperaMs) return respuesta(null, control, entrada, "vista");
     esperas.set(clave, ahora);
     return respuesta(null, control, entrada, "paquete");
   }
@@ -134,3 +139,4 @@
   });
   return respuesta(vista, p.hay_errores ? conInfo(p.info) : control, entrada, false);
 }
+};

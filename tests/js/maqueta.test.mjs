@@ -1,0 +1,146 @@
+// Las reglas de maqueta.mjs, sin navegador: `node --test tests/js/` (make test).
+import assert from "node:assert/strict";
+import {test} from "node:test";
+
+import {
+  aSuMedida, escalaProyector, huecosEnPixeles, maquetar, marcasQueCaben, numerosDelTelefono, numerosQueCaben,
+  partirTitulo, partirTitulosDeLado, renglones, tituloDelTelefono, tramosEnY,
+} from "../../demos/comun/navegador/maqueta.mjs";
+
+const AJUSTES = {
+  TINTAS: {"#222222": "#e6e6e6"}, TRANSPARENTE: "rgba(0,0,0,0)", ANCHO_FIGURA: 330, ANCHO_LETRA: 0.7, LETRA_MINIMA: 8,
+  LETRA_TITULO: 17, ANCHO_DE_LETRA: 0.6, RENGLON: 22,
+};
+const PAGINA = {angosto: false, oscuro: false, ancho: 800, alto: null, escala: 1, elegido: 0, fondo: null};
+
+test("renglones no corta palabras y deja sola la que no cabe", () => {
+  assert.deepEqual(renglones("uno dos tres cuatro", 7), ["uno dos", "tres", "cuatro"]);
+  assert.deepEqual(renglones("larguísimapalabra y", 5), ["larguísimapalabra", "y"]);
+});
+
+test("la escala del proyector va de 1 a 2 con la ventana", () => {
+  assert.equal(escalaProyector(1280, 720), 1);
+  assert.equal(escalaProyector(1920, 1080), 1.5);
+  assert.equal(escalaProyector(800, 600), 1);
+  assert.equal(escalaProyector(5000, 5000), 2);
+});
+
+test("tramosEnY: paneles en columna de abajo arriba; encimados, null", () => {
+  assert.deepEqual(tramosEnY({yaxis: {domain: [0.6, 1]}, yaxis2: {domain: [0, 0.4]}}), [[0, 0.4], [0.6, 1]]);
+  assert.equal(tramosEnY({yaxis: {domain: [0, 0.7]}, yaxis2: {domain: [0.5, 1]}}), null);
+});
+
+test("marcasQueCaben deja una de cada tantas cuando no caben de pie", () => {
+  const n = 32;
+  const layout = {margin: {l: 0, r: 0}, font: {size: 14},
+    xaxis: {tickmode: "array", tickvals: [...Array(n).keys()], ticktext: [...Array(n).keys()].map(String)}};
+  marcasQueCaben(layout, 300); // 0.95·300/32 ≈ 8.9 px por categoría; 1.25·14 = 17.5 -> una de cada 2
+  assert.deepEqual(layout.xaxis.tickvals.slice(0, 3), [0, 2, 4]);
+  assert.equal(layout.xaxis.ticktext.length, 16);
+  const ancho = {margin: {}, xaxis: {tickmode: "array", tickvals: [0, 1, 2], ticktext: ["a", "b", "c"]}};
+  marcasQueCaben(ancho, 800);
+  assert.deepEqual(ancho.xaxis.tickvals, [0, 1, 2]);
+  const log = {margin: {}, xaxis: {type: "log", tickmode: "array", tickvals: [1, 2, 3], ticktext: ["1", "2", "3"]}};
+  marcasQueCaben(log, 10);
+  assert.equal(log.xaxis.tickvals.length, 3);
+});
+
+test("partirTitulo parte el título del proyector y agranda el margen de arriba", () => {
+  const layout = {title: {text: "una figura con un título bastante largo para su ancho", font: {size: 20}}, margin: {t: 50}};
+  partirTitulo(layout, 200); // caben (200 − 16) / 11 = 16 letras
+  const lineas = layout.title.text.split("<br>");
+  assert.ok(lineas.length > 2 && lineas.every((l) => l.length <= 16 || !l.includes(" ")));
+  assert.equal(layout.margin.t, 50 + (lineas.length - 1) * 25);
+});
+
+test("tituloDelTelefono: al ancho de la figura del servidor no toca nada; más ancho, menos líneas", () => {
+  const normal = {title: {text: "Pesos de atención de la cabeza que mira hacia atrás"}};
+  const de390 = () => ({title: {text: "Pesos de atención de la<br>cabeza que mira hacia<br>atrás", font: {size: 17}},
+    margin: {t: 114}, height: 500});
+  const igual = de390();
+  tituloDelTelefono(igual, normal, 333, AJUSTES);
+  assert.deepEqual(igual, de390());
+  const ancho = de390();
+  tituloDelTelefono(ancho, normal, 560, AJUSTES);
+  assert.equal(ancho.title.text.split("<br>").length, 1);
+  assert.equal(ancho.margin.t, 114 - 44);
+  assert.equal(ancho.height, 500 - 44);
+});
+
+test("aSuMedida: un panel cuadrado crece con el ancho y el hueco conserva sus píxeles", () => {
+  const layout = {height: 600, margin: {t: 100, b: 100}, xaxis: {domain: [0, 1]},
+    yaxis: {domain: [0.55, 1]}, yaxis2: {domain: [0, 0.45]}, annotations: [{yref: "paper", y: 0.5}]};
+  aSuMedida([], layout, [["yaxis", 180, 1, 1000]], 430, 330); // 180 px a 330 -> 280 px a 430
+  const area = layout.height - 200;
+  assert.equal(layout.height, 600 + 280 - 0.45 * 400);
+  assert.ok(Math.abs((layout.yaxis.domain[1] - layout.yaxis.domain[0]) * area - 280) < 1);
+  assert.ok(Math.abs((layout.yaxis.domain[0] - layout.yaxis2.domain[1]) * area - 40) < 1); // el hueco: 0.1 · 400
+});
+
+test("huecosEnPixeles conserva los huecos al achicar la figura en el proyector", () => {
+  const layout = {height: 400, margin: {t: 50, b: 50}, yaxis: {domain: [0.55, 1]}, yaxis2: {domain: [0, 0.45]}};
+  huecosEnPixeles([], layout, 700); // área natural 600 (hueco 60 px); ahora 300
+  const hueco = (layout.yaxis.domain[0] - layout.yaxis2.domain[1]) * 300;
+  assert.ok(Math.abs(hueco - 60) < 1, String(hueco));
+});
+
+test("partirTitulosDeLado parte el título de un eje y que no cabe en su panel", () => {
+  const layout = {height: 300, margin: {t: 50, b: 50}, font: {size: 14},
+    yaxis: {domain: [0.5, 1], title: {text: "Ficha que mira (consulta)"}}};
+  partirTitulosDeLado(layout, 300, 0.6); // 0.9 · 100 / (0.6 · 16.8) -> 8 letras
+  assert.ok(layout.yaxis.title.text.includes("<br>"));
+  assert.equal(layout.yaxis.automargin, true);
+});
+
+test("numerosQueCaben achica o quita los números de las casillas en el proyector", () => {
+  const mapa = (largo) => [{type: "heatmap", text: [["0.18".repeat(largo), "1"], ["2", "3"]], texttemplate: "%{text}",
+    textfont: {size: 20}}];
+  const layout = {margin: {l: 0, r: 0, t: 0, b: 0}};
+  const chico = mapa(1);
+  numerosQueCaben(chico, layout, 60, 60, 0.6); // casillas de 30 px: 0.95 · min(30 / 2.4, 24) = 11.9 < 14
+  assert.equal(chico[0].texttemplate, "");
+  const medio = mapa(1);
+  numerosQueCaben(medio, layout, 80, 80, 0.6); // 0.95 · 40 / 2.4 = 15.8
+  assert.equal(medio[0].textfont.size, 15.8);
+});
+
+test("numerosDelTelefono: a 300 px, letra más chica; sin lugar, sin números", () => {
+  const t = () => [{texttemplate: "%{text}", textfont: {size: 12}, text: [["0.86", "0.07"]]}];
+  const a = t();
+  numerosDelTelefono(a, {}, {0: 40}, 310, AJUSTES); // 40 − 20/2 = 30 px: 30 / (0.7 · 4) = 10
+  assert.equal(a[0].textfont.size, 10);
+  const b = t();
+  numerosDelTelefono(b, {}, {0: 20}, 300, AJUSTES); // 5 px
+  assert.equal(b[0].texttemplate, "");
+  const c = t();
+  numerosDelTelefono(c, {}, {0: 40}, 330, AJUSTES);
+  assert.deepEqual(c, t());
+});
+
+test("maquetar: la figura del valor no cambia y lleva meta vacía", () => {
+  const figura = {data: [{type: "bar", marker: {color: "#222222"}}], layout: {meta: {figura: 1, angosto: {}}, height: 300,
+    font: {color: "#222222"}}};
+  const copia = structuredClone(figura);
+  const [data, layout] = maquetar(figura, {...PAGINA, oscuro: true, fondo: "rgb(11, 15, 25)"}, AJUSTES);
+  assert.deepEqual(figura, copia);
+  assert.deepEqual(layout.meta, {figura: 1});
+  assert.equal(layout.font.color, "#e6e6e6");
+  assert.equal(data[0].marker.color, "#e6e6e6");
+  assert.equal(layout.paper_bgcolor, "rgb(11, 15, 25)");
+  assert.equal(layout.plot_bgcolor, "rgb(11, 15, 25)");
+});
+
+test("maquetar: en un teléfono aplica los cambios de meta.angosto y elige el panel", () => {
+  const figura = {
+    data: [{visible: true}, {visible: true}],
+    layout: {height: 300, meta: {angosto: {layout: {height: 700}, datos: {1: {visible: false}}}},
+      updatemenus: [{buttons: [{method: "update", args: [{visible: [true, false]}, {}]},
+        {method: "update", args: [{visible: [false, true]}, {"annotations[0].text": "B"}]}]}],
+      annotations: [{text: "A"}]},
+  };
+  const [data, layout] = maquetar(figura, {...PAGINA, angosto: true, ancho: 330, elegido: 1}, AJUSTES);
+  assert.equal(layout.height, 700);
+  assert.deepEqual(data.map((t) => t.visible), [false, true]);
+  assert.equal(layout.annotations[0].text, "B");
+  assert.equal(layout.updatemenus[0].active, 1);
+});
