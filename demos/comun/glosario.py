@@ -35,7 +35,7 @@ TERMINOS: dict[str, str] = {
     "cambian con cada frase.",
     "cabeza": "Una atención completa sobre su trozo de d/h columnas de Q, K y V; las h cabezas (de la 1 a la h) "
     "miran a la vez y sus salidas se pegan.",
-    "generación autorregresiva": "Escribir de a una ficha: el modelo corre sobre lo escrito, elige la ficha "
+    "generación autorregresiva": "Escribir ficha a ficha: el modelo corre sobre lo escrito, elige la ficha "
     "siguiente y la agrega a su entrada para el paso que sigue.",
     "teacher forcing": "Entrenar con la respuesta correcta ya escrita en la entrada: con la máscara causal, una sola "
     "pasada da la predicción de todas las posiciones.",
@@ -56,7 +56,7 @@ TERMINOS: dict[str, str] = {
     "conjunto de prueba": "Ejemplos que el modelo no vio al entrenar, con los que se mide su exactitud.",
     "exactitud": "La fracción de respuestas acertadas (por dígito, por secuencia entera o por frase).",
     "LayerNorm": "Resta la media y divide por la desviación típica de cada vector (luego escala γ y desplaza β).",
-    "RNN": "Red recurrente: lee la secuencia de a una ficha, y su estado h_t se calcula con la ficha t y el "
+    "RNN": "Red recurrente: lee la secuencia ficha a ficha, y su estado h_t se calcula con la ficha t y el "
     "estado anterior h_{t−1}.",
     "agrupación por atención": "Un puntaje por ficha, softmax y suma ponderada: de una frase de largo variable, un "
     "solo vector.",
