@@ -37,7 +37,8 @@ Un modelo que genera texto escribe **una ficha por paso**: corre sobre todo lo e
 predicción de la **última** posición, elige la ficha más probable y la agrega a la entrada del paso siguiente.
 Aquí el texto son dígitos: un decodificador diminuto, entrenado de verdad, recibe 8 dígitos y «→», y escribe
 la secuencia **al revés**, de a un dígito. Su atención lleva la **máscara causal**: la posición $i$ solo mira
-las posiciones $\le i$.
+las posiciones $\le i$. Es el «escenario Decoder» del tutorial (§3.1), y la razón de ser de esa máscara: así se
+entrena un modelo que genera texto.
 
 Mueve el **paso t** y mira cómo crece el mapa de atención (una fila y una columna por paso) y qué
 probabilidades da al dígito siguiente. Abajo, lo que hace la misma máscara al **entrenar**: con la respuesta
@@ -152,24 +153,25 @@ def _figura_pasada(r: dict, t: int) -> Paneles:
     mapa = _mapa(r["pesos_pasada"], fichas, total, titulo, LARGO + t - 1, barra=None, cuadrado=False)
     logits = np.zeros((total, 2))
     logits[LARGO:] = np.stack([r["logit_bucle"], r["logit_pasada"]], axis=1)  # (8, 2)
-    # La fila i predice la ficha i + 1: la de «→» (fila 8) escribe y₁ y la de y₇ (fila 15), y₈.
-    escribe = np.zeros((total, 2), bool)
-    escribe[LARGO:] = True
+    # La fila i predice la ficha i + 1: la de «→» (fila 8) escribe y₁ y la de y₇ (fila 15), y₈. Las de x₁ … x₈ no
+    # escriben nada que entre en la pérdida: en blanco y sin número (umbral), sin una segunda leyenda de tapadas.
+    nombres = [
+        _nombre(k, f) + (" (no escribe: no entra en la pérdida)" if k < LARGO else "") for k, f in enumerate(fichas)
+    ]
     columna = Mapa(
         np.round(logits, 2),
         x=("bucle", "1 pasada"),
         y=("",) * total,
-        nombres_y=tuple(_nombre(k, f) for k, f in enumerate(fichas)),
+        nombres_y=tuple(nombres),
         titulo="Logit del dígito escrito",
-        tapada=~escribe,
-        leyenda_tapada="no escribe: sin pérdida",
         numeros=True,
+        umbral=1.0,
         formato=".2f",
         vmin=0,
         vmax=8 * float(logits.max()),  # gris claro: lo que importa son los números
         colores="grises",
         barra=None,
-        pista="{y}, {x}: logit {v}",
+        pista="{y}, {x}: {v}",
     )
     return Paneles((mapa, columna), columnas=2, anchos=(total, 3), alto_fila=480)
 
