@@ -8,6 +8,7 @@ gradientes y los tiempos salen de `modelos.recurrente`.
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 import gradio as gr
@@ -22,8 +23,10 @@ from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico, ll
 from modelos import recurrente
 from modelos.formato import numero
 
-L_MIN, L_MAX = 2, 20  # con 24, las paradas del barrido pesan 199 kB de los 200 que se permiten
+L_MIN, L_MAX = 2, 10  # el deslizador: dos mapas de L × L por parada (hasta 10: 49 kB de paradas; 12 pasaba de 60)
+L_CURVA = 32  # la curva del gradiente llega más lejos: es la misma en todas las paradas, va una vez
 L_INICIAL = 8  # el largo de las secuencias de dígitos de la lección
+L_CORTA = 4  # la de la predicción: la mitad
 D = 16  # el ancho de los vectores de la RNN y de la capa de autoatención
 L_TIEMPO = (256, 1024)  # los largos que se cronometran (una vez por proceso)
 
@@ -50,8 +53,8 @@ def _validar(L) -> int:
 
 @lru_cache(maxsize=1)
 def curva_gradientes() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(L, ‖∂h_L/∂x_1‖ de la RNN, ‖∂y_L/∂x_1‖ de la autoatención) para cada L del deslizador: una vez por proceso."""
-    largos = list(range(L_MIN, L_MAX + 1))
+    """(L, ‖∂h_L/∂x_1‖ de la RNN, ‖∂y_L/∂x_1‖ de la autoatención) para L = 2…L_CURVA: una vez por proceso."""
+    largos = list(range(L_MIN, L_CURVA + 1))
     rnn, atencion = recurrente.gradientes(largos, d=D, semilla=0)
     return np.array(largos, float), np.array(rnn), np.array(atencion)
 
@@ -84,7 +87,7 @@ def _mapas(L: int) -> tuple[Mapa, Mapa]:
         np.where(pasos < 0, np.nan, pasos),
         titulo=f"RNN: de la palabra 1 a la {L}, {L - 1} pasos",
         eje_y="Palabra que recibe",
-        leyenda_tapada="no llega: la RNN lee hacia la derecha",
+        leyenda_tapada="la RNN no llega",  # corta: a 360 px, la leyenda larga se salía de la figura
         pista="de {x} a {y}: {v} pasos",
         **comunes,
     )
@@ -130,7 +133,7 @@ def calcular(L: float = L_INICIAL):
     camino_atencion = int(recurrente.pasos_autoatencion(L)[L - 1, 0])
     figura = Paneles((*_mapas(L), _curva(L)), columnas=3, anchos=(1, 1, 1.3), alto_fila=340)
     veces = g_atencion / g_rnn
-    factor = (rnn[-1] / rnn[0]) ** (1 / (L_MAX - L_MIN))  # por paso, la media geométrica
+    factor = (rnn[-1] / rnn[0]) ** (1 / (L_CURVA - L_MIN))  # por paso, la media geométrica
     comparacion = (
         f"{numero(veces, '.0f')} veces más grande en la autoatención" if veces >= 1.5 else "parecido en las dos"
     )
@@ -142,12 +145,12 @@ def calcular(L: float = L_INICIAL):
     texto = (
         f"La RNN calcula h₁, h₂, …, h{_sub(L)}: **{L} pasos en secuencia**, porque cada uno espera al anterior. La "
         f"autoatención calcula las {L} salidas con un producto Q·Kᵀ de {L} × {L} ({miles(L * L)} puntajes) y otro "
-        "por V: **1 paso**, todas las posiciones a la vez.\n\n"
+        "por V: **1 paso**, todas las posiciones a la vez, en paralelo.\n\n"
         f"Con L = {L}, el gradiente de la última salida respecto de la palabra 1 es {comparacion}. "
         f"El gradiente de la RNN pasa por un producto de {camino_rnn} jacobianos diag(1 − h²)·W_hh, y cada paso lo "
         f"multiplica, en promedio, por **{numero(factor, '.2f')}** (tanh′ ≤ 1 y W_hh recién iniciada, con valores de "
         f"±{numero(1 / D**0.5, '.2f')} a lo sumo): cae exponencialmente, de {_g(rnn[0])} con L = {L_MIN} a "
-        f"{_g(rnn[-1])} con L = {L_MAX}. En la autoatención baja mucho menos, de {_g(atencion[0])} a "
+        f"{_g(rnn[-1])} con L = {L_CURVA}. En la autoatención baja mucho menos, de {_g(atencion[0])} a "
         f"{_g(atencion[-1])}: el peso de la palabra 1 se reparte entre más palabras, pero el camino sigue siendo de "
         f"1 paso. Entrenar o usar una LSTM cambia el ritmo, no el número de pasos.\n\n{DIFERENCIA}"
     )
@@ -157,9 +160,17 @@ def calcular(L: float = L_INICIAL):
 # --- medido en esta máquina: fuera de la figura, una vez por proceso ------------------------------
 
 
+_cerrojo_tiempos = threading.Lock()  # dos primeras visitas a la vez no cronometran dos veces (ni se estorban)
+
+
 @lru_cache(maxsize=1)
-def _tiempos() -> tuple[dict, ...]:
+def _tiempos_una_vez() -> tuple[dict, ...]:
     return tuple(recurrente.medir_tiempos(L, d=64, presupuesto_s=0.5, veces=21) for L in L_TIEMPO)
+
+
+def _tiempos() -> tuple[dict, ...]:
+    with _cerrojo_tiempos:
+        return _tiempos_una_vez()
 
 
 def _ms(v: float) -> str:
@@ -197,19 +208,22 @@ def calcular_tiempos() -> str:
 def _cifras(salida) -> dict[str, float]:
     p = salida[2]
     pasos = re.search(r"la RNN da \*\*(\d+) pasos\*\* y la autoatención \*\*(\d+)\*\*", p)
+    secuencia = re.search(r"en secuencia, \*\*(\d+)\*\* contra \*\*(\d+)\*\*", p)
     grad = re.search(r"\*\*([\d.e+−-]+)\*\* en la RNN y \*\*([\d.e+−-]+)\*\* en la autoatención", p)
     return {
         "camino_rnn": int(pasos.group(1)),
         "camino_atencion": int(pasos.group(2)),
+        "secuencia_rnn": int(secuencia.group(1)),
+        "secuencia_atencion": int(secuencia.group(2)),
         "g_rnn": float(grad.group(1).replace("−", "-")),
         "g_atencion": float(grad.group(2).replace("−", "-")),
     }
 
 
-def _gradiente_rnn_al_doblar(antes, despues) -> dict:
+def _gradiente_rnn_al_acortar(antes, despues) -> dict:
     a, b = _cifras(antes)["g_rnn"], _cifras(despues)["g_rnn"]
-    veces = a / b
-    que = "mucho" if veces > 20 else "mitad" if 1.3 < veces <= 20 else "igual"
+    veces = b / a
+    que = "mucho" if veces > 8 else "poco" if 1.2 < veces <= 8 else "igual"
     return {"respuesta": que, "antes": _g(a), "despues": _g(b), "veces": numero(veces, ".0f")}
 
 
@@ -218,40 +232,37 @@ def _camino_al_final(despues) -> dict:
     return {"respuesta": c["camino_rnn"], "atencion": c["camino_atencion"]}
 
 
-def _gradiente_atencion_al_final(antes, despues) -> dict:
-    a, b = _cifras(antes)["g_atencion"], _cifras(despues)["g_atencion"]
-    veces = a / b
-    que = "poco" if 1.3 < veces <= 20 else "mucho" if veces > 20 else "igual"
-    return {"respuesta": que, "antes": _g(a), "despues": _g(b), "veces": numero(veces, ".1f")}
+def _pasos_en_secuencia(despues) -> dict:
+    c = _cifras(despues)
+    return {"respuesta": c["secuencia_atencion"], "rnn": c["secuencia_rnn"]}
 
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
-        f"Con L = {L_INICIAL}, el gradiente de la RNN a la palabra 1 ya es pequeño. Si la frase pasa a L = 16 "
-        "palabras, ese gradiente…",
-        verdad=ap.EnLaPestana(calcular, _gradiente_rnn_al_doblar, cambio={"L": 16}),
+        f"Con L = {L_INICIAL}, el gradiente de la RNN a la palabra 1 es pequeño. Si la frase se acorta a "
+        f"L = {L_CORTA} palabras (la mitad), ese gradiente…",
+        verdad=ap.EnLaPestana(calcular, _gradiente_rnn_al_acortar, cambio={"L": L_CORTA}),
         opciones=(
             ap.Alternativa(
-                "mitad",
-                "se divide por 2, más o menos: hay el doble de pasos",
-                "El doble de pasos no lo divide por 2: lo multiplica por otros 8 factores menores que 1. Pasa de "
-                "{antes} a {despues}, {veces} veces menos.",
+                "poco",
+                "se duplica, más o menos: la mitad de pasos",
+                f"La mitad de pasos no lo duplica: le quita {L_INICIAL - L_CORTA} factores menores que 1. Pasa de "
+                "{antes} a {despues}: {veces} veces más.",
             ),
             ap.Alternativa(
                 "mucho",
-                "se divide por cientos o más",
-                "Cada paso lo multiplica por un factor menor que 1; 8 pasos más lo dividen por {veces}: de {antes} "
-                "a {despues}.",
+                "crece decenas de veces",
+                f"Cada paso lo multiplica por un factor menor que 1; con {L_INICIAL - L_CORTA} pasos menos crece "
+                "{veces} veces: de {antes} a {despues}.",
             ),
             ap.Alternativa(
                 "igual",
                 "queda más o menos igual",
-                "El que casi no cambia es el de la autoatención (1 paso siempre). El de la RNN va de {antes} a "
-                "{despues}.",
+                "El que cambia poco es el de la autoatención (1 paso siempre). El de la RNN va de {antes} a {despues}.",
             ),
         ),
-        porque="De {antes} a {despues}: {veces} veces menos. El gradiente de la RNN es un producto de L − 1 "
-        "jacobianos, y cae como una potencia de L; el de la autoatención no pasa por ese producto.",
+        porque="De {antes} a {despues}: {veces} veces más. El gradiente de la RNN es un producto de L − 1 "
+        "jacobianos, y cae exponencialmente con L; el de la autoatención no pasa por ese producto.",
     ),
     preguntas=(
         ap.Pregunta(
@@ -275,26 +286,29 @@ APRENDER = ap.Aprender(
             verdad=ap.EnLaPestana(calcular, _camino_al_final, cambio={"L": L_MAX}),
         ),
         ap.Pregunta(
-            f"Y en la autoatención, al pasar de L = {L_INICIAL} a L = {L_MAX}, el gradiente a la palabra 1…",
+            f"Con L = {L_MAX}, ¿cuántos pasos en secuencia (uno esperando al otro) necesita la autoatención para "
+            f"calcular las {L_MAX} salidas?",
             (
                 ap.Alternativa(
-                    "poco",
-                    "baja unas pocas veces",
-                    "Va de {antes} a {despues} ({veces} veces menos): el peso de la palabra 1 se reparte entre más "
-                    "palabras, pero el camino es de 1 paso.",
+                    1,
+                    "1",
+                    "Un producto Q·Kᵀ y otro por V dan todas las salidas a la vez; la RNN necesita {rnn}, uno tras "
+                    "otro.",
                 ),
                 ap.Alternativa(
-                    "mucho",
-                    "cae como el de la RNN",
-                    "No hay un producto de L − 1 jacobianos: va de {antes} a {despues}, {veces} veces menos.",
+                    L_MAX,
+                    f"{L_MAX}, uno por palabra",
+                    "Eso le pasa a la RNN ({rnn}: cada h_t espera a h_t−1); la autoatención calcula todas las salidas "
+                    "con un producto de matrices: {respuesta}.",
                 ),
                 ap.Alternativa(
-                    "igual",
-                    "no cambia nada",
-                    "Algo baja, porque el peso se reparte entre más palabras: de {antes} a {despues}.",
+                    L_MAX - 1,
+                    f"{L_MAX - 1}, como el camino de la RNN",
+                    "L − 1 es el camino de la palabra 1 a la última en la RNN; en la autoatención, todo va en "
+                    "{respuesta} paso.",
                 ),
             ),
-            verdad=ap.EnLaPestana(calcular, _gradiente_atencion_al_final, cambio={"L": L_MAX}),
+            verdad=ap.EnLaPestana(calcular, _pasos_en_secuencia, cambio={"L": L_MAX}),
         ),
     ),
 )

@@ -86,22 +86,22 @@ def test_l_8_abre_con_7_pasos_contra_1_y_gradiente_00084_contra_020():
     assert "**0.0084** en la RNN y **0.20** en la autoatención" in punto
     assert "24 veces más grande en la autoatención" in texto
     assert figura.paneles[0].titulo == "RNN: de la palabra 1 a la 8, 7 pasos"
-    assert "4.4e−07 con L = 20" in texto  # la RNN, 6 órdenes de magnitud más abajo
+    assert "1.8e−11 con L = 32" in texto  # la curva llega a L = 32: 11 órdenes de magnitud más abajo
 
 
 def test_el_gradiente_de_la_rnn_cae_geometricamente_y_el_de_la_atencion_no():
     _, rnn, atencion_ = pestana.curva_gradientes()
-    assert rnn[0] / rnn[-1] > 1e6  # de L = 2 a L = 20
+    assert rnn[0] / rnn[-1] > 1e10  # de L = 2 a L = 32
     assert atencion_[0] / atencion_[-1] < 20
     assert (rnn[1:] < rnn[:-1]).all()
 
 
-def test_la_prediccion_l_16_divide_por_600_y_las_preguntas():
+def test_la_prediccion_l_4_multiplica_por_26_y_las_preguntas():
     p = pestana.APRENDER.prediccion
-    assert p.cifras() == {"respuesta": "mucho", "antes": "0.0084", "despues": "1.4e−05", "veces": "600"}
+    assert p.cifras() == {"respuesta": "mucho", "antes": "0.0084", "despues": "0.22", "veces": "26"}
     q1, q2 = pestana.APRENDER.preguntas
-    assert q1.cifras()["respuesta"] == 19  # L = 20
-    assert q2.cifras()["respuesta"] == "poco" and q2.cifras()["veces"] == "2.8"  # 0.20 → 0.071
+    assert q1.cifras()["respuesta"] == 9  # L = 10: L − 1 pasos
+    assert q2.cifras() == {"respuesta": 1, "rnn": 10}  # en secuencia: 1 contra L
 
 
 def test_medir_tiempos_da_medianas_y_corta_con_su_presupuesto():
@@ -110,7 +110,26 @@ def test_medir_tiempos_da_medianas_y_corta_con_su_presupuesto():
     assert min(t["rnn_propia_ms"], t["rnn_torch_ms"], t["atencion_ms"]) > 0
 
 
-@pytest.mark.parametrize("L", [1, 21, "x"])
+@pytest.mark.parametrize("L", [1, 11, "x"])
 def test_un_largo_fuera_de_rango_se_dice_en_espanol(L):
     with pytest.raises(ValueError, match="largo"):
         pestana.calcular(L)
+
+
+def test_la_linea_medida_dice_cual_tarda_menos_con_lo_medido(monkeypatch):
+    """Los tiempos no entran en la figura: una línea aparte, armada con las medianas que da `medir_tiempos`."""
+    falsos = {256: (3.5, 10.7, 0.55), 1024: (14.3, 53.0, 36.6)}  # (nn.RNN, RNNElman, autoatención) en ms
+
+    def medir(L, **_):
+        rnn, propia, atencion_ = falsos[L]
+        return {"L": L, "d": 64, "rnn_torch_ms": rnn, "rnn_propia_ms": propia, "atencion_ms": atencion_, "veces": 21}
+
+    monkeypatch.setattr(r, "medir_tiempos", medir)
+    pestana._tiempos_una_vez.cache_clear()
+    try:
+        linea = pestana.calcular_tiempos()
+    finally:
+        pestana._tiempos_una_vez.cache_clear()
+    assert linea.startswith("**Medido en esta máquina**")
+    assert "tardan **3.50 ms**" in linea and "**0.55 ms**: la autoatención tarda 6.4 veces menos" in linea
+    assert "**36.6 ms**: la autoatención tarda 2.6 veces más" in linea and "L²" in linea
