@@ -116,7 +116,7 @@ def _curva(L: int) -> Curvas:
         eje_y="log₁₀ de la norma",
         verticales=(Referencia(L, f"L = {L}", color="#4d4d4d", punteada=False),),
         notas=(
-            Nota(L, y_rnn[k], _g(rnn[k]), color=C1, lado="arriba"),
+            Nota(L, y_rnn[k], _g(rnn[k]), color=C1),  # a su derecha: la curva baja, la de arriba queda lejos
             Nota(L, y_atencion[k], _g(atencion[k]), color=C0, lado="arriba"),
         ),
         formato=".1f",
