@@ -7,7 +7,7 @@ ejemplo de su `Vista`, el mismo que mueven las pruebas) de ida y vuelta entre el
 y el inicial, y mide desde el evento con que el estudiante lo mueve (el `input` de un número o un deslizador,
 el clic sobre una opción, el `keydown` del Enter que envía un texto: su propia marca de tiempo, así
 no cuenta lo que Playwright tarda en llegar a la página ni sus esperas antes de un clic) hasta el primer cuadro
-pintado después de que la primera figura cambió (la que se ve: `navegador.js` dibuja primero las figuras que están en la
+pintado después de que la primera figura cambió (la que se ve: `figuras.mjs` dibuja primero las figuras que están en la
 pantalla), y hasta el cuadro en que ya están dibujadas también las demás de la pestaña (las de más abajo se
 dibujan cuando el navegador queda libre). Junto a una página eco de Gradio (un Number conectado a un
 Textbox) en la misma corrida. Cuenta además las peticiones `queue/join` por movimiento (la prueba exacta
@@ -131,7 +131,7 @@ MARCAR_INICIO = """() => {
 # Antes de mover (GUARDAR): guarda lo que se ve ahora y empieza a mirar cada cuadro; después (ESPERAR): espera el
 # primero que pinta otra cosa. Cada cuadro, la mirada es un setTimeout pedido desde su requestAnimationFrame: corre en
 # la tarea que sigue a la pintura de ese cuadro, y antes que lo que la página dejó para después del cuadro (las otras
-# figuras, navegador.js). Así cuenta lo que cambió en cualquier momento antes de pintar, también en los
+# figuras, figuras.mjs). Así cuenta lo que cambió en cualquier momento antes de pintar, también en los
 # requestAnimationFrame de Gradio (un clic en una opción se procesa ahí, después del de la mirada).
 # Hasta la sesión 27 la mirada empezaba en ESPERAR, después de que Playwright devolvía la tecla o el clic: si el cuadro
 # con la figura nueva ya se había pintado (un clic: Playwright tarda en devolverlo), contaba el siguiente que llegara,
@@ -165,7 +165,7 @@ GUARDAR = (
 ESPERAR = "() => window.__espera"
 
 
-# Después de la figura que se ve: las demás, que navegador.js dibuja después (mientras tanto llevan `data-diferida`),
+# Después de la figura que se ve: las demás, que figuras.mjs dibuja después (mientras tanto llevan `data-diferida`),
 # hasta que se pintan.
 ESPERAR_TODAS = """(limite) => new Promise((listo) => {
   const mirar = () => {
@@ -434,7 +434,7 @@ def barridos_de(vistas: dict) -> list[Barrer]:
 # que la figura muestra otro valor (`estado(g).enPantalla` de demos/comun/navegador/figuras.mjs: el texto del valor
 # que se ve, dibujado por Plotly o
 # puesto como instantánea; guarda esos valores, para contar después las paradas distintas) y los valores del riel que
-# pasaron por `input`. Las medidas «figura» e «instantánea» de navegador.js (una por dibujo de Plotly o instantánea
+# pasaron por `input`. Las medidas «figura» e «instantánea» de figuras.mjs (una por dibujo de Plotly o instantánea
 # puesta, con el id del bloque) se cuentan al final.
 ARMAR_ARRASTRE = """([sel, rango]) => {
   performance.clearMeasures("figura");
@@ -549,7 +549,7 @@ def _ida_y_vuelta(pagina, caso: Barrer, rango) -> tuple[list, str]:
 
 
 # Las figuras de dos paradas seguidas, para comparar caminos de Plotly: la de ahora (A) antes del primer movimiento y
-# la de la otra parada (B) después de él (el valor que Gradio dio al bloque, sin lo que navegador.js adapta).
+# la de la otra parada (B) después de él (el valor que Gradio dio al bloque, sin lo que figuras.mjs adapta).
 GUARDAR_FIGURA = """([ids, cual]) => {
   window.__figurasAB = window.__figurasAB || {};
   for (const id of ids) {
@@ -560,7 +560,7 @@ GUARDAR_FIGURA = """([ids, cual]) => {
 }"""
 
 # Cambiar de una parada a la otra en dos <div> aparte del tamaño de la figura, alternando (el orden también alterna)
-# hasta la tarea que sigue a la pintura: (a) Plotly.react con la figura nueva entera (lo que hace la app: navegador.js
+# hasta la tarea que sigue a la pintura: (a) Plotly.react con la figura nueva entera (lo que hace la app: figuras.mjs
 # le da una copia, y Plotly la rehace), (b) Plotly.update (restyle de lo que cambia en cada traza, con undefined en
 # las que no, y relayout de lo que cambia en el layout), y si cambia el número de trazas, además deleteTraces o
 # addTraces. Todo lo que cada llamada recibe se arma antes del reloj. El primero de cada uno no cuenta.
@@ -690,7 +690,7 @@ def _comparar_dibujo(pagina, caso: Barrer, veces: int) -> list[list]:
 
 
 # Tras un movimiento: cuándo empezó (desde el evento del estudiante), cuánto duró lo síncrono del primer dibujo de la
-# figura (la medida «figura» de navegador.js, un Plotly.react, o «instantánea», un valor ya dibujado que se vuelve a
+# figura (la medida «figura» de figuras.mjs, un Plotly.react, o «instantánea», un valor ya dibujado que se vuelve a
 # poner; con el id del bloque) y cuál de los dos fue.
 PRIMER_DIBUJO = """(sel) => {
   const bloque = document.querySelector(sel).id;
@@ -874,7 +874,7 @@ def _tablas_del_barrido(resultados: list, eco_t: list[float], veces: int, fases:
     texto = tabla(
         f"Barrido: una tecla sobre el riel enfocado o un clic en una opción de cada control barrido, en Chromium, "
         f"/demo/<id>/?predecir=0, hasta la tarea tras la pintura del cuadro con la figura nueva (como «navegador»; "
-        f"el dibujo: Plotly.react, o la instantánea de un valor ya dibujado que navegador.js vuelve a poner; "
+        f"el dibujo: Plotly.react, o la instantánea de un valor ya dibujado que figuras.mjs vuelve a poner; "
         f"mediana de {veces}, de ida y vuelta; el eco, intercalado entre los controles; la sección tardó "
         f"{duracion:.0f} s)",
         [

@@ -2,12 +2,12 @@
 
 Lanza la app y una página eco de Gradio (un Number conectado a un Textbox) en el mismo proceso y mide en
 Chromium, para cada movimiento: del evento del control hasta que se pinta el cuadro en que una figura de la
-pestaña tiene sus datos nuevos (la primera que navegador.js dibuja; las demás siguen después), y sus fases (la
+pestaña tiene sus datos nuevos (la primera que figuras.mjs dibuja; las demás siguen después), y sus fases (la
 espera del servidor hasta el mensaje process_completed, Gradio hasta Plotly.react, adaptar, lo síncrono de
 Plotly, los cuadros hasta los píxeles).
 Con `--perfil` graba además una traza (devtools.timeline) y un perfil de CPU de los movimientos y reparte el
 hilo principal: JS de Plotly, de Gradio y de la suite, estilo, maquetación (y quién la pidió), pintura, GC.
-`--antes REF` mide cada movimiento también con navegador.js y disposicion.js del commit REF, en la misma
+`--antes REF` mide cada movimiento también con el disposicion.js del commit REF, en la misma
 corrida; `--sin-progreso`, con show_progress="hidden" en los eventos. `--figuras` no mueve nada: dibuja cada figura
 de cada pestaña otra vez, tal cual y con variantes (sin los números de las casillas, sin los huecos entre casillas),
 para saber qué parte de lo que cuesta Plotly es de qué.
@@ -59,10 +59,10 @@ MOVIMIENTOS = [
 
 # Promesa que se cumple en la tarea que sigue a la pintura del cuadro en que cambian los datos de alguna figura de
 # `raiz` (o el texto del eco), con el tiempo desde `t0`. El cambio se ve en un requestAnimationFrame, antes de pintar;
-# el setTimeout pedido desde ahí corre después de pintar y antes que las figuras que navegador.js deja para después
+# el setTimeout pedido desde ahí corre después de pintar y antes que las figuras que figuras.mjs deja para después
 # del cuadro. Hasta la sesión 18 se cumplía en el segundo cuadro: ≈ un cuadro más, y las otras figuras dentro. Los
 # datos cambian cuando Plotly.react pone otro `data` en el <div> (comparar por identidad: serializar las figuras en
-# cada cuadro le cargaba la medida a la página). Los <div> se buscan una vez: navegador.js dibuja cada valor en el
+# cada cuadro le cargaba la medida a la página). Los <div> se buscan una vez: figuras.mjs dibuja cada valor en el
 # mismo.
 ESPERA = """([raiz, eco]) => ({p: new Promise((listo) => {
   const figuras = eco ? [] : [...document.querySelectorAll(raiz + " .js-plotly-plot")];
@@ -96,9 +96,9 @@ MARCAR_RESPUESTA = """(() => {
 })();"""
 
 # Por movimiento, de las marcas y medidas de la página (ms): la espera del servidor (hasta process_completed),
-# lo que Gradio tarda en pasar la respuesta a Plotly (JSON, Svelte), adaptar (navegador.js), lo síncrono de
+# lo que Gradio tarda en pasar la respuesta a Plotly (JSON, Svelte), adaptar (figuras.mjs), lo síncrono de
 # Plotly.react y lo que queda hasta los píxeles (cuadros: lo que Plotly deja en rAF, estilo, maquetación, pintura).
-# Solo los dibujos que empezaron antes de los píxeles: los que navegador.js deja para después no los demoran.
+# Solo los dibujos que empezaron antes de los píxeles: los que figuras.mjs deja para después no los demoran.
 FASES = """() => {
   const t0 = window.__t0, e = (n) => performance.getEntriesByName(n).filter((x) => x.startTime >= t0);
   const r = e("respuesta")[0], px = e("pixeles")[0];
@@ -156,7 +156,7 @@ COSTO_FIGURAS = """async (veces) => {
     const ms = {};
     for (let k = 0; k <= veces; k++) for (const [nombre, f] of Object.entries(V)) {
       const l = structuredClone(layout);
-      delete l.meta; // sin meta.figura: lo dibuja el Plotly.react de Plotly, no el de navegador.js
+      delete l.meta; // sin meta.figura: lo dibuja el Plotly.react de Plotly, no el de figuras.mjs
       const t0 = performance.now();
       await window.Plotly.react(aparte, f(structuredClone(data)), l, config);
       await new Promise((listo) => requestAnimationFrame(() => setTimeout(listo, 0)));
@@ -307,7 +307,7 @@ def _clase(nombre: str) -> str:
 def _guion(url: str) -> str:
     if "PlotlyPlot" in url:
         return "JS: Plotly"
-    # Sin archivo: navegador.js y disposicion.js (Gradio los evalúa) y también lo que la medida corre en la página.
+    # Sin archivo: el guion de la suite (en el <head>), disposicion.js (Gradio lo evalúa) y lo que corre la medida.
     return "JS: Gradio (cliente, Svelte)" if url.startswith("http") else "JS sin archivo: la suite y la medida"
 
 
@@ -434,7 +434,7 @@ def main() -> None:
     argumentos.add_argument(
         "--antes",
         metavar="REF",
-        help="cada movimiento también con navegador.js y disposicion.js del commit REF (p. ej. HEAD), la misma corrida",
+        help="cada movimiento también con el disposicion.js del commit REF (p. ej. HEAD), la misma corrida",
     )
     argumentos.add_argument(
         "--figuras",
@@ -492,7 +492,7 @@ def main() -> None:
         pg.add_init_script(MARCAR_RESPUESTA)
         eco = medir(pg, f"http://127.0.0.1:{puerto_eco}/", "#eco-n input", ["1", "2"], "numero", "", a.veces, True)
         filas.append(("eco (Number → Textbox)", eco))
-        # El antes, en la misma corrida: la misma app con la página (navegador.js, disposicion.js) de `--antes REF`.
+        # El antes, en la misma corrida: la misma app con el disposicion.js de `--antes REF`.
         puerto_antes = _puerto()
         if a.antes:
             _servir(crear_app(app.demo, app.construir_una, POR_ID, _opciones_de(a.antes)), puerto_antes)

@@ -587,7 +587,7 @@ def test_el_promedio_en_bloques_da_los_bits_de_nanmean_con_relleno(filas, column
 
 
 def _en_telefono(fig: dict) -> dict:
-    """La figura como la dibuja navegador.js en un teléfono: con los cambios de `layout.meta.angosto`."""
+    """La figura como la dibuja maqueta.mjs en un teléfono: con los cambios de `layout.meta.angosto`."""
     fig = json.loads(json.dumps(fig))
     cambios = fig["layout"]["meta"].get("angosto", {})
     for destino, c in [(fig["layout"], cambios.get("layout", {}))] + [
@@ -680,7 +680,7 @@ def test_en_un_telefono_la_unica_barra_de_color_va_al_pie_y_las_casillas_crecen(
 
 def test_en_un_telefono_la_figura_declara_sus_paneles_de_proporcion_fija_para_el_ancho_de_verdad():
     """La figura de teléfono se arma para uno de 390 px; el navegador rehace el alto de cada panel de proporción fija
-    con el ancho de la página (navegador.js, `aSuMedida`). Para eso, `meta.angosto.medida` dice de cada uno su eje,
+    con el ancho de la página (maqueta.mjs, `aSuMedida`). Para eso, `meta.angosto.medida` dice de cada uno su eje,
     su ancho en px, su proporción y su tope, y a 390 px eso da el alto que el servidor le dio (si no llegó al tope).
     Un panel de curvas o de barras no va: su alto no depende del ancho."""
     foto = np.random.default_rng(0).random((107, 160))
@@ -745,7 +745,7 @@ def test_en_un_telefono_un_panel_de_proporcion_fija_mide_lo_que_pide_a_lo_ancho(
 
 
 def test_en_un_telefono_cada_mapa_con_numeros_dice_el_ancho_de_sus_casillas():
-    """La figura de teléfono se arma para `ANCHO_FIGURA` px; en una página más angosta (360 px) navegador.js achica
+    """La figura de teléfono se arma para `ANCHO_FIGURA` px; en una página más angosta (360 px) maqueta.mjs achica
     los números a lo que cabe, con el ancho de casilla que trae `meta.angosto.casillas` (por trazo). Lo trae cada
     mapa con números (y su capa de tapadas con «−∞»), no uno sin números; la figura ancha no lo necesita."""
     pesos = np.full((6, 5), 0.2)

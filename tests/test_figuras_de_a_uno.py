@@ -43,7 +43,7 @@ def _cabezas(de_a_uno: bool, n: int = 6) -> Paneles:
 
 
 def _en_telefono(fig: dict) -> dict:
-    """La figura como la dibuja navegador.js en un teléfono: con los cambios de `layout.meta.angosto`."""
+    """La figura como la dibuja maqueta.mjs en un teléfono: con los cambios de `layout.meta.angosto`."""
     fig = json.loads(json.dumps(fig))
     cambios = fig["layout"]["meta"].get("angosto", {})
     for destino, c in [(fig["layout"], cambios.get("layout", {}))] + [

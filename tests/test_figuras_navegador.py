@@ -1,4 +1,4 @@
-"""Las figuras en Chromium (navegador.js): modo oscuro, teléfono, proyector y un iframe que carga oculto.
+"""Las figuras en Chromium (figuras.mjs): modo oscuro, teléfono, proyector y un iframe que carga oculto.
 
 Una app por módulo (`url_app`, de la sesión) y una página por caso; las capturas quedan en
 artefactos/capturas/figuras-*.png para mirarlas.

@@ -1,7 +1,7 @@
-"""Las instantáneas de navegador.js en Chromium (#36): una parada ya dibujada vuelve sin Plotly, las paradas del
+"""Las instantáneas de figuras.mjs en Chromium (#36): una parada ya dibujada vuelve sin Plotly, las paradas del
 paquete se dibujan de antemano, y la figura viva (valores al pasar el puntero, modo oscuro) vuelve después.
 
-Exacto, no cronometrado: cuenta las medidas que deja navegador.js en la línea de tiempo de la página («figura»: un
+Exacto, no cronometrado: cuenta las medidas que deja figuras.mjs en la línea de tiempo de la página («figura»: un
 Plotly.react; «instantánea»: un dibujo guardado que se vuelve a poner; «precalentar»: una parada dibujada de
 antemano) y compara lo que se ve con lo que dibuja Plotly para el mismo valor. Los tiempos van en `make bench`.
 """
@@ -70,9 +70,7 @@ def test_volver_a_una_parada_ya_dibujada_pone_su_instantanea_sin_plotly(pg):
     inicial = _viva_otra_vez(pg)
     antes = pg.evaluate(f"() => {EN_PANTALLA}")
     _tecla(pg, "ArrowRight")
-    pg.wait_for_function(
-        f"(antes) => {EN_PANTALLA} !== antes", arg=antes, timeout=ESPERA_MS
-    )
+    pg.wait_for_function(f"(antes) => {EN_PANTALLA} !== antes", arg=antes, timeout=ESPERA_MS)
     otra = _viva_otra_vez(pg)
     assert otra != inicial
     # De vuelta a la parada inicial: en el mismo movimiento, su instantánea, y ningún Plotly.react hasta la calma.
@@ -98,9 +96,7 @@ def test_volver_a_la_parada_de_la_figura_viva_la_trae_sin_plotly(pg):
     for tecla in ("ArrowRight", "ArrowLeft"):
         antes = pg.evaluate(f"() => {EN_PANTALLA}")
         _tecla(pg, tecla)
-        pg.wait_for_function(
-            f"(antes) => {EN_PANTALLA} !== antes", arg=antes, timeout=ESPERA_MS
-        )
+        pg.wait_for_function(f"(antes) => {EN_PANTALLA} !== antes", arg=antes, timeout=ESPERA_MS)
     assert pg.evaluate(PUESTA, SEL), "A no volvió como instantánea"
     assert _viva_otra_vez(pg) == inicial
     assert pg.evaluate(MEDIDAS, "figura") == figuras, "volver a la viva de A pasó por Plotly.react"
@@ -111,7 +107,7 @@ def test_volver_a_la_parada_de_la_figura_viva_la_trae_sin_plotly(pg):
 
 
 def test_las_paradas_del_paquete_se_dibujan_de_antemano_y_el_arrastre_no_usa_plotly(pg):
-    _tecla(pg, "ArrowRight")  # el primer movimiento trae las paradas del paquete (barrido.js)
+    _tecla(pg, "ArrowRight")  # el primer movimiento trae las paradas del paquete (barrido.mjs)
     _viva_otra_vez(pg)
     pg.wait_for_function(f"() => ({MEDIDAS})('precalentar') >= 8", timeout=ESPERA_MS)
     pg.wait_for_timeout(500)
@@ -122,9 +118,7 @@ def test_las_paradas_del_paquete_se_dibujan_de_antemano_y_el_arrastre_no_usa_plo
     for _ in range(4):
         antes = pg.evaluate(f"() => {EN_PANTALLA}")
         pg.keyboard.press("ArrowRight")
-        pg.wait_for_function(
-            f"(antes) => {EN_PANTALLA} !== antes", arg=antes, timeout=ESPERA_MS
-        )
+        pg.wait_for_function(f"(antes) => {EN_PANTALLA} !== antes", arg=antes, timeout=ESPERA_MS)
     assert pg.evaluate(MEDIDAS, "instantánea") == instantaneas + 4, "una parada precalentada pasó por Plotly.react"
     assert len(pg.joins) == joins
     # Y lo que se ve es la parada a la que se llegó: igual a la viva de ese valor, que vuelve tras la calma.
@@ -158,9 +152,7 @@ def test_en_modo_oscuro_no_vuelve_una_instantanea_clara(pg):
     # Plotly, o con una instantánea que el precalentado dibujó ya en oscuro, nunca con la clara.
     antes = pg.evaluate(f"() => {EN_PANTALLA}")
     _tecla(pg, "ArrowRight")
-    pg.wait_for_function(
-        f"(antes) => {EN_PANTALLA} !== antes", arg=antes, timeout=ESPERA_MS
-    )
+    pg.wait_for_function(f"(antes) => {EN_PANTALLA} !== antes", arg=antes, timeout=ESPERA_MS)
     papel = pg.evaluate(f"() => getComputedStyle(document.querySelector('{SEL} .main-svg')).backgroundColor")
     assert papel.replace(" ", "") not in ("rgb(255,255,255)", "rgba(0,0,0,0)"), papel
     pg.wait_for_function(VIVA, arg=SEL, timeout=ESPERA_MS)

@@ -102,7 +102,7 @@ def test_cada_pestana_suelta_sin_fallas_graves_de_accesibilidad_clara_y_oscura(n
 FUERA_DE_SU_FIGURA = """(raiz) => {
   const fallas = [];
   for (const gd of raiz.querySelectorAll(".js-plotly-plot")) {
-    // visibilityProperty: no el taller de navegador.js, donde se dibujan paradas de antemano (oculto, a −100000 px)
+    // visibilityProperty: no el taller de figuras.mjs, donde se dibujan paradas de antemano (oculto, a −100000 px)
     if (!gd.checkVisibility({visibilityProperty: true}) || !gd._fullLayout) continue;
     const f = gd.getBoundingClientRect();
     for (const t of gd.querySelectorAll("text")) {
@@ -227,7 +227,7 @@ def test_telefono_ningun_texto_de_una_figura_pisa_a_otro(navegador, url_app, anc
     """390 × 844 y 360 × 800 táctiles, /demo/<id>/ de cada pestaña: en ninguna figura dos textos se pisan (los nombres
     de un eje largo se ralean o se pliegan, no se amontonan; los paneles apilados dejan lugar al eje x de uno y al
     título del siguiente), y ningún texto se sale de su figura. La figura de teléfono se arma para 390 px; a 360, los
-    números de las casillas van a lo que cabe (navegador.js): antes, en atención cruzada, 24 pares de números se
+    números de las casillas van a lo que cabe (figuras.mjs): antes, en atención cruzada, 24 pares de números se
     encimaban en cada mapa, y en bloque el número de la barra más larga se salía de la figura por la derecha."""
     contexto = navegador.new_context(
         viewport={"width": ancho, "height": alto}, locale="en-US", has_touch=True, is_mobile=True, device_scale_factor=2
@@ -305,7 +305,7 @@ def test_telefono_los_paneles_de_proporcion_fija_toman_el_ancho_de_la_pagina(nav
         for id_ in ("cbam", "parches-vit", "variantes"):
             pg.goto(url_app + f"demo/{id_}/?predecir=0")
             fuente_figura(pg, id_)
-            # Las figuras de la pestaña, no el taller de navegador.js (un <div> fuera de la pantalla, con
+            # Las figuras de la pestaña, no el taller de figuras.mjs (un <div> fuera de la pantalla, con
             # visibility: hidden, donde Plotly dibuja paradas de antemano: no tiene dibujada_en).
             figuras = ".figura-propia.js-plotly-plot"
             for k in range(pg.locator(figuras).count()):  # las de más abajo se dibujan al acercarse

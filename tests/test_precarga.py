@@ -56,7 +56,7 @@ def test_el_html_servido_pide_plotly_en_su_cabeza_y_cada_figura_en_su_head(url_a
     cabeza = html[: html.index("</head>")]
     guion = f'<script async src="{RUTA_PLOTLY}"></script>'
     assert cabeza.count(guion) == 1
-    assert cabeza.index("__suite") < cabeza.index(guion), "navegador.js va antes que Plotly.js"
+    assert cabeza.index("__suite") < cabeza.index(guion), "figuras.mjs va antes que Plotly.js"
     configuracion = _configuracion(html)
     assert admision.CABECERA in configuracion["head"], "el guion del token de la página sigue en la cabecera"
     figuras = [c for c in configuracion["components"] if c.get("props", {}).get("component_class_name") == "Figura"]
@@ -71,7 +71,7 @@ def test_el_html_servido_pide_plotly_en_su_cabeza_y_cada_figura_en_su_head(url_a
 @pytest.mark.parametrize("camino,id_", [("", None), ("demo/temperatura/", "temperatura")])
 def test_chromium_pide_plotly_una_sola_vez_y_ningun_otro_js_pesado(url_app, pagina, camino, id_):
     """Lo que el navegador pide de verdad: nuestro Plotly.js una vez, no el de Gradio (PlotlyPlot-…), ningún otro
-    JS pesado; y navegador.js corre antes que el JS de Gradio (en el <head>)."""
+    JS pesado; y figuras.mjs corre antes que el JS de Gradio (en el <head>)."""
     from demos import PESTANAS
 
     pedidos: list[str] = []
@@ -93,7 +93,7 @@ def test_chromium_pide_plotly_una_sola_vez_y_ningun_otro_js_pesado(url_app, pagi
     )
     assert pesados == [plotly], pesados
     assert pagina.evaluate("window.Plotly.version") == "3.7.0"
-    assert pagina.evaluate("window.__alLeerLaPagina") is True, "navegador.js no corrió antes que el JS de Gradio"
+    assert pagina.evaluate("window.__alLeerLaPagina") is True, "figuras.mjs no corrió antes que el JS de Gradio"
 
 
 @pytest.mark.parametrize("archivo", ["Index-", "plotly-cartesian-"])

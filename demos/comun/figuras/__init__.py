@@ -6,7 +6,7 @@ misma descripción, cada uno con una tabla `DIBUJOS = {Mapa: …, Barras: …}`:
 
 - `demos.comun.figuras.pantalla`: Plotly en el navegador (`gr.Plot`), con el valor exacto
   de cada casilla o barra al pasar el ratón. El servidor solo arma un JSON pequeño; en el
-  navegador, `navegador.js` la adapta a la página (modo oscuro, teléfono, proyector).
+  navegador, `maqueta.mjs` la adapta a la página (modo oscuro, teléfono, proyector).
 - `demos.comun.figuras.papel`: matplotlib (Agg) para «Descargar las figuras»: PNG a
   220 ppp y SVG, con el estilo claro de la lección, para diapositivas.
 

@@ -80,7 +80,7 @@ def _dominios(p: Paneles, hueco_x: float, hueco_y: float) -> list[tuple[list[flo
 def figura_plotly(figura) -> dict:
     """La descripción `figura` -> {"data", "layout", "config"} de Plotly.
 
-    `layout.meta` dice que es una figura de la suite (`navegador.js` la adapta a la página: modo oscuro,
+    `layout.meta` dice que es una figura de la suite (`maqueta.mjs` la adapta a la página: modo oscuro,
     proyector) y, en `angosto`, lo que cambia en un teléfono (`pantalla_angosta`).
     """
     with recordando():  # las listas de los arreglos (z, textos, pistas), una vez para las dos figuras
@@ -89,7 +89,7 @@ def figura_plotly(figura) -> dict:
     telefono["layout"]["margin"] |= angosta.MARGEN_X
     para_el_navegador = telefono["layout"].pop("meta", {})
     cambios = angosta.diferencia(ancha, telefono)
-    # Para la página de otro ancho que el de un teléfono de 390 px (navegador.js): las casillas con números y los
+    # Para la página de otro ancho que el de un teléfono de 390 px (maqueta.mjs): las casillas con números y los
     # paneles de proporción fija.
     cambios |= {k: v for k, v in para_el_navegador.items() if k in ("casillas", "medida")}
     ancha["layout"]["meta"] = {"figura": 1} | ({"angosto": cambios} if cambios else {})

@@ -2,7 +2,7 @@
 
 El servidor no sabe el ancho de la pantalla. `pantalla.figura_plotly` manda la figura de siempre y, en
 `layout.meta.angosto`, solo lo que cambia en un teléfono: las claves del layout y de cada trazo que
-difieren (`diferencia`). `navegador.js` lo aplica cuando la página mide menos de `ANCHO_MAXIMO` px.
+difieren (`diferencia`). `maqueta.mjs` lo aplica cuando la página mide menos de `ANCHO_MAXIMO` px.
 """
 
 from __future__ import annotations
@@ -228,7 +228,7 @@ ALTO_LEYENDA = 30  # una línea de leyenda al pie, bajo la barra acostada
 def selector(lienzo: Lienzo, titulos: tuple[str, ...], partes: list[Partes]) -> dict:
     """El desplegable que elige el panel que se ve (un `updatemenus` de Plotly, sobre el área de dibujo), con el
     primero ya elegido en el lienzo: los demás, con sus trazos, ejes, notas y formas ocultos. Cada opción dice qué
-    se ve al elegirla (`navegador.js` la vuelve a aplicar cuando llega otro valor: el panel elegido se queda)."""
+    se ve al elegirla (`maqueta.mjs` la vuelve a aplicar cuando llega otro valor: el panel elegido se queda)."""
     visibles = {e: lienzo.ejes[e].get("visible", True) for *_, ejes in partes for e in ejes}
 
     def mostrar(k: int) -> list:

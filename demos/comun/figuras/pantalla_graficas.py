@@ -151,7 +151,7 @@ def _marcas_de_categorias(f: Barras, lienzo: Lienzo, dom_x) -> dict:
     if f.horizontal or not f.categorias:
         return ticks(f.categorias, 32)
     if not lienzo.ancho_px:
-        # Un poco más abajo, como en un teléfono: derechos (navegador.js deja uno cada tantos si no caben), el
+        # Un poco más abajo, como en un teléfono: derechos (maqueta.mjs deja uno cada tantos si no caben), el
         # nombre de la primera barra tocaba el «0» del eje y, en la esquina (CBAM, los 32 canales).
         return ticks(f.categorias, 32) | {"ticklabelstandoff": 10}
     area = 0.85 * lienzo.ancho_px * (dom_x[1] - dom_x[0])  # el resto, las marcas del eje y y su título

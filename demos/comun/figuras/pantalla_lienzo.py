@@ -2,7 +2,7 @@
 
 Se arma con diccionarios simples (sin `plotly.graph_objects`): el navegador los dibuja con el plotly.js que
 trae Gradio. Los colores de texto sobre el papel son los de `TINTAS`: en modo oscuro el navegador los cambia
-por su par (`navegador.js`); los que van sobre una caja clara (un diagrama, una casilla tapada) no están ahí.
+por su par (`maqueta.mjs`); los que van sobre una caja clara (un diagrama, una casilla tapada) no están ahí.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ PLANTILLA = {"layout": {"xaxis": SIN_RECORTE, "yaxis": SIN_RECORTE}, "data": {"h
 TEXTO, TEXTO_SUAVE, TEXTO_GRIS, NOTA, REJILLA = "#222222", "#595959", "#666666", "#333333", "#eeeeee"
 TINTAS = {TEXTO: "#e6e6e6", TEXTO_SUAVE: "#bdbdbd", TEXTO_GRIS: "#b3b3b3", NOTA: "#d9d9d9", REJILLA: "#3a3a3a"}
 TEXTO_EN_CAJA = "#1a1a1a"
-TRANSPARENTE = "rgba(0,0,0,0)"  # un fondo de área que deja ver el papel (también el oscuro: navegador.js lo deja)
+TRANSPARENTE = "rgba(0,0,0,0)"  # un fondo de área que deja ver el papel (también el oscuro: maqueta.mjs lo deja)
 LETRA_MINIMA = 8  # un número de casilla más chico no se lee: en un teléfono se omite (queda al pasar el dedo)
 LETRA_MENSAJE = 16  # la del mensaje de un Aviso (pantalla_graficas._mensaje)
 ANCHO_LETRA = 0.7  # el ancho de una cifra (o del signo menos, más ancho), en veces el tamaño de la letra
@@ -183,7 +183,7 @@ class Lienzo:
         self.formas: list[dict] = []
         self.leyenda = False
         # Teléfono: el ancho en píxeles de las casillas de cada trazo con números (índice en `datos` -> px), medido
-        # para `pantalla_angosta.ANCHO_FIGURA`. En una página más angosta (un Android de 360 px), navegador.js
+        # para `pantalla_angosta.ANCHO_FIGURA`. En una página más angosta (un Android de 360 px), maqueta.mjs
         # achica esos números a lo que cabe (se encimaban en atención cruzada).
         self.casillas: dict[int, float] = {}
 
