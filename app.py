@@ -48,6 +48,7 @@ from demos.servir.conectar import (  # noqa: E402
 from servidor import disco  # noqa: E402
 from servidor.admision import configurar_cola  # noqa: E402
 from servidor.asgi import crear_app  # noqa: E402
+from servidor.gradio_interno import pagina_en_construccion  # noqa: E402
 
 TITULO = "Atención y transformers"
 
@@ -68,7 +69,7 @@ def _pestana(p: Pestana) -> Vista:
 
     Cada componente nuevo queda marcado con `pestana` = el id: el log de una entrada rechazada la nombra.
     """
-    raiz = gr.context.Context.root_block
+    raiz = pagina_en_construccion()
     antes = set(raiz.blocks) if raiz is not None else set()
     vista = p.cargar().construir()
     conectar(vista, api_name=p.api, prefijo=p.id)

@@ -85,7 +85,19 @@ import gradio as gr
 from fastapi import HTTPException
 
 from demos.comun import barrido
-from servidor.gradio_interno import adelantar, mover_a_carril, peticion_actual, sesiones_de, sin_leer, soltar_sin_leer
+from servidor.gradio_interno import (
+    adelantar,
+    cola_de,
+    envolver_push,
+    id_de_evento,
+    mover_a_carril,
+    peticion_actual,
+    sesiones_de,
+    sin_leer,
+    soltar_sin_leer,
+    vivos,
+)
+from servidor.gradio_interno import eventos as _eventos  # los de una cola, esperando o corriendo
 
 log = logging.getLogger("atencion.cola")
 
@@ -308,15 +320,15 @@ def configurar_cola(blocks: gr.Blocks, max_size: int = MAX_COLA) -> gr.Blocks:
 
     Si ya está configurada con ese `max_size`, no se rehace: `Blocks.queue` crea otra cola y otra app.
     """
-    ya = blocks._queue
+    ya = cola_de(blocks)
     if getattr(ya, "_repartida", False) and ya.max_size == max_size and ya in _colas:
         return blocks
     blocks.queue(default_concurrency_limit=LIMITE_LIGERO, max_size=max_size, api_open=False)
     barrido.direccion_de = direccion  # el taller de paradas reparte por la misma dirección que la cola
     barrido.peticion_actual = peticion_actual
-    cola = blocks._queue
+    cola = cola_de(blocks)
     if not getattr(cola, "_repartida", False):
-        cola.push = _push_repartido(cola, cola.push)
+        envolver_push(cola, lambda push_de_gradio: _push_repartido(cola, push_de_gradio))
         cola._repartida = True
         cola._identidades = {}
         cola._direcciones = {}
@@ -337,14 +349,6 @@ def _identidad(body, request) -> str:
     return f"ip:{direccion(request)}"
 
 
-def _eventos(cola):
-    """Los eventos de `cola`, esperando o corriendo."""
-    for fila in list(cola.event_queue_per_concurrency_id.values()):
-        yield from list(fila.queue)
-    for trabajo in list(cola.active_jobs):
-        yield from trabajo or ()
-
-
 def _todos():
     """(cola, evento) de cada evento esperando o corriendo, en todas las colas del proceso."""
     for cola in list(_colas):
@@ -359,7 +363,7 @@ def pendientes(concurrency_id: str) -> int:
 
 
 def _identidad_del_evento(cola, evento) -> str:
-    return cola._identidades.get(evento._id) or f"s:{evento.session_hash}"
+    return cola._identidades.get(id_de_evento(evento)) or f"s:{evento.session_hash}"
 
 
 def motivo_de_rechazo(
@@ -387,7 +391,7 @@ def motivo_de_rechazo(
             return (), (
                 f"Ya tienes {mias} peticiones esperando en esta página; espera a que terminen antes de pedir más."
             )
-        de_ahi = sum(1 for ev in eventos if cola._direcciones.get(ev._id) == desde)
+        de_ahi = sum(1 for ev in eventos if cola._direcciones.get(id_de_evento(ev)) == desde)
         if de_ahi >= MAX_POR_DIRECCION:
             return (), f"Desde tu red hay {de_ahi} peticiones esperando en esta página; prueba en un momento."
         todos, de_ahi = 0, 0
@@ -410,7 +414,7 @@ def motivo_de_rechazo(
             if ev.fn.concurrency_id in PESADOS:
                 igual = ev.fn.concurrency_id == fn.concurrency_id
                 en_cola += igual
-                en_su_red += igual and otra._direcciones.get(ev._id) == desde
+                en_su_red += igual and otra._direcciones.get(id_de_evento(ev)) == desde
                 if otra is cola and _identidad_del_evento(cola, ev) == identidad:
                     mio = PESADOS[ev.fn.concurrency_id]
         if mio is None and _reservas[identidad]:
@@ -462,9 +466,9 @@ def _en_cola_por_red(cola, concurrency_id: str) -> Callable[[object], int]:
     """Para `adelantar`: cuántos pesados de ese tipo tiene en cola (en todo el proceso) la red de un evento."""
     with _cerrojo:
         por_red = Counter(
-            otra._direcciones.get(ev._id) for otra, ev in _todos() if ev.fn.concurrency_id == concurrency_id
+            otra._direcciones.get(id_de_evento(ev)) for otra, ev in _todos() if ev.fn.concurrency_id == concurrency_id
         )
-    return lambda ev: por_red[cola._direcciones.get(ev._id)]
+    return lambda ev: por_red[cola._direcciones.get(id_de_evento(ev))]
 
 
 def _liberar(claves: tuple[str, ...]) -> None:
@@ -523,9 +527,9 @@ def _push_repartido(cola, push_de_gradio):
 
 def _olvidar_terminados(cola) -> None:
     """Las identidades de eventos que Gradio ya olvidó (terminados y leídos, o cancelados) se borran."""
-    vivos = cola.event_ids_to_events
-    if len(cola._identidades) > 2 * len(vivos) + 16:
-        abiertos = set(vivos) | set(sin_leer(cola))
+    en_curso = vivos(cola)
+    if len(cola._identidades) > 2 * len(en_curso) + 16:
+        abiertos = en_curso | set(sin_leer(cola))
         for evento_id in [k for k in cola._identidades if k not in abiertos]:
             cola._identidades.pop(evento_id, None)
             cola._direcciones.pop(evento_id, None)

@@ -41,6 +41,7 @@ from demos.comun.figuras.componente import RUTA_PLOTLY
 from servidor import disco, registro
 from servidor.admision import GUION, configurar_cola
 from servidor.entradas import montados, montar_protegido
+from servidor.gradio_interno import arrancar_montaje
 from servidor.protecciones import Protecciones
 
 log = logging.getLogger(__name__)
@@ -130,9 +131,6 @@ class MontajesPerezosos:
             montaje = rutas.pop()
             raiz = next(i for i, r in enumerate(rutas) if getattr(r, "path", None) == "")
             rutas.insert(raiz, montaje)  # antes de la raíz en «/»
-            gradio_app = montaje.app
-            await self.vidas.enter_async_context(gradio_app.router.lifespan_context(gradio_app))
-            gradio_app.get_blocks().run_startup_events()
-            await gradio_app.get_blocks().run_extra_startup_events()
+            await arrancar_montaje(self.vidas, montaje.app)
             self.montadas[id_] = blocks
             log.info("Montada /demo/%s/", id_)

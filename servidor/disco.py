@@ -133,9 +133,9 @@ def tamano(base: Path | None = None) -> int:
 
 def subidas() -> Path:
     """La carpeta donde Gradio guarda lo que llega a `/gradio_api/upload`."""
-    from gradio.utils import get_upload_folder
+    from servidor.gradio_interno import carpeta_de_subidas
 
-    return Path(get_upload_folder())
+    return carpeta_de_subidas()
 
 
 _usadas: dict[str, float] = {}  # ruta de una subida que un evento usó -> cuándo

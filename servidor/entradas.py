@@ -22,12 +22,10 @@ import weakref
 from typing import Any
 
 import gradio as gr
-from gradio import processing_utils
-from gradio.context import LocalContext
-from gradio.exceptions import InvalidPathError
 
 from demos.comun.seguridad import exigir_subida, rechazo
 from servidor import disco, laterales
+from servidor.gradio_interno import acepta_ruta_ajena, marcar_lanzado, revisar_antes
 
 
 def montar_protegido(app, blocks: gr.Blocks, path: str, cabeza_html: str = "", **opciones):
@@ -50,17 +48,9 @@ def montados() -> list[gr.Blocks]:
 def activar_comprobaciones(blocks: gr.Blocks) -> gr.Blocks:
     """Activa la comprobación de archivos de Gradio en `blocks` y pone `revisar` delante de cada evento."""
     _MONTADOS.add(blocks)
-    blocks.has_launched = True  # lo que `launch()` marca: con esto `_check_allowed` deja de saltarse
+    marcar_lanzado(blocks)
     comprobar_candado(blocks)
-    if not getattr(blocks, "_revisado", False):
-        validar_de_gradio = blocks.validate_inputs  # lo primero que Gradio hace con los valores crudos
-
-        def validate_inputs(block_fn, inputs):
-            revisar(block_fn, inputs)
-            return validar_de_gradio(block_fn, inputs)
-
-        blocks.validate_inputs = validate_inputs
-        blocks._revisado = True
+    revisar_antes(blocks, revisar)
     return blocks
 
 
@@ -69,13 +59,8 @@ RUTA_AJENA = os.path.join(os.path.abspath(os.sep), "no-la-subio-nadie.png")
 
 def comprobar_candado(blocks: gr.Blocks) -> None:
     """RuntimeError si Gradio aceptaría como subido un archivo que nadie subió (la app no debe arrancar así)."""
-    marca = LocalContext.blocks.set(blocks)
-    try:
-        processing_utils._check_allowed(RUTA_AJENA, True)
-    except InvalidPathError:
+    if not acepta_ruta_ajena(blocks, RUTA_AJENA):
         return
-    finally:
-        LocalContext.blocks.reset(marca)
     raise RuntimeError(
         "Gradio aceptaría como subido un archivo que nadie subió (¿cambió `_check_allowed` o el montaje?). "
         "La app no arranca así: revisa servidor/entradas.py."

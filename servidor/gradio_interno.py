@@ -1,7 +1,9 @@
 """Las partes privadas de Gradio que usa el servidor, todas aquí (probadas con `VERSION_PROBADA`).
 
 Gradio no da un modo público de acotar lo que cuesta una sesión, ni de poner una guardia
-delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
+delante de una de sus rutas. Lo que el kit de las pestañas toca (la página que se arma, el `_id` de un bloque,
+`GradioModel`, la carpeta de subidas, los trozos del lienzo) vive en demos/comun/gradio_interno.py, que las
+pestañas pueden importar y este módulo reexporta. Lo que este módulo toca de Gradio, y nada más:
 
 - `gradio.state_holder.StateHolder` / `SessionState`: cada `session_hash` nuevo (lo inventa el
   cliente) crea un `SessionState` que calcula al instante la configuración de cada bloque de la
@@ -12,10 +14,20 @@ delante de una de sus rutas. Lo que este módulo toca de Gradio, y nada más:
   que Gradio no llama al desalojar.
 - La app de Gradio montada (`Mount.app`, un FastAPI): `poner_delante` le añade un middleware
   antes de su primera petición (las guardias de servidor/laterales.py).
-- `gr.ImageEditor.blob_storage`: el dict donde `accept_blobs` deja los trozos de un dibujo.
+- `gr.ImageEditor.blob_storage`: `guardar_trozos_en` cambia el dict donde `accept_blobs` deja los trozos de un
+  dibujo por uno acotado (servidor/laterales.py).
+- El montaje: `Blocks.has_launched` (`marcar_lanzado`: lo que `launch()` marca y `mount_gradio_app` no; sin eso
+  `processing_utils._check_allowed` acepta cualquier ruta), `_check_allowed` mismo (`acepta_ruta_ajena`, el candado
+  que se prueba al montar), `Blocks.validate_inputs` (`revisar_antes`: servidor/entradas.py mira los valores crudos
+  antes que Gradio), los eventos de arranque y el contexto de vida de un montaje hecho con la app ya andando
+  (`arrancar_montaje`, servidor/asgi.py) y `Blocks.custom_mount_path` (`ruta_de_montaje`, servidor/pagina.py).
+- La página: el guion `window.gradio_api_info = ` de la plantilla `index.html` (`GUION_API_INFO`), donde
+  servidor/pagina.py pone la raíz de los ejemplos de código.
 - `gradio.context.LocalContext.request`: `peticion_actual`, el pedido del evento que corre (el taller de
   paradas reparte por su sesión y su dirección sin cambiar la firma de `recalcular`).
-- La cola (`gradio.queueing.Queue`: sus filas por `concurrency_id` y `Event.concurrency_id`):
+- La cola (`Blocks._queue`, `gradio.queueing.Queue`): `cola_de` la da; `envolver_push` pone la admisión
+  (servidor/admision.py) delante de `Queue.push`, por donde entra todo `queue/join`; `eventos` recorre lo que espera
+  o corre (`Event`: `_id`, `fn`, `session_hash`, `concurrency_id`; `id_de_evento`). Sus filas por `concurrency_id`:
   `mover_a_carril` pasa una llamada lenta a la fila de su carril y `adelantar` pone un pesado delante
   de los de una red con más en cola (servidor/admision.py). Y los
   mensajes que guarda hasta que alguien lee el flujo de una sesión (`pending_messages_per_session`,
@@ -42,14 +54,90 @@ from functools import cache
 from pathlib import Path
 
 import gradio as gr
+from gradio import processing_utils
 from gradio.context import LocalContext
+from gradio.exceptions import InvalidPathError
 from gradio.queueing import EventQueue
 from gradio.state_holder import SessionState, StateHolder
 from starlette.routing import Mount
 
+from demos.comun.gradio_interno import (  # la puerta del kit, reexportada
+    VERSION_PROBADA,
+    GradioModel,
+    carpeta_de_subidas,
+    id_de,
+    pagina_en_construccion,
+    trozos_del_lienzo,
+)
+
+__all__ = [
+    "VERSION_PROBADA",
+    "GradioModel",
+    "carpeta_de_subidas",
+    "id_de",
+    "pagina_en_construccion",
+    "trozos_del_lienzo",
+]
+
 log = logging.getLogger("atencion.sesiones")
 
-VERSION_PROBADA = "6.31.0"
+
+# --- el montaje ---------------------------------------------------------------------------------
+
+
+def marcar_lanzado(blocks: gr.Blocks) -> None:
+    """Lo que `launch()` marca y `gr.mount_gradio_app` no: con eso `_check_allowed` deja de saltarse."""
+    blocks.has_launched = True
+
+
+def acepta_ruta_ajena(blocks: gr.Blocks, ruta: str) -> bool:
+    """Si Gradio aceptaría `ruta` (que nadie subió) como un archivo subido a `blocks`."""
+    marca = LocalContext.blocks.set(blocks)
+    try:
+        processing_utils._check_allowed(ruta, True)
+    except InvalidPathError:
+        return False
+    finally:
+        LocalContext.blocks.reset(marca)
+    return True
+
+
+def revisar_antes(blocks: gr.Blocks, revisar) -> None:
+    """`revisar(block_fn, inputs)` antes de `Blocks.validate_inputs`, lo primero que Gradio hace con los valores
+    crudos de un evento (una vez por Blocks)."""
+    if getattr(blocks, "_revisado", False):
+        return
+    validar_de_gradio = blocks.validate_inputs
+
+    def validate_inputs(block_fn, inputs):
+        revisar(block_fn, inputs)
+        return validar_de_gradio(block_fn, inputs)
+
+    blocks.validate_inputs = validate_inputs
+    blocks._revisado = True
+
+
+async def arrancar_montaje(vidas, app_gradio) -> None:
+    """Lo que Gradio hace al arrancar la app, para un montaje hecho con la app ya andando: su contexto de vida
+    (el que borra sus archivos con `delete_cache`) entra en `vidas` (un `AsyncExitStack`) y su cola arranca."""
+    await vidas.enter_async_context(app_gradio.router.lifespan_context(app_gradio))
+    app_gradio.get_blocks().run_startup_events()
+    await app_gradio.get_blocks().run_extra_startup_events()
+
+
+def ruta_de_montaje(blocks: gr.Blocks) -> str | None:
+    """La ruta con la que `gr.mount_gradio_app` montó `blocks` (None si no se montó)."""
+    return getattr(blocks, "custom_mount_path", None)
+
+
+# En el HTML de la página, la información del API (sus ejemplos de código), en este guion de la plantilla.
+GUION_API_INFO = (b"<script>window.gradio_api_info = ", b"</script>")
+
+
+def guardar_trozos_en(editor: gr.ImageEditor, almacen: type[dict]) -> None:
+    """Cambia el dict de los trozos de dibujo del lienzo por un `almacen()` (una vez)."""
+    if not isinstance(editor.blob_storage, almacen):
+        editor.blob_storage = almacen()
 
 
 def app_de_gradio(app, blocks: gr.Blocks):
@@ -244,6 +332,29 @@ def poner_delante(app_gradio, middleware, **opciones) -> None:
     if any(m.cls is middleware for m in app_gradio.user_middleware):
         return
     app_gradio.add_middleware(middleware, **opciones)
+
+
+def cola_de(blocks: gr.Blocks):
+    """La cola de Gradio de `blocks` (la que crea `Blocks.queue`), o None."""
+    return blocks._queue
+
+
+def envolver_push(cola, envolver) -> None:
+    """`cola.push = envolver(cola.push)`: todo `queue/join` pasa por ahí (`push(body=, request=, username=)`)."""
+    cola.push = envolver(cola.push)
+
+
+def eventos(cola) -> Iterator:
+    """Los eventos de `cola` (`gradio.queueing.Event`), esperando en sus filas o corriendo."""
+    for fila in list(cola.event_queue_per_concurrency_id.values()):
+        yield from list(fila.queue)
+    for trabajo in list(cola.active_jobs):
+        yield from trabajo or ()
+
+
+def id_de_evento(evento) -> str:
+    """El id de un evento de la cola (el `event_id` que recibe el cliente)."""
+    return evento._id
 
 
 def mover_a_carril(cola, evento_id: str, carril: str) -> bool:

@@ -57,6 +57,7 @@ from servidor import admision, disco
 from servidor.gradio_interno import (
     app_de_gradio,
     editores,
+    guardar_trozos_en,
     instalar_sesiones,
     poner_delante,
     trozos_corregidos,
@@ -82,8 +83,7 @@ def cerrar(app, blocks: gr.Blocks, cabeza_html: str = "") -> None:
     app_gradio = app_de_gradio(app, blocks)
     instalar_sesiones(app_gradio, CAPACIDAD_SESIONES, VIDA_SESION_S)
     for editor in editores(blocks).values():
-        if not isinstance(editor.blob_storage, Trozos):
-            editor.blob_storage = Trozos()
+        guardar_trozos_en(editor, Trozos)
     poner_delante(app_gradio, Laterales, blocks=blocks, cabeza_html=cabeza_html.encode(), gradio=app_gradio)
 
 

@@ -41,6 +41,7 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 
 from servidor import admision
+from servidor.gradio_interno import GUION_API_INFO, ruta_de_montaje
 from servidor.protecciones import acepta_gzip
 
 log = logging.getLogger("atencion.pagina")
@@ -203,7 +204,7 @@ def combinar(crc_a: int, crc_b: int, matriz_b: list[int]) -> int:
 RAIZ, RAIZ_API, TOKEN = 0, 1, 2  # los huecos
 # En el HTML, la información del API (sus ejemplos de código) lleva la raíz calculada con `root_path` de la app de
 # Gradio, no con el del montaje: con `X-Forwarded-Host`, sin la ruta del montaje. Va en este guion de la plantilla.
-_API = (b"<script>window.gradio_api_info = ", b"</script>")
+_API = GUION_API_INFO
 
 
 @dataclass(frozen=True)
@@ -300,7 +301,7 @@ class Paginas:
 
     def _root_path(self, scope) -> str | None:
         blocks = self.app_gradio.get_blocks()
-        return self.app_gradio.root_path or scope.get("root_path") or getattr(blocks, "custom_mount_path", None)
+        return self.app_gradio.root_path or scope.get("root_path") or ruta_de_montaje(blocks)
 
     async def servir(self, scope, send, tipo: str) -> bool:
         """Contesta la página de `tipo` (o el 429 del tope) y devuelve True; False si esta página no se guarda (que

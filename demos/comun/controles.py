@@ -8,9 +8,9 @@ variantes se ven igual en el navegador, pero pasan el valor tal cual.
 from __future__ import annotations
 
 import gradio as gr
-from gradio.data_classes import GradioModel
 from pydantic import ValidationError, model_validator
 
+from demos.comun.gradio_interno import GradioModel
 from demos.comun.seguridad import rechazo
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from PIL import Image
 
 from demos.comun.controles import rechazar_invalido, tolerante
+from demos.comun.gradio_interno import trozos_del_lienzo
 from demos.comun.seguridad import exigir_subida, rechazo
 
 MAX_BYTES = 20 * 2**20  # un archivo más pesado no se abre
@@ -308,7 +309,7 @@ class Dibujo(gr.ImageEditor):
         rechazar_invalido(payload, mensaje, _donde(self))
         datos = payload
         if payload.id is not None:
-            datos = self.blob_storage.pop(payload.id, None)
+            datos = trozos_del_lienzo(self).pop(payload.id, None)
             if datos is None:
                 return None
 

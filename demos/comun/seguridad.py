@@ -21,7 +21,8 @@ import stat
 from pathlib import Path
 
 import gradio as gr
-from gradio.utils import get_upload_folder
+
+from demos.comun.gradio_interno import carpeta_de_subidas
 
 log = logging.getLogger("atencion.rechazos")
 
@@ -79,7 +80,7 @@ def exigir_subida(ruta: object) -> str:
     """
     if not isinstance(ruta, str) or not ruta or "\x00" in ruta or not os.path.isabs(ruta):
         raise ValueError(SOLO_SUBIDOS)
-    subidas = Path(get_upload_folder()).resolve()
+    subidas = carpeta_de_subidas().resolve()
     try:
         datos = os.lstat(ruta)
         real = Path(ruta).resolve(strict=True)
