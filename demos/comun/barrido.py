@@ -172,7 +172,7 @@ def _comprimidas(vista, vistas: list) -> list[dict]:
     salidas = []
     for j, componente in enumerate(vista.salidas):
         base, cambios = comprimir([v[j] for v in vistas])
-        # Igual en todas las paradas: ya está en la página (barrido.js no la toca) y no viaja.
+        # Igual en todas las paradas: ya está en la página (barrido.mjs no la toca) y no viaja.
         salidas.append({"base": base if cambios else None, "cambios": cambios, "plot": isinstance(componente, Figura)})
     return salidas
 
@@ -270,7 +270,7 @@ def _plantillas(textos: list[str]) -> dict:
 
 
 def valor_de_columna(columna, k: int):
-    """El valor de la parada `k` en una columna de `_columna` (como `columna` en barrido.js)."""
+    """El valor de la parada `k` en una columna de `_columna` (como `columna` en barrido.mjs)."""
     if isinstance(columna, list):
         return columna[k]
     if "g" in columna:
@@ -283,7 +283,7 @@ def valor_de_columna(columna, k: int):
 
 
 def armar(base, cambios: list, k: int):
-    """La vista de la parada `k` desde (base, cambios): lo mismo que hace `barrido.js` en el navegador."""
+    """La vista de la parada `k` desde (base, cambios): lo mismo que hace `barrido.mjs` en el navegador."""
     v = json.loads(json.dumps(base))
     for ruta, columna in cambios:
         x = valor_de_columna(columna, k)
@@ -362,14 +362,14 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
     `vista` es una `Vista` o una `Seccion`. `disparadores` son los eventos que recalculan; los de los controles
     barridos y sus entradas no van a la cola. Crea `vista.paquetes` (con `iniciales` como valor, si se dan).
     """
-    pedido = gr.Number(0, visible=False)  # barrido.js lo cambia cuando hacen falta la vista y los paquetes
+    pedido = gr.Number(0, visible=False)  # barrido.mjs lo cambia cuando hacen falta la vista y los paquetes
     pedido_vista = gr.Number(0, visible=False)  # y este, cuando el paquete es demasiado grande: solo la vista
     barridos = vista.barridos
     iniciales = iniciales or [None] * len(barridos)
     vista.paquetes = [gr.JSON(inicial, visible=False) for inicial in iniciales]
     barridos_comp = {id(c) for b in barridos for c in (b.control, b.entrada) if c is not None}
     comun = {"api_visibility": "private", "show_progress": "hidden", "trigger_mode": "always_last"}
-    for k, s in enumerate(vista.salidas):  # barrido.js busca en la página las figuras que marca (modo «paquete»)
+    for k, s in enumerate(vista.salidas):  # barrido.mjs busca en la página las figuras que marca (modo «paquete»)
         if isinstance(s, Figura) and not s.elem_id:
             s.elem_id = f"barrido-{id_de(s)}-salida{k}"  # no «-figuraN»: esas son las de la vista de una pestaña
     raiz = pagina_en_construccion()  # la página (Blocks) que se está armando: su evento `load`
@@ -397,7 +397,7 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
         sesion, direccion = quien_pide(peticion_actual())
         paquetes = TALLER.paquetes(vista, list(valores), resultado, sesion, direccion)
         # El texto bajo cada control: el suyo (la parada de ahora es válida: acaba de calcularse), no el motivo de
-        # una parada rechazada que barrido.js haya dejado antes de esta edición.
+        # una parada rechazada que barrido.mjs haya dejado antes de esta edición.
         infos = [
             gr.update(info=getattr(c, "info", None)) if p.get("hay_errores") else gr.skip()  # «servidor»: sin paradas
             for c, p in zip(controles, paquetes, strict=True)
