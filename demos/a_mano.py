@@ -16,7 +16,7 @@ from demos.comun.glosario import seccion
 from demos.comun.libro import PASOS, vista_paso
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero, lista_de_palabras
-from demos.comun.vista import LATEX, Vista, envolver, explicacion, grafico
+from demos.comun.vista import LATEX, Vista, envolver, explicacion, grafico, servido
 from modelos import atencion
 from modelos.hilos import un_hilo
 
@@ -401,6 +401,7 @@ def _construir_libro(palabras, q, k, v, fila) -> None:
         with gr.Row():
             anterior = gr.Button("← Paso anterior", size="sm", elem_id="a-mano-libro-anterior")
             paso = gr.Slider(1, PASOS, value=1, step=1, label="Paso", scale=3, elem_id="a-mano-libro-paso")
+            servido(paso, "sin barrer aún: el modo libro (un acordeón cerrado) pide la vista de cada paso")
             siguiente = gr.Button("Paso siguiente →", size="sm", elem_id="a-mano-libro-siguiente")
         texto = gr.Markdown(latex_delimiters=LATEX, elem_id="a-mano-libro-texto")
         figura = grafico("La matriz del paso", elem_id="a-mano-libro-figura")
@@ -528,6 +529,7 @@ def construir() -> Vista:
         salida = gr.Dataframe(label="3) Salida: pesos · V", interactive=False)
     _construir_libro(palabras, q, k, v, fila)
     seccion(("consulta, clave y valor", "palabra que mira", "puntaje", "softmax", "pesos", "ficha"), "a-mano")
+    servido(fila, "su máximo cambia con las filas de las tablas; las paradas de un barrido son fijas")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

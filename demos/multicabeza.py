@@ -16,7 +16,7 @@ from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import C0, C1, GRIS, Barras, Imagen, Mapa, Paneles, Serie, miles
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Barrido, Vista, explicacion, grafico
+from demos.comun.vista import Barrido, Vista, explicacion, grafico, servido
 from modelos import AtencionMulticabeza
 from modelos.atencion import atencion
 
@@ -408,6 +408,8 @@ def construir() -> Vista:
         tabla = gr.Dataframe(headers=["Parte", "Cuenta", "Parámetros"], label="Parámetros", interactive=False)
     texto = gr.Markdown()
     seccion_glosario(("cabeza", "pesos", "parámetros"), "multicabeza")
+    servido(d, "sus 64 paradas pesarían 741 kB (más de los 200 kB de la pestaña)")
+    servido(largo, "sus 31 paradas pesarían 361 kB (más de los 200 kB de la pestaña)")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -15,7 +15,7 @@ from demos.comun.controles import Deslizador, Opcion
 from demos.comun.figuras import GRIS, Curva, Curvas, Mapa, Paneles, Referencia, miles
 from demos.comun.glosario import seccion
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico
+from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico, servido
 from modelos import AtencionMulticabeza, cargar, dispositivo, posicion_sinusoidal
 from modelos.datos import DIGITOS, secuencias_digitos
 from modelos.entrenamiento.leccion import epoca_1
@@ -362,6 +362,8 @@ def construir() -> Vista:
         concurrency_id="entrenar",  # entrena: hace fila con los demás entrenamientos
     )
     seccion(("posición", "embedding", "ficha", "exactitud", "época", "conjunto de prueba"), "posicion")
+    servido(largo, f"{LARGO_MAX} valores (más de 256 paradas)")
+    servido(d_modelo, f"{D_MAX - 1} valores (más de 256 paradas)")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -15,7 +15,7 @@ from demos.comun.figuras import C0, C1, Barras, Paneles, Referencia, Serie, mile
 from demos.comun.glosario import seccion
 from demos.comun.seguridad import escapar_md
 from demos.comun.validar import entero, lista_de_numeros, lista_de_palabras, real
-from demos.comun.vista import Barrido, Vista, explicacion, grafico
+from demos.comun.vista import Barrido, Vista, explicacion, grafico, servido
 
 PALABRAS = "plata, sacó, Ana, del"
 PUNTAJES = "2, 1, 0.5, -1"
@@ -368,6 +368,7 @@ def construir() -> Vista:
     T.change(None, [T, log_t], log_t, js=JS_LOG_DESDE_T, api_visibility="private", show_progress="hidden")
     otra.click(None, semilla, semilla, js=JS_SIGUIENTE_SEMILLA, api_visibility="private", show_progress="hidden")
     seccion(("temperatura", "softmax", "pesos", "entropía", "muestra", "ficha"), "temperatura")
+    servido(n, f"{miles(N_MAX)} valores (más de 256 paradas)")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -105,6 +105,8 @@ def test_cada_parada_es_lo_que_da_la_funcion_en_esa_parada(id_, k):
     vista = vistas()[id_]
     b = vista.barridos[k]
     p = paquete(vista, b, [c.value for c in vista.entradas])
+    if "servidor" in p:
+        pytest.fail(barrido.demasiado_grande(vista, b, p))
     fijos = {id(c): v for c, v in b.con}  # p. ej. w de la máscara: sus paradas son con la máscara de ventana
     valores = [fijos.get(id(c), c.value) for c in vista.entradas]
     i = barrido._indice(vista.entradas, b)
@@ -127,8 +129,27 @@ def test_cada_parada_es_lo_que_da_la_funcion_en_esa_parada(id_, k):
 
 @pytest.mark.parametrize("id_", con_barridos())
 def test_los_paquetes_de_una_pestana_pesan_a_lo_sumo_200_kb(id_):
+    """Con sus valores iniciales, cada barrido de la pestaña cabe (si no, el mensaje dice cuál, cuánto y qué hacer)."""
     vista = vistas()[id_]
-    assert tamano(paquetes_de(vista, [c.value for c in vista.entradas])) <= MAX_BYTES
+    paquetes = paquetes_de(vista, [c.value for c in vista.entradas])
+    grandes = [
+        barrido.demasiado_grande(vista, b, p) for b, p in zip(vista.barridos, paquetes, strict=True) if "servidor" in p
+    ]
+    assert not grandes, "\n".join(grandes)
+    assert tamano(paquetes) <= MAX_BYTES
+
+
+def test_el_paquete_que_no_cabe_dice_pestana_control_peso_tope_y_que_hacer(monkeypatch):
+    """Variantes con L = 64: el paquete va al servidor y el mensaje para quien escribe la pestaña lo explica."""
+    vista = vistas()["variantes"]
+    valores = [c.value for c in vista.entradas]
+    valores[0] = 64  # L
+    p = paquete(vista, vista.barridos[0], valores)
+    mensaje = barrido.demasiado_grande(vista, vista.barridos[0], p)
+    assert p["peso"] > p["tope"] == MAX_BYTES
+    assert mensaje.startswith(f"variantes, «{vista.barridos[0].control.label}»: las {len(p['paradas'])} paradas")
+    for dice in ("kB (estimado tras", "le quedaban 200 kB", "barrido.MAX_BYTES = 200 kB", "menos paradas", "decimales"):
+        assert dice in mensaje, dice
 
 
 def test_los_pasos_del_deslizador_son_los_del_navegador():

@@ -126,3 +126,115 @@ def test_el_readme_dice_los_nombres_de_la_url_de_cada_pestana(p):
         f"La pestaña «{p.id}» necesita su fila en la tabla de nombres de la URL del README: | `{p.id}` | {esperada} |"
     )
     assert fila.group(1) == esperada, f"«{p.id}»: la tabla del README dice {fila.group(1)}, y su `url` es {esperada}"
+
+
+# --- cada deslizador: barrido o servido, y por qué --------------------------------------------------------
+
+BARRIDO, SERVIDO = "barrido", "servido"
+
+
+def _en_aprender(bloque) -> bool:
+    """Dentro de los bloques de aprender que arma el kit (las barras de una predicción): no son de la pestaña."""
+    while bloque is not None:
+        if "aprender" in _clases(bloque):
+            return True
+        bloque = getattr(bloque, "parent", None)
+    return False
+
+
+def deslizadores(demo: gr.Blocks, id_: str) -> dict:
+    """{deslizador de la pestaña `id_` en la página: BARRIDO, SERVIDO con su razón, o None (ni uno ni otro)}.
+
+    Barrido: su `input` corre el barrido en el navegador (`barridos=` de su Vista o de una `Seccion`), sin Python.
+    """
+    barridos = {
+        t[0]
+        for fn in demo.fns.values()
+        if fn.fn is None and "barrido(" in (fn.js or "")
+        for t in fn.targets
+        if t[1] == "input"
+    }
+    return {
+        c: BARRIDO if k in barridos else (f"{SERVIDO}: {c.servido}" if getattr(c, "servido", None) else None)
+        for k, c in demo.blocks.items()
+        if isinstance(c, gr.Slider) and getattr(c, "pestana", None) == id_ and not _en_aprender(c)
+    }
+
+
+QUE_HACER = (
+    "Bárrelo (`Vista(barridos=(Barrido(control),))`: el navegador dibuja cada parada y la cola no oye el arrastre) "
+    'o declara con `servido(control, "por qué, en una línea")` (demos/comun/vista.py) por qué lo sirve el servidor, '
+    "p. ej. «1 024 valores (más de 256 paradas)», «sus 64 paradas pesarían 741 kB», «solo se lee al pulsar «Entrenar»»."
+)
+
+
+def sin_razon(demo: gr.Blocks, id_: str) -> list[str]:
+    """Las etiquetas de los deslizadores de la pestaña que ni se barren ni dicen por qué los sirve el servidor."""
+    return [c.label for c, como in deslizadores(demo, id_).items() if como is None]
+
+
+@pytest.mark.parametrize("p", PESTANAS, ids=[p.id for p in PESTANAS])
+def test_cada_deslizador_se_barre_o_dice_por_que_lo_sirve_el_servidor(p):
+    import app
+
+    como = deslizadores(app.demo, p.id)
+    dobles = [
+        f"«{c.label}» se barre y además dice {c.servido!r}"
+        for c, k in como.items()
+        if k == BARRIDO and (getattr(c, "servido", None))
+    ]
+    sueltos = ", ".join(f"«{e}»" for e in sin_razon(app.demo, p.id))
+    faltas = [f"{sueltos} no se barre(n) ni dice(n) por qué lo(s) sirve el servidor. {QUE_HACER}"] if sueltos else []
+    assert not faltas + dobles, f"La pestaña «{p.id}»: " + "; ".join(faltas + dobles)
+
+
+def test_un_deslizador_nuevo_sin_barrido_ni_razon_falla():
+    """Una pestaña nueva con un deslizador suelto no pasa el contrato; con su razón, sí."""
+    from demos.comun.vista import servido
+
+    with gr.Blocks() as demo:
+        suelto = Deslizador(1, 64, value=8, step=1, label="Largo")
+        suelto.pestana = "nueva"
+    assert sin_razon(demo, "nueva") == ["Largo"]
+    servido(suelto, "cada valor entrena de nuevo")
+    assert deslizadores(demo, "nueva") == {suelto: "servido: cada valor entrena de nuevo"}
+    with pytest.raises(ValueError, match="una línea"):
+        servido(suelto, "dos\nlíneas")
+
+
+# --- aprender: se valida donde se declare ------------------------------------------------------------------
+
+
+def test_un_aprender_se_valida_donde_se_declare_no_solo_si_se_llama_APRENDER():
+    """Sus opciones y su porqué, al construirlo; su verdad, por `Vista.aprender` (tests/test_predicciones.py recorre
+    la de cada pestaña, no un global `APRENDER` del módulo)."""
+    from demos.comun import aprender as ap
+    from demos.comun.vista import Vista
+    from demos.servir.aprender import faltas
+
+    def calcular(x: float = 1.0):
+        return (x,)
+
+    def otra(x: float = 1.0):
+        return (x,)
+
+    verdad = ap.EnLaPestana(calcular, lambda salida: salida[0], cambio={"x": 2.0})
+    dos = (ap.Alternativa(2.0, "2", "a"), ap.Alternativa(2.0, "2", "b"))
+    with pytest.raises(ValueError, match="mismo valor"):
+        ap.Pregunta("¿x?", dos, verdad=verdad, tipo=ap.CANTIDAD)
+    with pytest.raises(ValueError, match="porqué"):
+        ap.Prediccion("¿x?", verdad=verdad)
+    with pytest.raises(TypeError, match="Aprender"):
+        Vista(fn=calcular, entradas=[], salidas=[], aprender="preguntas")
+    quiz = ap.Aprender(prediccion=ap.Prediccion("¿x?", verdad=ap.EnLaPestana(otra, lambda s: s[0]), porque="p"))
+    with gr.Blocks():
+        x = Deslizador(0, 4, value=1.0, step=1)
+    (falta,) = faltas(Vista(fn=calcular, entradas=[x], salidas=[], aprender=quiz))
+    assert "usa otra" in falta
+
+
+def test_temperatura_barre_log_t_y_el_servidor_sirve_n():
+    import app
+
+    como = {c.label.split()[0]: k for c, k in deslizadores(app.demo, "temperatura").items()}
+    assert como == {"log₁₀": BARRIDO, "Número": "servido: 10\u202f000 valores (más de 256 paradas)"}

@@ -24,6 +24,7 @@ Los paquetes de la vista inicial se calculan una vez por proceso (`demos.servir.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 import threading
@@ -41,6 +42,8 @@ from demos.comun import navegador
 from demos.comun.figuras.componente import Figura
 from demos.comun.gradio_interno import id_de, pagina_en_construccion
 from demos.comun.vista import EN_CURSO, Barrido, envolver, salidas_para_gradio, un_reloj
+
+log = logging.getLogger(__name__)
 
 MAX_PARADAS = 256  # más paradas que esto no se precalculan: el control queda en el servidor
 MAX_BYTES = 200_000  # lo que pesan, en JSON, los paquetes de una pestaña (tests/test_barrido.py lo mide)
@@ -125,8 +128,9 @@ def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None, 
             pesos.append((hechas, tamano([_comprimidas(vista, [x for x in vistas if x is not None])])))
             if len(pesos) > 1:
                 (h0, p0), (h1, p1) = pesos[-2:]
-                if p1 + (p1 - p0) / (h1 - h0) * (len(entradas) - hechas) > tope * 1.5:
-                    return {**cabecera, "servidor": f"más de {tope // 1000} kB"}
+                estimado = round(p1 + (p1 - p0) / (h1 - h0) * (len(entradas) - hechas))
+                if estimado > tope * 1.5:
+                    return _no_cabe(vista, barrido, cabecera, estimado, tope, hechas)
     relleno = next((v for v in vistas if v is not None), None)
     if relleno is None:
         return {**cabecera, "servidor": "ninguna parada da una vista"}
@@ -139,9 +143,37 @@ def paquete(vista, barrido: Barrido, valores: list, hecha: tuple | None = None, 
         "info": getattr(barrido.control, "info", None),
         "salidas": _comprimidas(vista, vistas),
     }
-    if tamano([completo]) > tope:
-        return {**cabecera, "servidor": f"más de {tope // 1000} kB"}
+    if (peso := tamano([completo])) > tope:
+        return _no_cabe(vista, barrido, cabecera, peso, tope, len(entradas))
     return completo
+
+
+def _no_cabe(vista, barrido: Barrido, cabecera: dict, peso: int, tope: int, hechas: int) -> dict:
+    """El paquete «servidor» de uno que no cabe, con su peso (estimado tras `hechas` paradas) y su tope."""
+    p = {**cabecera, "servidor": f"más de {tope // 1000} kB", "peso": peso, "tope": tope, "hechas": hechas}
+    log.info("%s", demasiado_grande(vista, barrido, p))
+    return p
+
+
+def demasiado_grande(vista, barrido: Barrido, p: dict) -> str:
+    """Para quien escribe la pestaña: qué paquete no cabe (pestaña y control), cuánto pesa, su tope y qué hacer."""
+    modulo = getattr(vista.fn, "__module__", "?").removeprefix("demos.").removesuffix(".pestana")
+    pestana = getattr(barrido.control, "pestana", None) or modulo  # el id que app.py marca en sus componentes
+    control = getattr(barrido.control, "label", None) or type(barrido.control).__name__
+    n = len(p.get("paradas", ()))
+    if "peso" not in p:  # no por su peso (la fila del taller llena, ninguna parada da una vista)
+        return f"{pestana}, «{control}»: va al servidor ({p.get('servidor')})."
+    como = f"{p['peso'] / 1000:.0f} kB"
+    if p["hechas"] < n:
+        como = f"≈ {como} (estimado tras {p['hechas']} de {n} paradas)"
+    return (
+        f"{pestana}, «{control}»: las {n} paradas pesan {como} y le quedaban {p['tope'] / 1000:.0f} kB "
+        f"(barrido.MAX_BYTES = {MAX_BYTES // 1000} kB para todos los barridos de la pestaña, el primero elige "
+        "primero), así que el control va al servidor en cada movimiento. Para barrerlo: menos paradas (un `step` "
+        "más grueso o un rango más corto), menos decimales en los números que cambian de parada en parada, o menos "
+        "salidas que cambian; si debe quedar en el servidor, quítalo de `barridos=` y di por qué con "
+        '`servido(control, "razón")` (demos/comun/vista.py).'
+    )
 
 
 def _con(barrido: Barrido, vista, valores: list) -> list:

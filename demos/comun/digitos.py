@@ -19,7 +19,7 @@ from demos.comun.controles import Deslizador, Opcion
 from demos.comun.figuras import C0, CLARO, Aviso, Barras, Imagen, Serie
 from demos.comun.imagenes import Dibujo, lienzo_digito, tinta_desde_dibujo
 from demos.comun.validar import entero
-from demos.comun.vista import un_reloj
+from demos.comun.vista import servido, un_reloj
 from modelos.datos import digito_desde_matriz, digitos_sklearn
 from modelos.formato import por_ciento
 
@@ -125,6 +125,7 @@ def selector_digito() -> tuple[gr.Radio, gr.Slider, Dibujo]:
     """Crea (origen, índice en el conjunto de prueba, lienzo) en el contexto actual; el lienzo, solo con «mi dibujo»."""
     origen = Opcion(list(ORIGENES), value=ORIGEN_PRUEBA, label="Dígito")
     indice = Deslizador(0, 449, value=0, step=1, label="Índice en el conjunto de prueba (0–449)")
+    servido(indice, "450 imágenes (más de 256 paradas)")
     with gr.Column(visible=False, elem_classes=["lienzo-digito"]) as caja:
         gr.Markdown("Para dibujar: elige el pincel (✎) y traza un dígito grande, de 0 a 9.")
         dibujo = lienzo_digito(show_label=False)

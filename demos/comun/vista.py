@@ -49,6 +49,17 @@ class Barrido:
     con: tuple = ()
 
 
+def servido(control, razon: str):
+    """Declara que el servidor sirve este deslizador (cada movimiento es un evento en la cola, o lo lee un botón), y
+    por qué no se barre, en una línea: «1 024 paradas (más de 256)», «cada valor entrena de nuevo». Devuelve el
+    control. tests/test_contrato.py exige que cada deslizador de una pestaña se barra (`Vista(barridos=…)`) o
+    diga esto."""
+    if not isinstance(razon, str) or not razon.strip() or "\n" in razon:
+        raise ValueError(f"La razón por la que «{getattr(control, 'label', control)}» no se barre va en una línea.")
+    control.servido = razon.strip()
+    return control
+
+
 @dataclass
 class Vista:
     """Lo que devuelve `construir()` de cada pestaña."""
@@ -66,10 +77,15 @@ class Vista:
     # Lo que la pestaña enseña más allá de su figura: la predicción antes de ver y las preguntas
     # (`demos.comun.aprender`); los widgets los arma `demos.servir.aprender` para todas.
     aprender: Aprender | None = None
-    # Los controles que el navegador barre con vistas ya calculadas (`Barrido`).
+    # Los controles que el navegador barre con vistas ya calculadas (`Barrido`). Un deslizador que no se barre
+    # dice por qué con `servido(control, razón)`.
     barridos: tuple[Barrido, ...] = ()
     # Los componentes ocultos con las paradas de cada barrido: los crea `demos.comun.barrido`, no la pestaña.
     paquetes: list = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.aprender is not None and not isinstance(self.aprender, Aprender):
+            raise TypeError(f"`aprender` es un Aprender (demos.comun.aprender), no {type(self.aprender).__name__}.")
 
     @property
     def salidas_de_pagina(self) -> list:

@@ -20,7 +20,7 @@ from demos.comun.barrido import Seccion, barrer, paquetes_de
 from demos.comun.controles import Deslizador, Opcion
 from demos.comun.figuras import Aviso, miles
 from demos.comun.validar import uno_de
-from demos.comun.vista import Barrido, envolver, grafico, salidas_para_gradio
+from demos.comun.vista import Barrido, envolver, grafico, salidas_para_gradio, servido
 from demos.inversion_digitos.dibujos import LOTE, PERDIDA_VALIDACION, figura_atencion, figura_curva
 from demos.inversion_digitos.modelo import LECCION, MIO, cuantos, leer_digitos, mapa, predecir
 from modelos.entrenamiento.inversion import N_VALIDACION, entrenar_inversion, instantaneas
@@ -252,6 +252,8 @@ def construir_entrena(modelo: gr.Radio, propio: gr.State):
         con_posicion = gr.Checkbox(True, label="Con posición")
         cabezas = Opcion(list(CABEZAS), value=2, label="Cabezas")
         bloques = Deslizador(1, MAX_BLOQUES, value=1, step=1, label="Bloques")
+        for c in (epocas, bloques):
+            servido(c, "solo se lee al pulsar «Entrenar»")
     boton = gr.Button("Entrenar", variant="primary")
     with gr.Row():
         curva = grafico("Pérdida y exactitud mientras entrena", scale=3, value=salidas_para_gradio(ANTES_DE_ENTRENAR))

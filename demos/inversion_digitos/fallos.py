@@ -17,7 +17,7 @@ import torch
 
 from demos.comun.controles import Deslizador
 from demos.comun.figuras import C0, C1, C2, C3, Aviso, Curva, Curvas, Paneles, Referencia
-from demos.comun.vista import LATEX, envolver, grafico, salidas_para_gradio
+from demos.comun.vista import LATEX, envolver, grafico, salidas_para_gradio, servido
 from modelos import atencion
 from modelos.datos import LARGO, secuencias_digitos
 from modelos.entrenamiento.fallos import (
@@ -325,6 +325,7 @@ def construir_fallos() -> None:
             casillas = [gr.Checkbox(False, label=etiqueta) for etiqueta in INTERRUPTORES.values()]
         with gr.Row():
             pasos = Deslizador(PASOS_MIN, PASOS_MAX, value=PASOS, step=10, label="Pasos de entrenamiento", scale=3)
+            servido(pasos, "solo se lee al pulsar «Entrenar con estos fallos»")
             boton = gr.Button("Entrenar con estos fallos", variant="primary", scale=1)
         with gr.Row():
             figura = grafico("Pérdida y entropía por paso", scale=3, value=salidas_para_gradio(ANTES))

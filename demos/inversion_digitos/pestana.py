@@ -21,7 +21,7 @@ from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador, Opcion
 from demos.comun.glosario import seccion
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Vista, envolver, explicacion, grafico, un_reloj
+from demos.comun.vista import Vista, envolver, explicacion, grafico, servido, un_reloj
 from demos.inversion_digitos.dibujos import figura_atencion, tabla_prediccion
 from demos.inversion_digitos.entrenar import construir_aprende, construir_entrena
 from demos.inversion_digitos.fallos import construir_fallos
@@ -403,6 +403,7 @@ def construir() -> Vista:
     ).then(envolver(calcular), entradas, salidas, api_visibility="private", **un_reloj(salidas))
     terminos = ("ficha", "embedding", "posición", "pesos", "parámetros", "cabeza", "máscara", "LayerNorm")
     seccion((*terminos, "lote", "paso", "época", "pérdida", "tasa de aprendizaje", "entropía"), "inversion-digitos")
+    servido(bloque, "su máximo cambia con el modelo elegido; las paradas de un barrido son fijas")
     return Vista(
         aprender=APRENDER,
         fn=calcular,

@@ -16,7 +16,7 @@ from demos.comun.controles import Deslizador, Desplegable, Opcion
 from demos.comun.figuras import C0, C1, C2, C3, GRIS, Aviso, Curva, Curvas, Nota, Referencia, miles, numero
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero as _entero
-from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico, salidas_para_gradio
+from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico, salidas_para_gradio, servido
 from demos.memoria.medida import TIPOS, largos_permitidos, medir, tipo_de_dato
 from modelos import dispersa
 from modelos.hub import dispositivo_pesado
@@ -346,6 +346,8 @@ def construir() -> Vista:
         concurrency_id="medir",
     ).success(lambda: gr.Row(visible=True), outputs=fila_medida, api_visibility="private", queue=False)
     seccion_glosario(("pesos", "cabeza", "ventana w", "lote"), "memoria")
+    servido(capas, "128 paradas, 175 kB: con las de cabezas (174 kB) pasarían de los 200 kB")
+    servido(lote, "1 024 valores (más de 256 paradas)")
     return Vista(
         aprender=APRENDER,
         fn=calcular,
