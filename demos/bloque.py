@@ -266,9 +266,7 @@ def figura_diagrama(d: int, h: int, m: int, partes: dict[str, int]) -> Diagrama:
 def figura_barras(partes: dict[str, int]) -> Barras:
     total = sum(partes.values())
     valores = [partes[p] for p in PARTES]
-    textos = tuple(
-        f"{miles(v)} ({por_ciento(v / total, 1 if v >= 0.01 * total else 2)})" for v in valores
-    )
+    textos = tuple(f"{miles(v)} ({por_ciento(v / total, 1 if v >= 0.01 * total else 2)})" for v in valores)
     return Barras(
         PARTES,
         (Serie("parámetros", valores, colores=(C1, C0, C2), numeros=textos),),
