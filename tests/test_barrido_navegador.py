@@ -276,6 +276,18 @@ def test_las_descargas_son_de_la_parada_que_se_ve(pg, url_app):
     pg.wait_for_function(
         "() => !document.querySelector('#temperatura-figura1').innerText.includes('con T = 1 ')", timeout=ESPERA_MS
     )
+    # Se espera a que termine de dibujar las 15 teclas: con la máquina cargada, el título se leyó a medio camino
+    # (T = 1.82) y la descarga era de la última parada. Quieto 800 ms = ya no hay teclas por dibujar.
+    pg.wait_for_function(
+        """(ms) => {
+          const t = document.querySelector('#temperatura-figura1 .gtitle')?.textContent, ahora = performance.now();
+          if (!window.__tituloQuieto || window.__tituloQuieto.t !== t) window.__tituloQuieto = { t, desde: ahora };
+          return ahora - window.__tituloQuieto.desde > ms;
+        }""",
+        arg=800,
+        polling=100,
+        timeout=ESPERA_MS,
+    )
     titulo = pg.locator("#temperatura-figura1 .gtitle").first.text_content()
     t_pantalla = re.search(r"con T = ([0-9.]+)", titulo).group(1)
     assert t_pantalla != "1"
