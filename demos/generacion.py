@@ -16,8 +16,7 @@ import torch
 
 from demos.comun import aprender as ap
 from demos.comun.controles import Deslizador
-from demos.comun.digitos import barras_probabilidades
-from demos.comun.figuras import Mapa, Paneles
+from demos.comun.figuras import C0, CLARO, Barras, Mapa, Paneles, Serie
 from demos.comun.glosario import seccion
 from demos.comun.validar import entero
 from demos.comun.vista import Barrido, Vista, explicacion, grafico
@@ -106,41 +105,57 @@ def _nombre(i: int, ficha: str) -> str:
     return "«→»" if i == LARGO else f"{_corto(i)} = {ficha}"
 
 
-def _mapa(
-    pesos: np.ndarray, fichas: list[str], n: int, titulo: str, fila: int, barra: str | None = "Peso", cuadrado=True
-) -> Mapa:
-    """Pesos (n, n) en el marco de las 16 posiciones: el futuro y lo que aún no se escribió, tapados."""
+def _mapa(pesos: np.ndarray, fichas: list[str], n: int, titulo: str, t: int, barra: str | None = "Peso") -> Mapa:
+    """Las 8 filas que escriben («→», y₁ … y₇) contra las 16 posiciones, de los pesos (n, n) de n fichas.
+
+    El futuro y lo que aún no se escribió, tapados. Las filas de x₁ … x₈ no se dibujan: su salida no escribe nada
+    (con un solo bloque, cada predicción sale de la fila de su posición). Se recuadra la casilla a la que más mira
+    la fila que escribe en el paso t.
+    """
     total = len(fichas)
     M = np.zeros((total, total))
     M[:n, :n] = pesos
     i = np.arange(total)
     tapada = (i[None, :] > i[:, None]) | (i[:, None] >= n)
     vistas = [f if k < n else "?" for k, f in enumerate(fichas)]
+    filas = slice(LARGO, total)
     return Mapa(
-        np.round(M, 3),
-        # Las columnas, por su nombre corto (x₆): sus fichas se leen en las filas («x₆ = 9»).
-        x=tuple(_corto(k) for k in range(total)),
-        y=tuple("→" if k == LARGO else f"{_corto(k)} = {f}" for k, f in enumerate(vistas)),
+        np.round(M[filas], 3),  # (8, 16)
+        x=tuple(vistas),  # una ficha por columna (el kit distingue las repetidas); su nombre, en la pista
+        y=tuple("→" if k == LARGO else f"{_corto(k)} = {f}" for k, f in enumerate(vistas))[filas],
         nombres_x=tuple(_nombre(k, f) for k, f in enumerate(vistas)),
-        nombres_y=tuple(_nombre(k, f) for k, f in enumerate(vistas)),
+        nombres_y=tuple(_nombre(k, f) for k, f in enumerate(vistas))[filas],
         titulo=titulo,
-        eje_x="Posición que se mira",
-        eje_y="Posición que mira",
-        tapada=tapada,
+        eje_x="Posición que se mira: x₁ … x₈, →, y₁ … y₇",
+        eje_y="Posición que escribe",
+        tapada=tapada[filas],
         leyenda_tapada="futuro o sin escribir: no se mira",
-        marcas=((fila, int(np.argmax(M[fila]))),),
-        cuadrado=cuadrado,
+        marcas=((t - 1, int(np.argmax(M[LARGO + t - 1]))),),
         barra=barra,
         pista="{y} mira a {x}: peso {v}",
     )
 
 
+def _barras(p: np.ndarray, t: int) -> Barras:
+    """Probabilidad de cada dígito en el paso t; el elegido en C0. Sin número sobre la barra (a 0.997 pisaba el eje)."""
+    d = int(np.argmax(p))
+    return Barras(
+        tuple(map(str, range(len(p)))),
+        (Serie("probabilidad", p, colores=tuple(C0 if k == d else CLARO for k in range(len(p)))),),
+        titulo=f"Escribe y{str(t).translate(SUBINDICES)} = {d} (probabilidad {p[d]:.3f})",
+        eje_x="Dígito siguiente",
+        eje_y="Probabilidad",
+        numeros=False,
+        rango=(0, 1.05),
+        pista="dígito {c}: probabilidad {v}",
+    )
+
+
 def _figura_paso(r: dict, t: int) -> Paneles:
     fichas, n = _fichas(r), LARGO + t
-    mapa = _mapa(r["pesos_paso"][t - 1], fichas, n, f"Paso {t}: el modelo corre sobre {n} fichas", n - 1)
-    barras = barras_probabilidades(r["probs"][t - 1], titulo=f"Escribe y{str(t).translate(SUBINDICES)}")
+    mapa = _mapa(r["pesos_paso"][t - 1], fichas, n, f"Paso {t}: el modelo corre sobre {n} fichas", t)
     # El mapa a la derecha: su barra de color queda al borde y no pisa el eje de las barras.
-    return Paneles((barras, mapa), columnas=2, anchos=(1, 1.5), alto_fila=400)
+    return Paneles((_barras(r["probs"][t - 1], t), mapa), columnas=2, anchos=(1, 1.6), alto_fila=330)
 
 
 def _figura_pasada(r: dict, t: int) -> Paneles:
@@ -150,22 +165,15 @@ def _figura_pasada(r: dict, t: int) -> Paneles:
     total = len(fichas)
     titulo = f"Entrenar: 1 pasada de {total} fichas, las {LARGO} filas que escriben a la vez"
     # Sin barra de color (la misma escala de 0 a 1 que la figura de arriba): la columna de logits va pegada al mapa.
-    mapa = _mapa(r["pesos_pasada"], fichas, total, titulo, LARGO + t - 1, barra=None, cuadrado=False)
-    logits = np.zeros((total, 2))
-    logits[LARGO:] = np.stack([r["logit_bucle"], r["logit_pasada"]], axis=1)  # (8, 2)
-    # La fila i predice la ficha i + 1: la de «→» (fila 8) escribe y₁ y la de y₇ (fila 15), y₈. Las de x₁ … x₈ no
-    # escriben nada que entre en la pérdida: en blanco y sin número (umbral), sin una segunda leyenda de tapadas.
-    nombres = [
-        _nombre(k, f) + (" (no escribe: no entra en la pérdida)" if k < LARGO else "") for k, f in enumerate(fichas)
-    ]
+    mapa = _mapa(r["pesos_pasada"], fichas, total, titulo, t, barra=None)
+    logits = np.stack([r["logit_bucle"], r["logit_pasada"]], axis=1)  # (8, 2): la fila de «→» escribe y₁…
     columna = Mapa(
         np.round(logits, 2),
         x=("bucle", "1 pasada"),
-        y=("",) * total,
-        nombres_y=tuple(nombres),
+        y=("",) * LARGO,
+        nombres_y=mapa.nombres_y,
         titulo="Logit del dígito escrito",
         numeros=True,
-        umbral=1.0,
         formato=".2f",
         vmin=0,
         vmax=8 * float(logits.max()),  # gris claro: lo que importa son los números
@@ -173,7 +181,7 @@ def _figura_pasada(r: dict, t: int) -> Paneles:
         barra=None,
         pista="{y}, {x}: {v}",
     )
-    return Paneles((mapa, columna), columnas=2, anchos=(total, 3), alto_fila=480)
+    return Paneles((mapa, columna), columnas=2, anchos=(total, 3), alto_fila=330)
 
 
 def _texto_paso(r: dict, t: int) -> str:
@@ -259,7 +267,7 @@ def _mira_paso_3(salida) -> dict:
 def _ve_lo_que_adivina(salida) -> dict:
     """En la pasada única, ¿la fila de «→» (que predice y₁) puede mirar a y₁? Se lee del mapa de la figura."""
     mapa = salida[3].paneles[0]
-    tapada, peso = bool(mapa.tapada[LARGO, LARGO + 1]), float(mapa.matriz[LARGO, LARGO + 1])
+    tapada, peso = bool(mapa.tapada[0, LARGO + 1]), float(mapa.matriz[0, LARGO + 1])  # fila de «→», columna de y₁
     return {"respuesta": "no" if tapada and peso == 0 else "si", "peso": f"{peso:g}"}
 
 

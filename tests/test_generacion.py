@@ -23,21 +23,21 @@ def test_el_mapa_crece_una_fila_por_paso_y_no_mira_el_futuro(t):
     _, figura, texto, pasada, _ = calcular(LECCION, t)
     barras, mapa = figura.paneles
     n = 8 + t
-    visibles = ~mapa.tapada
-    assert visibles.any(axis=1).sum() == n  # filas que ya existen
-    assert not np.triu(visibles, 1).any()  # nada encima de la diagonal
-    assert mapa.matriz[:n, :n].sum(axis=1) == pytest.approx(np.ones(n), abs=0.01)  # suma 1 (a 3 decimales)
+    visibles = ~mapa.tapada  # (8, 16): las filas de «→», y₁ … y₇
+    assert mapa.matriz.shape == (8, 16) and visibles.any(axis=1).sum() == t  # una fila más por paso
+    assert not np.triu(visibles, 9).any()  # la fila de «→» (posición 8) no mira nada a su derecha
+    assert mapa.matriz[:t].sum(axis=1) == pytest.approx(np.ones(t), abs=0.01)  # suma 1 (a 3 decimales)
     escrito = [0, 4, 9, 6, 9, 3, 3, 8][t - 1]
     assert f"escribe **{escrito}**" in texto and int(np.argmax(barras.series[0].valores)) == escrito
     # La fila que escribe mira al espejo: y_t sale de x_{9 − t}.
-    assert mapa.marcas == ((n - 1, 8 - t),) and f"x{'₀₁₂₃₄₅₆₇₈₉'[9 - t]} = " in texto
+    assert mapa.marcas == ((t - 1, 8 - t),) and f"x{'₀₁₂₃₄₅₆₇₈₉'[9 - t]} = " in texto and n == 8 + t
     # En la pasada única la misma fila está recuadrada, con todas las filas ya escritas.
-    assert pasada.paneles[0].marcas[0][0] == n - 1 and (~pasada.paneles[0].tapada).any(axis=1).all()
+    assert pasada.paneles[0].marcas == ((t - 1, 8 - t),) and (~pasada.paneles[0].tapada).any(axis=1).all()
 
 
 def test_la_columna_de_logits_da_lo_mismo_en_el_bucle_y_en_la_pasada():
     _, _, _, pasada, texto = calcular()
-    columna = pasada.paneles[1].matriz[8:]  # (8, 2): bucle, pasada
+    columna = pasada.paneles[1].matriz  # (8, 2): bucle, pasada
     assert np.array_equal(columna[:, 0], columna[:, 1])
     assert "una sola pasada" not in texto and "teacher forcing" in texto and "los mismos pesos" in texto
 
