@@ -253,8 +253,8 @@ def test_con_las_paradas_en_camino_cada_movimiento_pide_solo_su_vista(pg):
     assert salida[:n] == [None] * n and salida[n] == parada
     assert salida[-2] is None and salida[-1] > 0, "con las paradas en camino, solo la vista"
     pg.evaluate(  # pasó la espera: las paradas no llegaron
-        "([clave, ms]) => { for (const k of globalThis.__esperasDeBarrido.keys())"
-        " if (k.startsWith(clave)) globalThis.__esperasDeBarrido.set(k, Date.now() - ms - 1); }",
+        "([clave, ms]) => { for (const k of window.__suite.esperas.keys())"
+        " if (k.startsWith(clave)) window.__suite.esperas.set(k, Date.now() - ms - 1); }",
         ["prueba", ESPERA_PAQUETE_MS],
     )
     salida = pg.evaluate(mover, [p, parada, otra])

@@ -49,6 +49,19 @@ test("un movimiento a una parada arma su vista sin el servidor y deja las parada
   assert.equal(f.texto(0), JSON.stringify({data: [{z: 10}]}));
 });
 
+test("la figura de una parada recién armada no se vuelve a leer de su texto, y no se guarda", () => {
+  const paradas = new Map();
+  crearBarrido({paradas, figuras: null, esperaMs: 1000})(DATOS, 2, PAQUETE, 0, 2, "hola");
+  const f = paradas.get("b0:0");
+  const texto = f.texto(1); // la parada 1 ya la armó el movimiento: aquí se arma su texto
+  const armada = f.figura(1);
+  assert.deepEqual(armada, JSON.parse(texto));
+  const otra = f.figura(1); // ya tomada: la de su texto, otro objeto igual
+  assert.notEqual(otra, armada);
+  assert.deepEqual(otra, armada);
+  assert.equal(f.figura(2), null); // la rechazada
+});
+
 test("una parada rechazada deja el motivo bajo el control; otro valor o sin paquete, al servidor", () => {
   const barrido = crearBarrido({paradas: new Map(), figuras: null, esperaMs: 1000});
   const r = barrido(DATOS, 3, PAQUETE, 0, 3, "hola");

@@ -52,12 +52,11 @@ export function armar(base, cambios, k) {
 
 // La función de los barridos de la página. `paradas`: donde deja las paradas de cada figura para que figuras.mjs
 // las dibuje de antemano; `figuras`: las de la página ({marcar}); `esperaMs`: lo que se esperan las paradas de una
-// edición antes de pedirlas (barrido.ESPERA_PAQUETE_MS).
-export const crearBarrido = ({paradas, figuras, esperaMs}) => {
+// edición antes de pedirlas (navegador.ESPERA_PAQUETE_MS); `esperas`: desde cuándo se esperan las de unas entradas.
+export const crearBarrido = ({paradas, figuras, esperaMs, esperas = new Map()}) => {
 // Gradio entrega el paquete como un proxy de Svelte (no se puede clonar, y leerlo es lento): se copia a un objeto
 // simple una vez por paquete.
 const copias = new WeakMap();
-const esperas = new Map(); // desde cuándo esta página espera las paradas de unas entradas
 return (barrido, fuente, paquete, pedido, ...entradas) => {
   const {modo: MODO, salidas: N, entrada: I, controles: CONTROLES, clave: CLAVE, figuras: FIGURAS} = barrido;
   const hay = !!paquete && typeof paquete === "object";
@@ -71,13 +70,29 @@ return (barrido, fuente, paquete, pedido, ...entradas) => {
   const registrar = (i) => {
     const id = CLAVE + ":" + i;
     if (!paradas.has(id) || paradas.get(id).paquete !== paquete) {
-      const textos = []; // armados una vez: navegador.js los vuelve a pedir al buscar los que le faltan
+      const textos = []; // armados una vez: figuras.mjs los vuelve a pedir al buscar los que le faltan
+      let ultima = null; // {j, figura}: la última parada armada, para quien la dibuje enseguida sin releer su texto
       const texto = (j) => {
         const q = copia();
         if (q.errores[String(j)] !== undefined) return null;
-        return (textos[j] ??= JSON.stringify(armar(q.salidas[i].base, q.salidas[i].cambios, j).plot));
+        if (textos[j] === undefined) {
+          const figura = armar(q.salidas[i].base, q.salidas[i].cambios, j).plot;
+          textos[j] = JSON.stringify(figura);
+          ultima = {j, figura};
+        }
+        return textos[j];
       };
-      paradas.set(id, {paquete, n: paquete.paradas.length, texto});
+      // La figura de la parada j como objeto: la recién armada (una vez: no se guarda), o la de su texto.
+      const figura = (j) => {
+        if (ultima && ultima.j === j) {
+          const f = ultima.figura;
+          ultima = null;
+          return f;
+        }
+        const t = texto(j);
+        return t === null ? null : JSON.parse(t);
+      };
+      paradas.set(id, {paquete, n: paquete.paradas.length, texto, figura});
     }
     return id;
   };

@@ -269,14 +269,15 @@ const precalentarUna = () => {
     const fuente = marca && paradas.get(marca.fuente);
     const vigente = fuente && fuente.paquete === marca.paquete && g.isConnected && ancho(g) > 0 && !e(g).lejos;
     let texto = null;
+    let j = -1;
     while (vigente && e(g).porHacer.length && !texto) {
-      const j = e(g).porHacer.shift();
+      j = e(g).porHacer.shift();
       texto = fuente.texto(j);
       if (texto && j === marca.k && texto !== e(g).texto && !e(g).puesta) adoptar(g, texto);
       if (texto && ((e(g).texto === texto && !e(g).puesta) || tiene(g, texto))) texto = null; // ya está
     }
     if (!texto || !window.Plotly) { porPrecalentar.delete(g); continue; }
-    const figura = JSON.parse(texto);
+    const figura = fuente.figura(j); // la que barrido.mjs acaba de armar para `texto`: sin volver a leerlo
     const [data, layout] = adaptar(g, figura);
     layout.autosize = true;
     const t = tallerPara(g);

@@ -16,9 +16,10 @@ export const iniciar = (ajustes) => {
   if (suite.recibir) return suite;
   const paradas = new Map(); // clave de barrido:salida -> {paquete, n, texto(j)}
   const figuras = crearFiguras(ajustes, paradas);
-  const barrido = crearBarrido({paradas, figuras, esperaMs: ajustes.ESPERA_PAQUETE_MS});
+  const esperas = new Map(); // barrido + entradas -> desde cuándo se esperan sus paradas
+  const barrido = crearBarrido({paradas, figuras, esperaMs: ajustes.ESPERA_PAQUETE_MS, esperas});
   const enEspera = suite.enEspera;
-  Object.assign(suite, {...figuras, barrido, paradas});
+  Object.assign(suite, {...figuras, barrido, paradas, esperas});
   delete suite.enEspera;
   // Las figuras que se montaron antes que este guion.
   if (enEspera) for (const [g, valor] of enEspera) figuras.recibir(g, valor());
