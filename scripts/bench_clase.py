@@ -421,7 +421,7 @@ class Edicion:
     valores: dict[int, object]  # id -> valor de la página al abrirla
     nuevos: dict[int, callable]  # id -> azar -> valor nuevo: la entrada editada
     generador: bool  # la vista y después los paquetes (un evento con dos respuestas)
-    solo_vista: int | None = None  # el evento que calcula solo la vista (el que barrido.js pide al arrastrar)
+    solo_vista: int | None = None  # el evento que calcula solo la vista (el que barrido.mjs pide al arrastrar)
 
     def datos(self, azar: random.Random) -> list:
         valores = dict(self.valores)

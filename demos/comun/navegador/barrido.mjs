@@ -64,7 +64,7 @@ return (barrido, fuente, paquete, pedido, ...entradas) => {
     if (!copias.has(paquete)) copias.set(paquete, JSON.parse(JSON.stringify(paquete)));
     return copias.get(paquete);
   };
-  // Las paradas de la figura de la salida i, para que navegador.js dibuje de antemano las que no se ven todavía: la
+  // Las paradas de la figura de la salida i, para que figuras.mjs dibuje de antemano las que no se ven todavía: la
   // figura de la parada j, el mismo texto que mandaría un movimiento a j (null si la función de Python la rechazó).
   // Devuelve el nombre con que quedan en `paradas`.
   const registrar = (i) => {

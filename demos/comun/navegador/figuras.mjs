@@ -499,7 +499,7 @@ if (!window.Plotly) {
     set: (v) => { valor = v; setTimeout(conPlotly, 0); },
   });
 }
-// Una figura que ya muestra una parada de un barrido (barrido.js, al abrir la página o al llegar un paquete):
+// Una figura que ya muestra una parada de un barrido (barrido.mjs, al abrir la página o al llegar un paquete):
 // sus demás paradas se dibujan de antemano, sin esperar al primer movimiento.
 const marcar = (g, marca) => {
   const fuente = paradas.get(marca.fuente);
