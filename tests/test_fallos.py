@@ -140,7 +140,9 @@ def test_la_pestana_los_pone_en_la_fila_de_los_entrenamientos():
 def test_en_el_navegador_el_laboratorio_entrena_y_nombra_el_sintoma(pagina, url_app):
     pagina.goto(f"{url_app}demo/inversion-digitos/")
     lab = pagina.locator("#inversion-digitos-fallos")
-    lab.get_by_text("Máscara invertida").first.click()
+    # La casilla por su nombre: la explicación del laboratorio también nombra la «máscara invertida», y un clic en
+    # ese texto no la marcaba (el laboratorio entrenaba «sin fallos encendidos»).
+    lab.get_by_role("checkbox", name="Máscara invertida").first.check()
     pasos = lab.locator("input[type=number]").first
     pasos.fill("20")
     pasos.press("Enter")
