@@ -44,7 +44,7 @@ def test_sin_ventana_la_vista_es_la_de_antes():
 def test_ventana_512_guarda_l_por_513_pesos_y_se_dobla_a_pendiente_1():
     figura, tabla, texto = calcular()  # por omisión, w = 512: como la ventana de la pestaña Máscara causal
     _, ventana = figura.curvas
-    assert ventana.nombre == "ventana causal w = 512, por cabeza"
+    assert ventana.nombre == "con ventana, por cabeza"  # el título dice cuál: «con ventana causal w = 512»
     assert ventana.y == pytest.approx(ventana.x * np.minimum(ventana.x, 513) * 4 / 1e6)
     # L ≤ 513: la ventana cubre la fila entera (L²); después, L · 513: pendiente 1 en log-log
     assert [f[4] for f in tabla] == ["0.04 MB", "2.05 MB", "20.52 MB", "205.20 MB"]
@@ -62,7 +62,7 @@ def test_ventana_mayor_que_lo_que_cabe_no_cambia_el_alcance():
 def test_con_varias_cabezas_la_figura_suma_la_curva_del_total():
     figura, tabla, _ = calcular("bfloat16", cabezas=12, capas=6, lote=8)
     por_cabeza, total, _, total_ventana = figura.curvas
-    assert total_ventana.nombre == "ventana causal w = 512, total"
+    assert total_ventana.nombre == "con ventana, total"
     assert total.nombre == "total (× 576)" and total.y == pytest.approx(por_cabeza.y * 576)
     assert "bfloat16" in figura.titulo
 

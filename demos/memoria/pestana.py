@@ -117,12 +117,11 @@ def _figura_teorica(tipo: str, factor: int, ventana: int = 0) -> Curvas:
     if factor > 1:
         curvas.append(Curva(f"total (× {miles(factor)})", L, L**2 * b * factor / 1e6, color=C1, estilo="lineas"))
     if ventana:
-        w = miles(ventana)
         y = con_ventana(L, ventana) * b / 1e6
-        curvas.append(Curva(f"ventana causal w = {w}, por cabeza", L, y, color=C2, estilo="punteada"))
+        curvas.append(Curva("con ventana, por cabeza", L, y, color=C2, estilo="punteada"))
         if factor > 1:
             y = con_ventana(L, ventana) * b * factor / 1e6
-            curvas.append(Curva(f"ventana causal w = {w}, total", L, y, color=C3, estilo="punteada"))
+            curvas.append(Curva("con ventana, total", L, y, color=C3, estilo="punteada"))
     tabla = [Nota(Lt, Lt**2 * b / 1e6, f"{numero(Lt**2 * b / 1e6, ',.2f')} MB", color=C0) for Lt in LARGOS_TABLA]
     # Cada nombre junto a su línea: el de la GPU chica debajo y los demás encima (las dos líneas distan 0.7 décadas:
     # encima las dos, «GPU de 16 GB» y «GPU de 80 GB» se pisaban). A unos píxeles de la línea, no a un factor de los
