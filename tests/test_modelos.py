@@ -354,3 +354,83 @@ def test_casillas_bigbird_cuenta_las_de_la_mascara(L, w, g, bloque, r, semilla):
 
     esperado = int((~dispersa.bigbird(L, w, g, bloque, r, semilla)).sum())
     assert dispersa.casillas_bigbird(L, w, g, bloque, r, semilla) == esperado
+
+
+# --- dropout sobre los pesos (tutorial §2.1: attn_weights = self.dropout(attn_weights)) ---------------------------
+
+
+def _par_con_dropout(d_modelo: int, cabezas: int, p: float) -> tuple[AtencionMulticabeza, nn.MultiheadAttention]:
+    torch.manual_seed(0)
+    capa = AtencionMulticabeza(d_modelo, cabezas, dropout=p)
+    oficial = nn.MultiheadAttention(d_modelo, cabezas, dropout=p, batch_first=True)
+    with torch.no_grad():
+        oficial.in_proj_weight.copy_(capa.qkv.weight)
+        oficial.in_proj_bias.copy_(capa.qkv.bias)
+        oficial.out_proj.weight.copy_(capa.salida.weight)
+        oficial.out_proj.bias.copy_(capa.salida.bias)
+    return capa, oficial
+
+
+@pytest.mark.parametrize("d_modelo, cabezas, L, p", [(16, 4, 5, 0.1), (16, 1, 6, 0.5), (32, 8, 7, 0.2)])
+def test_dropout_en_train_igual_a_nn_multiheadattention_con_la_misma_semilla(d_modelo, cabezas, L, p):
+    """Las dos sortean una Bernoulli por peso, en el mismo orden (B, cabezas, L, L): con la misma semilla, las mismas
+    casillas apagadas, los mismos pesos devueltos (después del dropout) y la misma salida."""
+    capa, oficial = _par_con_dropout(d_modelo, cabezas, p)
+    capa.train(), oficial.train()
+    x = torch.randn(2, L, d_modelo)
+    torch.manual_seed(5)
+    nuestra, pesos = capa(x)
+    torch.manual_seed(5)
+    suya, pesos_suyos = oficial(x, x, x, average_attn_weights=False)
+    assert torch.equal(pesos == 0, pesos_suyos == 0) and (pesos == 0).any()
+    assert torch.allclose(pesos, pesos_suyos, atol=1e-6) and torch.allclose(nuestra, suya, atol=1e-6)
+    # Los que quedan valen peso/(1 − p): la fila ya no suma 1
+    sin = atencion(*[capa.separar(t) for t in capa.qkv(x).chunk(3, dim=-1)])[1]
+    quedan = pesos != 0
+    assert torch.allclose(pesos[quedan], sin[quedan] / (1 - p), atol=1e-6)
+    assert not torch.allclose(pesos.sum(-1), torch.ones(()), atol=1e-3)
+
+
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
+def test_dropout_en_eval_es_como_p_0_y_como_pytorch(p):
+    capa, oficial = _par_con_dropout(16, 4, p)
+    sin = AtencionMulticabeza(16, 4)
+    sin.load_state_dict(capa.state_dict())  # el dropout no tiene parámetros: el mismo state_dict
+    capa.eval(), oficial.eval()
+    x = torch.randn(2, 5, 16)
+    y, pesos = capa(x)
+    y0, pesos0 = sin(x)
+    assert torch.equal(y, y0) and torch.equal(pesos, pesos0)
+    assert torch.allclose(pesos.sum(-1), torch.ones(2, 4, 5), atol=1e-6)
+    suya, pesos_suyos = oficial(x, x, x, average_attn_weights=False)
+    assert torch.allclose(y, suya, atol=1e-6) and torch.allclose(pesos, pesos_suyos, atol=1e-6)
+    assert torch.equal(capa(x, generador=torch.Generator().manual_seed(1))[1], pesos)  # en eval el generador no cuenta
+
+
+def test_abandonar_es_f_dropout_y_con_generador_no_toca_el_rng_global():
+    from modelos.atencion import abandonar
+
+    pesos = torch.softmax(torch.randn(2, 4, 6, 6), dim=-1)
+    torch.manual_seed(3)
+    esperado = F.dropout(pesos, 0.3, training=True)
+    torch.manual_seed(123)
+    antes = torch.random.get_rng_state()
+    assert torch.equal(abandonar(pesos, 0.3, torch.Generator().manual_seed(3)), esperado)
+    assert torch.equal(torch.random.get_rng_state(), antes)
+    assert abandonar(pesos, 0.0) is pesos
+    for malo in (1.0, -0.1, 1.5):
+        with pytest.raises(ValueError, match=r"\[0, 1\)"):
+            abandonar(pesos, malo)
+
+
+def test_dropout_con_generador_da_lo_mismo_que_con_el_rng_global_y_atencion_cruzada_tambien():
+    capa = AtencionMulticabeza(16, 4, dropout=0.25).train()
+    x = torch.randn(1, 6, 16)
+    torch.manual_seed(9)
+    global_ = capa(x)
+    propio = capa(x, generador=torch.Generator().manual_seed(9))
+    assert all(torch.equal(a, b) for a, b in zip(global_, propio, strict=True))
+    cruzada = AtencionCruzada(16, 4, dropout=0.25).train()
+    _, pesos = cruzada(torch.randn(1, 3, 16), x, generador=torch.Generator().manual_seed(9))
+    assert pesos.shape == (1, 4, 3, 6) and (pesos == 0).any()
+    assert set(cruzada.state_dict()) == set(AtencionCruzada(16, 4).state_dict())
