@@ -128,6 +128,26 @@ def test_cada_parada_es_lo_que_da_la_funcion_en_esa_parada(id_, k):
 
 
 @pytest.mark.parametrize("id_", con_barridos())
+def test_la_figura_de_una_parada_se_escribe_como_la_de_su_figura(id_):
+    """Cada figura de una parada se arma como dict y no pasa por JSON hasta el paquete entero (#54, punto 6): escrita,
+    es byte a byte el texto que su `Figura` manda a la página (lo que barrido.mjs vuelve a armar y compara)."""
+    import orjson
+
+    from demos.comun.vista import salidas_para_gradio
+
+    vista = vistas()[id_]
+    resultado = vista.fn(*[c.value for c in vista.entradas])
+    figuras = 0
+    for v, c, r in zip(
+        al_navegador(vista.salidas, resultado), vista.salidas, salidas_para_gradio(resultado), strict=True
+    ):
+        if isinstance(c, barrido.Figura) and r is not None:
+            figuras += 1
+            assert orjson.dumps(v["plot"], option=orjson.OPT_SERIALIZE_NUMPY).decode() == c.postprocess(r)["plot"]
+    assert figuras
+
+
+@pytest.mark.parametrize("id_", con_barridos())
 def test_los_paquetes_de_una_pestana_pesan_a_lo_sumo_200_kb(id_):
     """Con sus valores iniciales, cada barrido de la pestaña cabe (si no, el mensaje dice cuál, cuánto y qué hacer)."""
     vista = vistas()[id_]

@@ -39,7 +39,9 @@ import gradio as gr
 import orjson
 
 from demos.comun import navegador
+from demos.comun.figuras import es_figura
 from demos.comun.figuras.componente import Figura
+from demos.comun.figuras.pantalla import figura_plotly
 from demos.comun.gradio_interno import id_de, pagina_en_construccion
 from demos.comun.vista import EN_CURSO, Barrido, envolver, salidas_para_gradio, un_reloj
 
@@ -79,16 +81,17 @@ def _indice(entradas: list, barrido: Barrido) -> int:
 def al_navegador(salidas: list, resultado: tuple) -> list:
     """Lo que devuelve `fn` -> lo que Gradio manda al navegador para cada salida (el JSON de cada componente).
 
-    Las figuras van como su JSON de Plotly ya leído (un dict): así se comparan parada a parada.
+    Las figuras van como su figura de Plotly (un dict, `pantalla.figura_plotly`): así se comparan parada a parada.
+    Se arma una vez y no se escribe: el paquete entero se escribe al final (antes, cada figura se escribía en JSON
+    para su `Figura` y se volvía a leer aquí).
     """
-    valores = salidas_para_gradio(tuple(resultado))
     enviado = []
-    for componente, valor in zip(salidas, valores, strict=True):
-        v = componente.postprocess(valor)
-        v = v.model_dump() if hasattr(v, "model_dump") else v
-        if isinstance(componente, Figura) and isinstance(v, dict) and isinstance(v.get("plot"), str):
-            v = {**v, "plot": orjson.loads(v["plot"])}
-        enviado.append(v)
+    for componente, valor in zip(salidas, tuple(resultado), strict=True):
+        if isinstance(componente, Figura) and es_figura(valor):
+            enviado.append({"type": "plotly", "plot": figura_plotly(valor)})
+            continue
+        v = componente.postprocess(salidas_para_gradio(valor))
+        enviado.append(v.model_dump() if hasattr(v, "model_dump") else v)
     return enviado
 
 
@@ -253,15 +256,33 @@ def _columna(vs: list):
     y los números de cada uno; o (listas de otro largo, dicts con otras claves) grupos de la misma forma, cada uno
     comprimido por su lado."""
     claves = [orjson.dumps(v, option=orjson.OPT_SERIALIZE_NUMPY) for v in vs]
+    primeros = {c: v for c, v in zip(reversed(claves), reversed(vs), strict=True)}  # cada distinto, su 1.ª parada
     distintos = list(dict.fromkeys(claves))
     donde = {c: k for k, c in enumerate(distintos)}
-    opciones = [vs, {"v": [orjson.loads(c) for c in distintos], "i": [donde[c] for c in claves]}]
+    indices = [donde[c] for c in claves]
+    # Lo que pesa cada opción en JSON: las dos primeras, con lo ya escrito (cada parada se escribe una vez).
+    opciones = [
+        (_peso_de_lista(claves), vs),
+        (
+            len('{"v":,"i":}') + _peso_de_lista(distintos) + len(orjson.dumps(indices)),
+            {"v": [primeros[c] for c in distintos], "i": indices},
+        ),
+    ]
     if all(isinstance(v, str) for v in vs):
-        opciones.append(_plantillas(vs))
+        opciones.append(_con_peso(_plantillas(vs)))
     formas = [_forma(v) for v in vs]
     if len(set(formas)) < len(vs) / 2 and any(f is not None for f in formas):
-        opciones.append(_grupos(vs, formas))
-    return min(opciones, key=lambda o: len(orjson.dumps(o, option=orjson.OPT_SERIALIZE_NUMPY)))
+        opciones.append(_con_peso(_grupos(vs, formas)))
+    return min(opciones, key=lambda o: o[0])[1]
+
+
+def _peso_de_lista(escritos: list[bytes]) -> int:
+    """Los bytes de una lista JSON de los valores ya escritos en `escritos`: sus corchetes y sus comas."""
+    return 2 + sum(map(len, escritos)) + max(0, len(escritos) - 1)
+
+
+def _con_peso(o) -> tuple[int, Any]:
+    return len(orjson.dumps(o, option=orjson.OPT_SERIALIZE_NUMPY)), o
 
 
 def _forma(v):
