@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from functools import partial
 
 import torch
 from torch import Tensor, nn
@@ -71,6 +70,21 @@ def abandonar(pesos: Tensor, p: float, generador: torch.Generator | None = None)
     return pesos * ruido
 
 
+class DropoutConGenerador(nn.Dropout):
+    """`nn.Dropout(p)` que saca su azar de `generador` y no del RNG global (en `eval()`, tampoco hace nada).
+
+    Para una copia del modelo por petición: `copia.bloques[0].atencion.dropout = DropoutConGenerador(p, g)`. Con
+    g = torch.Generator().manual_seed(s) apaga lo mismo que nn.Dropout(p) tras torch.manual_seed(s).
+    """
+
+    def __init__(self, p: float, generador: torch.Generator):
+        super().__init__(p)
+        self.generador = generador
+
+    def forward(self, x: Tensor) -> Tensor:
+        return abandonar(x, self.p, self.generador) if self.training else x
+
+
 def mascara_causal(L: int, dispositivo: torch.device | str | None = None) -> Tensor:
     """Máscara (L, L) con True encima de la diagonal: las palabras del futuro."""
     # Comparando índices y no con `triu`: `triu` abre una región paralela de OpenMP aun para una sola matriz
@@ -100,13 +114,6 @@ class AtencionMulticabeza(nn.Module):
         self.salida = nn.Linear(d_modelo, d_modelo)
         self.dropout = nn.Dropout(dropout)  # sobre los pesos, como el tutorial; sin parámetros
 
-    def abandono(self, generador: torch.Generator | None = None) -> Callable[[Tensor], Tensor]:
-        """El dropout de los pesos: `self.dropout` (RNG global) o, con un generador en `train()`, el mismo
-        cálculo con el azar de ese generador."""
-        if generador is None or not self.training:
-            return self.dropout  # en eval(), nn.Dropout devuelve los pesos tal cual
-        return partial(abandonar, p=self.dropout.p, generador=generador)
-
     def separar(self, t: Tensor) -> Tensor:
         B, L, D = t.shape
         return t.view(B, L, self.cabezas, D // self.cabezas).transpose(1, 2)  # (B, cabezas, L, D/cabezas)
@@ -115,14 +122,12 @@ class AtencionMulticabeza(nn.Module):
         B, H, L, Dh = o.shape
         return o.transpose(1, 2).reshape(B, L, H * Dh)  # (B, L, D)
 
-    def forward(
-        self, x: Tensor, mascara: Tensor | None = None, generador: torch.Generator | None = None
-    ) -> tuple[Tensor, Tensor]:
+    def forward(self, x: Tensor, mascara: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """x: (B, L, d_modelo) -> y (B, L, d_modelo), pesos (B, cabezas, L, L), después del dropout."""
         # 1) proyecciones
         q, k, v = self.qkv(x).chunk(3, dim=-1)  # 3 × (B, L, D)
         # 2) atención en cada cabeza (con dropout sobre los pesos en train())
-        o, pesos = atencion(self.separar(q), self.separar(k), self.separar(v), mascara, self.abandono(generador))
+        o, pesos = atencion(self.separar(q), self.separar(k), self.separar(v), mascara, self.dropout)
         # 3) pegar las cabezas y mezclarlas
         return self.salida(self.juntar(o)), pesos
 
@@ -135,9 +140,7 @@ class AtencionCruzada(AtencionMulticabeza):
     la parte Q se aplica al objetivo y las partes K, V a la fuente.
     """
 
-    def forward(
-        self, objetivo: Tensor, fuente: Tensor, mascara: Tensor | None = None, generador: torch.Generator | None = None
-    ) -> tuple[Tensor, Tensor]:
+    def forward(self, objetivo: Tensor, fuente: Tensor, mascara: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """objetivo: (B, Lo, d), fuente: (B, Lf, d) -> y (B, Lo, d), pesos (B, cabezas, Lo, Lf)."""
         D = objetivo.shape[-1]
         W_q, W_kv = self.qkv.weight.split([D, 2 * D])  # (D, D), (2D, D)
@@ -146,6 +149,6 @@ class AtencionCruzada(AtencionMulticabeza):
         q = nn.functional.linear(objetivo, W_q, b_q)  # (B, Lo, D)
         k, v = nn.functional.linear(fuente, W_kv, b_kv).chunk(2, dim=-1)  # 2 × (B, Lf, D)
         # 2) atención: (B, cabezas, Lo, Lf)
-        o, pesos = atencion(self.separar(q), self.separar(k), self.separar(v), mascara, self.abandono(generador))
+        o, pesos = atencion(self.separar(q), self.separar(k), self.separar(v), mascara, self.dropout)
         # 3) pegar las cabezas
         return self.salida(self.juntar(o)), pesos

@@ -24,6 +24,7 @@ from modelos import (
     parches,
     posicion_sinusoidal,
 )
+from modelos.atencion import DropoutConGenerador, abandonar
 from modelos.datos import digito_desde_matriz, digitos_sklearn, secuencias_digitos
 
 # Las tres palabras de la lección: Ana, sacó, plata
@@ -404,12 +405,11 @@ def test_dropout_en_eval_es_como_p_0_y_como_pytorch(p):
     assert torch.allclose(pesos.sum(-1), torch.ones(2, 4, 5), atol=1e-6)
     suya, pesos_suyos = oficial(x, x, x, average_attn_weights=False)
     assert torch.allclose(y, suya, atol=1e-6) and torch.allclose(pesos, pesos_suyos, atol=1e-6)
-    assert torch.equal(capa(x, generador=torch.Generator().manual_seed(1))[1], pesos)  # en eval el generador no cuenta
+    capa.dropout = DropoutConGenerador(p, torch.Generator().manual_seed(1))
+    assert torch.equal(capa.eval()(x)[1], pesos)  # en eval tampoco hace nada
 
 
 def test_abandonar_es_f_dropout_y_con_generador_no_toca_el_rng_global():
-    from modelos.atencion import abandonar
-
     pesos = torch.softmax(torch.randn(2, 4, 6, 6), dim=-1)
     torch.manual_seed(3)
     esperado = F.dropout(pesos, 0.3, training=True)
@@ -428,9 +428,11 @@ def test_dropout_con_generador_da_lo_mismo_que_con_el_rng_global_y_atencion_cruz
     x = torch.randn(1, 6, 16)
     torch.manual_seed(9)
     global_ = capa(x)
-    propio = capa(x, generador=torch.Generator().manual_seed(9))
+    capa.dropout = DropoutConGenerador(0.25, torch.Generator().manual_seed(9))
+    propio = capa(x)
     assert all(torch.equal(a, b) for a, b in zip(global_, propio, strict=True))
     cruzada = AtencionCruzada(16, 4, dropout=0.25).train()
-    _, pesos = cruzada(torch.randn(1, 3, 16), x, generador=torch.Generator().manual_seed(9))
+    cruzada.dropout = DropoutConGenerador(0.25, torch.Generator().manual_seed(9))
+    _, pesos = cruzada(torch.randn(1, 3, 16), x)
     assert pesos.shape == (1, 4, 3, 6) and (pesos == 0).any()
     assert set(cruzada.state_dict()) == set(AtencionCruzada(16, 4).state_dict())
