@@ -147,6 +147,14 @@ PESTANAS: tuple[Pestana, ...] = (
         "la diagonal invertida del mapa: cada posición mira a su espejo.",
     ),
     Pestana(
+        "proyecciones",
+        "De x a Q, K y V",
+        "demos.proyecciones",
+        ENTRENADOS,
+        "la antidiagonal sale de las proyecciones entrenadas W_q y W_k; con K = Q los puntajes son simétricos y cada "
+        "fila se mira a sí misma. La capa qkv son w_q, w_k y w_v apiladas.",
+    ),
+    Pestana(
         "parches-vit",
         "Parches ViT",
         "demos.parches_vit.pestana",
