@@ -17,7 +17,7 @@ from demos.comun.controles import Deslizador, Numero
 from demos.comun.figuras import C0, C1, Curva, Curvas, Histograma, Nota, Paneles, Referencia, miles
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import entero
-from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico, llenar_al_abrir, servido
+from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico, llenar_al_abrir
 from modelos.gradiente import norma_gradiente
 from modelos.hilos import un_hilo
 
@@ -525,15 +525,15 @@ def construir() -> Vista:
         texto_gradiente = gr.Markdown()
     llenar_al_abrir(texto, envolver(calcular_gradiente), [], [figura_gradiente, texto_gradiente])
     seccion_glosario(("puntaje", "softmax", "pesos", "one-hot", "entropía"), "escalado")
-    servido(claves, "sin barrer aún: 63 paradas, 131 kB (cabrían junto a las de log₂ d, 53 kB)")
     return Vista(
         aprender=APRENDER,
         fn=calcular,
         entradas=[d, claves, semilla],
         salidas=[histogramas, curva_, tabla, texto],
         url={"d": d, "claves": claves, "semilla": semilla},
-        disparadores=[claves.input, semilla.input],  # d la barre el navegador
+        disparadores=[semilla.input],  # d y las claves las barre el navegador
         barridos=(
+            Barrido(claves),
             Barrido(
                 log_d,
                 entrada=d,

@@ -29,7 +29,7 @@ from demos.comun.digitos import (
 from demos.comun.figuras import C0, CLARO, GRIS, Barras, Mapa, Paneles, Serie, numero
 from demos.comun.glosario import seccion as seccion_glosario
 from demos.comun.validar import real
-from demos.comun.vista import Vista, envolver, explicacion, grafico, servido
+from demos.comun.vista import Barrido, Vista, envolver, explicacion, grafico
 from modelos.datos import digitos_sklearn
 from modelos.formato import por_ciento
 
@@ -388,7 +388,6 @@ def construir() -> Vista:
     al_elegir_digito(origen, indice, dibujo, envolver(calcular), entradas, salidas)
     seccion_foto(aparece=texto)
     seccion_glosario(("pesos", "parámetros", "conjunto de prueba", "exactitud"), "cbam")
-    servido(opacidad, "sin barrer aún: 21 paradas, 9 kB")
     return Vista(
         aprender=APRENDER,
         fn=calcular,
@@ -402,5 +401,6 @@ def construir() -> Vista:
             "opacidad": opacidad,
             "apagada": apagada,
         },
-        disparadores=[origen.input, canal.input, espacial.input, opacidad.input, apagada.input],
+        disparadores=[origen.input, canal.input, espacial.input, apagada.input],  # la opacidad la barre el navegador
+        barridos=(Barrido(opacidad),),
     )
