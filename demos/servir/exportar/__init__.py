@@ -1,0 +1,361 @@
+"""La vista de una pestaña en un solo archivo HTML que funciona sin servidor (issue 55).
+
+Para el aula sin red o el Space dormido: `python app.py --exportar ID --salida x.html [--param nombre=valor …]`,
+o «HTML interactivo» en las descargas de cada pestaña (`demos/servir/descarga.py`). El archivo lleva:
+
+- el título, la línea «Qué mirar» y la explicación de la pestaña (plegada tras su primer párrafo);
+- las figuras de la vista, dibujadas por el mismo código del navegador que la app (`demos.comun.navegador.guion`,
+  en línea) con el paquete cartesiano de Plotly.js (en línea, 1.4 MB): valores al pasar el puntero, modo oscuro,
+  teléfono y proyector (`?presentacion=1` o su botón);
+- cada control barrido, con todas sus paradas: las calcula la función de la pestaña (`barrido.paquetes_de`, con
+  el mismo tope de 200 kB que la app) y las arma `barrido.mjs`, el mismo módulo que en la app;
+- los demás controles, con su valor y desactivados, y una línea que enlaza a la pestaña en vivo con los mismos
+  ajustes.
+
+Nada se calcula en el navegador: la vista y cada parada son lo que dio Python. El archivo no pide nada a la red (una
+política de contenido lo prohíbe: `connect-src 'none'`, y solo corren sus propios guiones, con su `nonce`).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+import re
+import secrets
+import urllib.parse
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import orjson
+
+from demos import POR_ID, Pestana, buscar
+from demos.comun import navegador
+from demos.comun.barrido import al_navegador, armar, paquetes_de
+from demos.comun.figuras.componente import PLOTLY, Figura
+from demos.comun.seguridad import sin_bidi
+from demos.comun.vista import Vista
+from demos.servir.conectar import valor_desde_url
+from demos.servir.exportar import textos
+
+CARPETA = Path(__file__).parent
+MAX_BYTES_ARCHIVO = 3_000_000  # un archivo exportado pesa menos que esto (Plotly.js: 1.4 MB)
+MAX_BYTES_TEXTOS = 600_000  # los textos y tablas de todas las paradas; si pasan, siguen la vista inicial
+# La dirección de la app para el enlace a la pestaña en vivo; sin ella, la del Space si corre en uno, o relativa.
+VARIABLE_BASE = "ATENCION_URL_PUBLICA"
+PRESENTACION = "presentacion"  # el único ajuste de página que acepta el archivo (también en su propia URL)
+
+
+@dataclass
+class Pedido:
+    """Lo que se exporta: la pestaña, su vista (armada en unos Blocks) y los valores de sus entradas."""
+
+    pestana: Pestana
+    vista: Vista
+    valores: list
+    presentacion: bool = False
+
+
+# --- de la línea de órdenes y de la página -----------------------------------------------------------
+
+
+def construir(id_: str) -> tuple[Pestana, Vista]:
+    """La pestaña `id_` armada en unos Blocks propios (sin servidor). ValueError en español si no existe."""
+    p = buscar(id_)
+    with gr.Blocks():
+        vista = p.cargar().construir()
+    return p, vista
+
+
+def valores_de(vista: Vista, parametros: dict[str, str]) -> tuple[list, bool]:
+    """Los valores de las entradas con los ajustes pedidos, y si va en modo presentación. A diferencia de la URL
+    de la app (que ignora lo que no sirve con un aviso), aquí un nombre o un valor que no sirve es un error que
+    dice lo que hay."""
+    valores = [c.value for c in vista.entradas]
+    presentacion = False
+    for nombre, texto in parametros.items():
+        if nombre == PRESENTACION:
+            if texto not in {"0", "1"}:
+                raise ValueError(f"«{PRESENTACION}={texto[:40]}» no sirve: debe ser 1 o 0.")
+            presentacion = texto == "1"
+            continue
+        if nombre not in vista.url:
+            hay = ", ".join([*vista.url, PRESENTACION])
+            raise ValueError(f"Esta pestaña no tiene el ajuste «{nombre[:40]}». Tiene: {hay}.")
+        i = next(k for k, c in enumerate(vista.entradas) if c is vista.url[nombre])
+        try:
+            valores[i] = valor_desde_url(vista.url[nombre], texto)
+        except ValueError as e:
+            raise ValueError(f"«{nombre}={texto[:40]}» no sirve: {e}.") from None
+    return valores, presentacion
+
+
+def leer_parametros(pares: list[str]) -> dict[str, str]:
+    """["T=0.5", "n=10"] -> {"T": "0.5", "n": "10"}; un par sin «=» es un error en español."""
+    parametros = {}
+    for par in pares:
+        nombre, igual, valor = par.partition("=")
+        if not igual or not nombre.strip():
+            raise ValueError(f"«{par[:40]}» no es un ajuste: se escribe nombre=valor (por ejemplo, T=0.5).")
+        parametros[nombre.strip()] = valor
+    return parametros
+
+
+def exportar_id(id_: str, parametros: dict[str, str], base: str | None = None) -> str:
+    """El HTML de la pestaña `id_` con esos ajustes (los nombres de su URL). ValueError en español si algo no
+    sirve: la pestaña, un nombre, un valor, o la vista que la función rechaza."""
+    if id_ not in POR_ID:
+        raise ValueError(f"No hay una pestaña «{id_[:40]}». Las hay: {', '.join(POR_ID)}.")
+    p, vista = construir(id_)
+    valores, presentacion = valores_de(vista, parametros)
+    return exportar(Pedido(p, vista, valores, presentacion), base=base)
+
+
+# --- el archivo ---------------------------------------------------------------------------------------
+
+
+def base_por_omision() -> str:
+    """La dirección de la app para el enlace a la pestaña en vivo: ATENCION_URL_PUBLICA, o la del Space
+    (SPACE_HOST), o ninguna (enlace relativo, que sirve si el archivo se aloja junto a la app)."""
+    if os.environ.get(VARIABLE_BASE):
+        return os.environ[VARIABLE_BASE]
+    if os.environ.get("SPACE_HOST"):
+        return "https://" + os.environ["SPACE_HOST"]
+    return ""
+
+
+def validar_base(base: str) -> str:
+    """Una dirección http(s) sin comillas ni espacios (o vacía), sin la barra final."""
+    base = base.strip()
+    if base and not re.fullmatch(r"https?://[^\s\"'<>`]+", base):
+        raise ValueError(f"«{base[:60]}» no es una dirección: empieza con http:// o https:// (o va vacía).")
+    return base.rstrip("/")
+
+
+def parametros_de(vista: Vista, valores: list) -> dict[str, str]:
+    """Los ajustes de la URL que cambian la vista: los nombres de `vista.url` cuyo valor no es el de siempre."""
+    parametros = {}
+    for nombre, c in vista.url.items():
+        i = next(k for k, x in enumerate(vista.entradas) if x is c)
+        v = valores[i]
+        if v == c.value or not isinstance(v, str | int | float | bool):
+            continue
+        texto = ("1" if v else "0") if isinstance(v, bool) else f"{v:g}" if isinstance(v, float) else str(v)
+        if len(texto) <= 500:
+            parametros[nombre] = texto
+    return parametros
+
+
+def enlace_en_vivo(p: Pestana, parametros: dict[str, str], base: str) -> str:
+    consulta = urllib.parse.urlencode({k: v for k, v in parametros.items() if k != PRESENTACION})
+    return f"{base}/demo/{p.id}/" + (f"?{consulta}" if consulta else "")
+
+
+def explicacion_de(vista: Vista) -> str | None:
+    """El texto de `explicacion(...)` de la pestaña: el Markdown con la clase «explicacion» de su gr.Tab (o de sus
+    Blocks, si se armó sola)."""
+    nodo = vista.entradas[0] if vista.entradas else vista.salidas[0]
+    while getattr(nodo, "parent", None) is not None and not isinstance(nodo, gr.Tab):
+        nodo = nodo.parent
+    pendientes = [nodo]
+    while pendientes:
+        x = pendientes.pop(0)
+        if isinstance(x, gr.Markdown) and "explicacion" in (x.elem_classes or []):
+            return x.value
+        pendientes.extend(getattr(x, "children", None) or [])
+    return None
+
+
+def _tipo(componente) -> str:
+    if isinstance(componente, Figura):
+        return "figura"
+    if isinstance(componente, gr.Markdown):
+        return "markdown"
+    if isinstance(componente, gr.Dataframe):
+        return "tabla"
+    if isinstance(componente, gr.Label):
+        return "etiqueta"
+    if isinstance(componente, gr.HTML):
+        return "html"
+    return "texto"
+
+
+def exportar(pedido: Pedido, base: str | None = None, ahora: datetime | None = None) -> str:
+    """El archivo HTML de la vista de `pedido`. ValueError en español si la función la rechaza o si pasaría de
+    `MAX_BYTES_ARCHIVO`."""
+    from demos.servir.exportar.armado import armar_pagina  # el HTML, aparte
+
+    p, vista, valores = pedido.pestana, pedido.vista, list(pedido.valores)
+    base = validar_base(base_por_omision() if base is None else base)
+    resultado = vista.fn(*valores)  # la validación y los límites de la pestaña, como en una vista
+    resultado = resultado if isinstance(resultado, tuple) else (resultado,)
+    enviados = al_navegador(vista.salidas, resultado)
+    paquetes = paquetes_de(vista, valores, resultado) if vista.barridos else []
+    tipos = [_tipo(s) for s in vista.salidas]
+    salidas = [
+        {
+            "tipo": t,
+            "valor": _json(v["plot"]) if t == "figura" and v else None,
+            "html": textos.a_html(t, v) if t != "figura" else None,
+            "etiqueta": getattr(s, "label", None) or "",
+        }
+        for s, t, v in zip(vista.salidas, tipos, enviados, strict=True)
+    ]
+    barridos = _barridos(pedido, paquetes, tipos)
+    parametros = parametros_de(vista, valores)
+    datos = {
+        "id": p.id,
+        "salidas": salidas,
+        "barridos": barridos,
+        "entradas": [_entrada(c, v) for c, v in zip(vista.entradas, valores, strict=True)],
+        "presentacion": pedido.presentacion,
+    }
+    pagina = armar_pagina(
+        p,
+        datos,
+        explicacion=explicacion_de(vista),
+        enlace=enlace_en_vivo(p, parametros, base),
+        parametros=parametros,
+        ahora=ahora or datetime.now(UTC),
+        nonce=secrets.token_urlsafe(18),
+        vista=vista,
+        valores=valores,
+    )
+    if len(pagina.encode()) > MAX_BYTES_ARCHIVO:
+        raise ValueError(
+            f"El archivo de «{p.titulo}» con estos ajustes pesaría {len(pagina.encode()) / 1e6:.1f} MB, más que el "
+            f"tope de {MAX_BYTES_ARCHIVO / 1e6:.0f} MB: prueba con menos palabras o un tamaño más chico."
+        )
+    return pagina
+
+
+def _entrada(componente, valor) -> dict:
+    """Cómo se muestra una entrada en el archivo (su valor, si es simple)."""
+    simple = isinstance(valor, str | int | float | bool) or valor is None
+    return {"etiqueta": getattr(componente, "label", None) or "", "valor": valor if simple else None}
+
+
+def _barridos(pedido: Pedido, paquetes: list[dict], tipos: list[str]) -> list[dict]:
+    """Cada barrido con su paquete (el de la app), los datos que `barrido.mjs` recibe de su `js=`, su control y el
+    HTML de cada salida que no es figura en cada parada (los textos cambian con el control como en la app)."""
+    vista, p = pedido.vista, pedido.pestana
+    figuras = [f"{p.id}-figura{k}" for k in range(1, tipos.count("figura") + 1)]
+    ids = iter(figuras)
+    por_salida = [next(ids) if t == "figura" else None for t in tipos]
+    nombres = {id(c): n for n, c in vista.url.items()}
+    lista, libre = [], MAX_BYTES_TEXTOS
+    for n, (b, paq) in enumerate(zip(vista.barridos, paquetes, strict=True)):
+        entrada = b.entrada if b.entrada is not None else b.control
+        i = next(k for k, c in enumerate(vista.entradas) if c is entrada)
+        control = b.control
+        textos_ = {} if paq.get("servidor") else _textos_por_parada(paq, tipos, vista.salidas)
+        peso = len(json.dumps(textos_))
+        if peso > libre:
+            textos_ = {}
+        libre -= len(json.dumps(textos_))
+        k0, vale = _parada_inicial(paq, pedido.valores, i)
+        lista.append(
+            {
+                "k": k0,
+                "vale": vale,
+                "datos": {
+                    "modo": "control",
+                    "salidas": len(vista.salidas),
+                    "entrada": i,
+                    "controles": 1 if entrada is control else 2,
+                    "clave": f"exportado-{n}",
+                    "figuras": por_salida,
+                },
+                "paquete": paq,
+                "control": _control(control, nombres.get(id(control)), p.id, n),
+                "entrada_etiqueta": None if entrada is control else (getattr(entrada, "label", "") or ""),
+                "atajos": [[str(boton.value), valor] for boton, valor in b.atajos],
+                "textos": textos_,
+            }
+        )
+    return lista
+
+
+def _parada_inicial(paq: dict, valores: list, i: int) -> tuple[int | None, bool]:
+    """(la parada que muestra la vista, si es una; si el paquete es de las entradas de la vista: `con` las cambia)."""
+    otros = [v for k, v in enumerate(valores) if k != i]
+    vale = orjson.dumps(otros, option=orjson.OPT_SERIALIZE_NUMPY) == orjson.dumps(
+        paq.get("otros"), option=orjson.OPT_SERIALIZE_NUMPY
+    )
+    for k, v in enumerate(paq.get("entradas") or []):
+        if _igual(v, valores[i]):
+            return k, vale
+    return None, vale
+
+
+def _igual(a, b) -> bool:
+    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+
+
+def _control(c, nombre: str | None, id_: str, n: int) -> dict:
+    """Un deslizador (su rango) o una lista de opciones (sus etiquetas), como en la app."""
+    dom = f"{id_}-{nombre}" if nombre else f"{id_}-barrido{n}"
+    base = {"id": dom, "etiqueta": getattr(c, "label", "") or "", "info": getattr(c, "info", None)}
+    if isinstance(c, gr.Slider):
+        return {**base, "tipo": "rango", "min": c.minimum, "max": c.maximum, "paso": c.step}
+    opciones = [list(o) if isinstance(o, tuple | list) else [str(o), o] for o in c.choices]
+    return {**base, "tipo": "opciones", "opciones": opciones}
+
+
+def _textos_por_parada(paq: dict, tipos: list[str], salidas: list) -> dict:
+    """{salida: {"v": HTML distintos, "i": cuál en cada parada}} para las salidas que no son figura y cambian."""
+    hechos = {}
+    n = len(paq["paradas"])
+    for j, (s, t) in enumerate(zip(paq["salidas"], tipos, strict=True)):
+        if t == "figura" or not s["cambios"]:
+            continue
+        distintos: dict[str, int] = {}
+        indices = []
+        for k in range(n):
+            h = textos.a_html(t, armar(s["base"], s["cambios"], k))
+            indices.append(distintos.setdefault(h, len(distintos)))
+        hechos[str(j)] = {"v": list(distintos), "i": indices}
+    return hechos
+
+
+@cache
+def plotly_js() -> str:
+    return PLOTLY.read_text(encoding="utf-8")
+
+
+@cache
+def recurso(nombre: str) -> str:
+    return (CARPETA / nombre).read_text(encoding="utf-8")
+
+
+def guion_de_la_suite() -> str:
+    return navegador.guion()
+
+
+def a_json_en_html(datos: Any) -> str:
+    """JSON para un `<script type="application/json">`: `<`, `>` y `&` como \\u00XX (solo van dentro de textos),
+    así ningún texto cierra el elemento."""
+    crudo = _json(datos)
+    return crudo.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _json(datos: Any) -> str:
+    """JSON compacto; los números de numpy (una casilla de tabla) como números de Python."""
+    return orjson.dumps(datos, option=orjson.OPT_SERIALIZE_NUMPY, default=_numpy).decode()
+
+
+def _numpy(x: Any) -> Any:
+    if hasattr(x, "item"):
+        return x.item()
+    raise TypeError(type(x).__name__)
+
+
+def escapar(x: Any) -> str:
+    return html.escape(sin_bidi("" if x is None else x), quote=True)

@@ -1,0 +1,199 @@
+"""El HTML del archivo exportado: cabecera, explicación, controles, salidas, enlace y los tres guiones en línea.
+
+Todo lo que viene de la pestaña o del visitante entra escapado (`escapar`, o ya HTML escapado de `textos`); los
+datos van en un `<script type="application/json">` con `<` escrito como \\u003c. Los guiones (el de la suite,
+Plotly.js y `pagina.js`) llevan el `nonce` de la política de contenido: nada más corre, y nada sale a la red.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import gradio as gr
+
+from demos import Pestana
+from demos.comun.vista import Vista
+from demos.servir.exportar import a_json_en_html, escapar, guion_de_la_suite, plotly_js, recurso, textos
+
+TITULO_SUITE = "Atención y transformers"
+
+
+def _politica(nonce: str) -> str:
+    return (
+        "default-src 'none'; "
+        f"script-src 'nonce-{nonce}'; "
+        "style-src 'unsafe-inline'; img-src data: blob:; font-src data:; "
+        "connect-src 'none'; base-uri 'none'; form-action 'none'"
+    )
+
+
+def _explicacion(texto: str | None) -> str:
+    """La explicación: su primer párrafo a la vista, el resto tras «leer más» (como se pliega en la app)."""
+    if not texto:
+        return ""
+    hecho = textos.markdown(texto)
+    primero, corte, resto = hecho.partition("</p>\n")
+    if not resto.strip():
+        return f'<div class="explicacion">{hecho}</div>'
+    return f'<div class="explicacion">{primero}{corte}<details><summary>leer más</summary>{resto}</details></div>'
+
+
+def _barrido(n: int, b: dict) -> str:
+    c, paq = b["control"], b["paquete"]
+    k = b["k"]
+    i = b["datos"]["entrada"]
+    propia = b["entrada_etiqueta"] is None  # el control es la entrada de la función
+    info = f'<p class="info" data-info="{n}">{escapar(c.get("info"))}</p>'
+    if c["tipo"] == "rango":
+        valor = paq["paradas"][k] if k is not None else c["min"]
+        ent = f' data-entrada="{i}"' if propia else ""
+        campo = (
+            f'<div class="rango"><input type="range" id="{escapar(c["id"])}" data-barrido="{n}"{ent} '
+            f'min="{c["min"]}" max="{c["max"]}" step="{c["paso"]}" value="{valor}" '
+            f'aria-label="{escapar(c["etiqueta"])}"><output data-valor-de="{n}">{escapar(valor)}</output></div>'
+        )
+        cabeza = f'<label for="{escapar(c["id"])}">{escapar(c["etiqueta"])}</label>'
+    else:
+        ent = f' data-entrada="{i}"' if propia else ""
+        opciones = "".join(
+            f'<label class="opcion"><input type="radio" name="{escapar(c["id"])}" value="{j}" data-barrido="{n}"'
+            f"{' checked' if j == k else ''}> {escapar(etiqueta)}</label>"
+            for j, (etiqueta, _) in enumerate(c["opciones"])
+        )
+        campo = f'<div class="opciones" id="{escapar(c["id"])}" role="radiogroup"{ent}>{opciones}</div>'
+        cabeza = f'<span class="etiqueta">{escapar(c["etiqueta"])}</span>'
+    entrada = ""
+    if not propia:
+        valor = paq["entradas"][k] if k is not None else ""
+        entrada = (
+            f'<p class="entrada">{escapar(b["entrada_etiqueta"])}: '
+            f'<output data-entrada="{i}">{escapar(valor)}</output></p>'
+        )
+    atajos = "".join(
+        f'<button type="button" data-atajo="{n}" data-valor="{escapar(v)}">{escapar(t)}</button>'
+        for t, v in b["atajos"]
+    )
+    atajos = f'<div class="atajos">{atajos}</div>' if atajos else ""
+    return f'<div class="control barrido">{cabeza}{campo}{entrada}{atajos}{info}</div>'
+
+
+def _deshabilitado(i: int, c, valor, motivo: str | None = None) -> str:
+    """Un control que necesita el servidor: su etiqueta y su valor, sin poder cambiarlo."""
+    etiqueta = escapar(getattr(c, "label", None) or "")
+    atr = f'data-entrada="{i}" disabled'
+    if isinstance(c, gr.Checkbox):
+        campo = f'<input type="checkbox" {atr}{" checked" if valor else ""}>'
+    elif isinstance(c, gr.Radio | gr.Dropdown):
+        nombres = {
+            o[1] if isinstance(o, tuple | list) else o: o[0] if isinstance(o, tuple | list) else o for o in c.choices
+        }
+        campo = f"<select {atr}><option selected>{escapar(nombres.get(valor, valor))}</option></select>"
+    elif isinstance(c, gr.Slider | gr.Number):
+        campo = f'<input type="number" {atr} value="{escapar(valor)}">'
+    elif isinstance(valor, str):
+        campo = f'<textarea {atr} rows="{min(4, 1 + len(valor) // 60)}">{escapar(valor)}</textarea>'
+    else:
+        campo = '<span class="sin-valor">(en la app)</span>'
+    nota = f'<p class="info">{escapar(motivo)}</p>' if motivo else ""
+    return f'<div class="control servidor"><label>{etiqueta}</label>{campo}{nota}</div>'
+
+
+def _controles(vista: Vista, valores: list, barridos: list[dict], enlace: str) -> tuple[str, str]:
+    """(los controles barridos, que funcionan; los que necesitan el servidor, con su línea y su enlace)."""
+    vivos, muertos = [], []
+    cubiertas: set[int] = set()
+    for n, b in enumerate(barridos):
+        if b["paquete"].get("servidor"):
+            continue
+        vivos.append(_barrido(n, b))
+        cubiertas.add(b["datos"]["entrada"])
+    for b in barridos:  # un barrido que no cabe: en la app pide cada vista al servidor
+        if b["paquete"].get("servidor"):
+            i = b["datos"]["entrada"]
+            if i not in cubiertas:
+                cubiertas.add(i)
+                motivo = f"Sus paradas no entran en el archivo ({b['paquete']['servidor']})."
+                muertos.append(_deshabilitado(i, vista.entradas[i], valores[i], motivo))
+    for i, (c, v) in enumerate(zip(vista.entradas, valores, strict=True)):
+        if i in cubiertas or isinstance(c, gr.State) or getattr(c, "visible", True) is not True:
+            continue
+        muertos.append(_deshabilitado(i, c, v))
+    servidor = ""
+    if muertos:
+        servidor = (
+            '<section class="servidor" aria-label="Controles que necesitan el servidor">'
+            '<p class="aviso">Estos controles necesitan el servidor: aquí muestran su valor. Para cambiarlos, abre '
+            f'<a href="{escapar(enlace)}" target="_blank" rel="noopener noreferrer">la pestaña en vivo</a>.</p>'
+            f'<div class="rejilla">{"".join(muertos)}</div></section>'
+        )
+    return "".join(vivos), servidor
+
+
+def _salidas(datos: dict) -> str:
+    partes, k = [], 0
+    for j, s in enumerate(datos["salidas"]):
+        if s["tipo"] == "figura":
+            k += 1
+            partes.append(
+                f'<div class="figura" id="{escapar(datos["id"])}-figura{k}"><div class="figura-propia" role="figure" '
+                f'aria-label="{escapar(s["etiqueta"] or "Figura")}"></div></div>'
+            )
+        elif s["html"]:
+            partes.append(f'<div class="salida" data-salida="{j}">{s["html"]}</div>')
+        else:
+            partes.append(f'<div class="salida" data-salida="{j}" hidden></div>')
+    return "".join(partes)
+
+
+def armar_pagina(
+    p: Pestana,
+    datos: dict,
+    *,
+    explicacion: str | None,
+    enlace: str,
+    parametros: dict[str, str],
+    ahora: datetime,
+    nonce: str,
+    vista: Vista,
+    valores: list,
+) -> str:
+    vivos, servidor = _controles(vista, valores, datos["barridos"], enlace)
+    ajustes = ", ".join(f"{k} = {v}" for k, v in parametros.items()) or "los de siempre"
+    titulo = f"{p.titulo} · del tutorial" if p.del_tutorial else p.titulo
+    sin_barrido = "" if vivos else '<p class="aviso">Esta pestaña no tiene controles que se muevan sin servidor.</p>'
+    return f"""<!doctype html>
+<html lang="es">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="{_politica(nonce)}">
+<meta name="color-scheme" content="light dark">
+<title>{escapar(titulo)} · {TITULO_SUITE}</title>
+<style>{recurso("pagina.css")}</style>
+<script nonce="{nonce}">{guion_de_la_suite()};</script>
+</head>
+<body>
+<header>
+<p class="suite">{TITULO_SUITE} · archivo interactivo sin conexión</p>
+<h1>{escapar(titulo)}</h1>
+<p class="que-mirar"><strong>Qué mirar:</strong> {escapar(p.que_mirar)}</p>
+<div class="botones">
+<button type="button" id="boton-modo" aria-pressed="false">Modo oscuro</button>
+<button type="button" id="boton-proyector" aria-pressed="false">Proyector</button>
+</div>
+</header>
+<main>
+{_explicacion(explicacion)}
+<section class="controles" aria-label="Controles">{vivos}{sin_barrido}</section>
+<section class="salidas">{_salidas(datos)}</section>
+{servidor}
+</main>
+<footer><p>Vista exportada el {ahora:%Y-%m-%d %H:%M} UTC, con los ajustes: {escapar(ajustes)}. Cada parada la
+calculó la función de la pestaña al exportar; este archivo no pide nada a la red.
+<a href="{escapar(enlace)}" target="_blank" rel="noopener noreferrer">Abrir la pestaña en vivo</a>.</p></footer>
+<script type="application/json" id="datos-exportados">{a_json_en_html(datos)}</script>
+<script nonce="{nonce}">{plotly_js()}</script>
+<script nonce="{nonce}">{recurso("pagina.js")}</script>
+</body>
+</html>
+"""
