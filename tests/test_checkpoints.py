@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 import torch
@@ -53,6 +54,9 @@ def test_checkpoint_solo_safetensors_pequenos_y_con_tarjeta(nombre):
     front_matter = tarjeta.split("---")[1]
     assert "license: mit" in front_matter and "library_name: pytorch" in front_matter and "tags:" in front_matter
     assert f"python -m modelos.entrenamiento {nombre}" in tarjeta
+    # «Véase también» nombra a todos los demás (la tarjeta se escribe al entrenar: uno nuevo deja viejas las otras).
+    vease = tarjeta.split("## Véase también")[1]
+    assert {m for m in RECETAS if m != nombre} == set(re.findall(r"`([a-z-]+)`", vease))
 
 
 @pytest.mark.parametrize("nombre", list(CLASES))
