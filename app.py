@@ -2,6 +2,7 @@
 
 python app.py                      todas las pestañas en una página
 python app.py --demo temperatura   una sola pestaña
+python app.py --exportar temperatura --salida t.html --param T=0.5   la vista en un HTML sin servidor
 gradio app.py                      modo recarga (usa el `demo` de este módulo)
 
 Este módulo arma las páginas (la suite y cada pestaña suelta) y tiene la CLI; lo que sirve y el
@@ -292,7 +293,16 @@ def main(argv: list[str] | None = None) -> None:
         help="dirección (0.0.0.0 para la red local; en un Space la fija GRADIO_SERVER_NAME)",
     )
     parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
+    # --- exportar: la vista de una pestaña en un solo HTML que funciona sin servidor (demos/servir/exportar) ---
+    parser.add_argument("--exportar", metavar="ID", help="escribe la vista de esa pestaña en un HTML sin servidor")
+    parser.add_argument("--salida", metavar="ARCHIVO.html", help="dónde escribe --exportar")
+    parser.add_argument(
+        "--param", metavar="nombre=valor", action="append", default=[], help="un ajuste de la URL de la pestaña"
+    )
+    parser.add_argument("--base", metavar="URL", help="la dirección de la app para el enlace a la pestaña en vivo")
     args = parser.parse_args(argv)
+    if args.exportar is not None:
+        raise SystemExit(exportar(args.exportar, args.salida, args.param, args.base))
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     import uvicorn
 
@@ -307,6 +317,25 @@ def main(argv: list[str] | None = None) -> None:
     else:  # la suite en «/» y cada pestaña en /demo/<id>/
         asgi = crear_app(demo, construir_una, POR_ID, opciones_lanzamiento(), host_propio)
     uvicorn.run(asgi, host=args.host, port=args.port, log_level="warning")
+
+
+def exportar(id_: str, salida: str | None, pares: list[str], base: str | None) -> int:
+    """`--exportar`: escribe el archivo y devuelve 0, o dice en español qué no sirve (y lo que hay) y devuelve 2."""
+    import sys
+
+    from demos.servir.exportar import exportar_id, leer_parametros
+
+    try:
+        if not salida:
+            raise ValueError("Falta --salida ARCHIVO.html: dónde escribir la vista exportada.")
+        pagina = exportar_id(id_, leer_parametros(pares), base)
+    except ValueError as e:
+        print(f"No se exportó: {e}", file=sys.stderr)
+        return 2
+    with open(salida, "w", encoding="utf-8") as f:
+        f.write(pagina)
+    print(f"* {id_} en {salida} ({len(pagina.encode()) / 1e6:.2f} MB): ábrelo en el navegador, sin servidor.")
+    return 0
 
 
 if __name__ == "__main__":
