@@ -152,7 +152,7 @@ PESTANAS: tuple[Pestana, ...] = (
         "demos.proyecciones",
         ENTRENADOS,
         "la antidiagonal sale de las proyecciones entrenadas W_q y W_k; con K = Q los puntajes son simétricos y cada "
-        "fila se mira a sí misma. La capa qkv son w_q, w_k y w_v apiladas.",
+        "fila se mira a sí misma. qkv es w_q, w_k y w_v apiladas en una sola capa.",
     ),
     Pestana(
         "parches-vit",

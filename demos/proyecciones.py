@@ -270,17 +270,22 @@ def _texto_t(r: dict, h: int, t: float) -> str:
     return " ".join(partes)
 
 
+def _diferencia(x: float) -> str:
+    """«idénticos, bit a bit» o «difieren en 6.0e−08» (redondeo de float32)."""
+    return "idénticos, bit a bit" if x == 0 else f"difieren en {numero(x, '.1e')}"
+
+
 def _texto_qkv(r: dict, h: int) -> str:
     d, H = r["d"], r["cabezas"]
     dh = d // H
     trozos = ", ".join(f"{a}–{a + d - 1} son {n}" for a, n in zip((0, d, 2 * d), ("W_q", "W_k", "W_v"), strict=True))
     return (
         f"**w_q, w_k y w_v son `qkv`.** La capa `qkv` es una sola `nn.Linear({d}, {3 * d})`: `qkv.weight` mide "
-        f"{3 * d} × {d}, y sus filas {trozos}; la cabeza {h + 1} usa las filas {h * dh}–{(h + 1) * dh - 1} de cada "
-        f"trozo. Copiadas en tres capas `nn.Linear({d}, {d})`, las `w_q`, `w_k` y `w_v` del tutorial, dan las mismas "
-        f"Q, K y V (difieren en {numero(r['tutorial'], '.1e')}), con los mismos {miles(r['parametros'])} parámetros. "
-        f"`nn.MultiheadAttention` guarda la misma matriz en `in_proj_weight`: con los parámetros copiados, sus pesos "
-        f"de las {H} cabezas difieren de estos en {numero(r['pytorch'], '.1e')}."
+        f"{3 * d} × {d}, y sus filas {trozos} (más un sesgo de {3 * d}); la cabeza {h + 1} usa las filas "
+        f"{h * dh}–{(h + 1) * dh - 1} de cada trozo. Copiadas en tres capas `nn.Linear({d}, {d})`, las `w_q`, `w_k` "
+        f"y `w_v` del tutorial, dan los mismos Q, K y V ({_diferencia(r['tutorial'])}), con los mismos "
+        f"{miles(r['parametros'])} parámetros. `nn.MultiheadAttention` guarda la misma matriz en `in_proj_weight`: "
+        f"con los parámetros copiados, los pesos de sus {H} cabezas son los de aquí ({_diferencia(r['pytorch'])})."
     )
 
 
