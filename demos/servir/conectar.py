@@ -262,7 +262,9 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
     armar_aprender(vista, prefijo)  # predecir, comprobarse y la ruta (demos/servir/aprender.py)
     if figuras:
         with gr.Accordion("Descargar las figuras (PNG a 220 ppp y SVG, para diapositivas)", open=False):
-            boton = gr.Button("Preparar descargas", size="sm")
+            with gr.Row():
+                boton = gr.Button("Preparar descargas", size="sm")
+                boton_html = gr.Button("HTML interactivo (funciona sin conexión)", size="sm")  # exportar (#55)
             archivos = gr.File(label="Figuras", file_count="multiple", interactive=False)
 
         def descargar(*valores):
@@ -278,6 +280,26 @@ def conectar(vista: Vista, api_name: str, prefijo: str) -> None:
         # Trabajo pesado (PNG a 220 ppp y SVG con matplotlib): con su cola y sus topes (servidor/admision.py).
         boton.click(
             descargar,
+            inputs=vista.entradas,
+            outputs=archivos,
+            api_visibility="private",
+            concurrency_id="descargas",
+            concurrency_limit=1,
+        )
+
+        # --- exportar (#55): la vista que se ve en un HTML sin servidor; el mismo pesado «descargas» ---
+        def descargar_html(*valores):
+            try:
+                from demos.servir.descarga import exportar_html
+
+                return exportar_html(prefijo, vista, list(valores))
+            except gr.Error:
+                raise
+            except Exception as e:
+                raise error_en_espanol(e, prefijo) from None
+
+        boton_html.click(
+            descargar_html,
             inputs=vista.entradas,
             outputs=archivos,
             api_visibility="private",
