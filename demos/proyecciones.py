@@ -399,8 +399,8 @@ APRENDER = ap.Aprender(
                 ap.Alternativa(
                     4,
                     "4",
-                    "Una por par de espejos: de q_i y q_{7−i}, la más larga puntúa a sí misma al menos tanto como al "
-                    "espejo. Aquí lo prefieren {aqui}.",
+                    "Una por par de espejos: de q_i y la q de su espejo, la más larga puntúa a sí misma al menos "
+                    "tanto como a la otra. Aquí lo prefieren {aqui}.",
                 ),
                 ap.Alternativa(
                     8,
