@@ -53,7 +53,8 @@ PESTANAS: tuple[Pestana, ...] = (
         "Atención a mano",
         "demos.a_mano",
         MECANISMO,
-        "cada fila de pesos es el softmax de una fila de Q·Kᵀ/√d, y suma 1.",
+        "cada fila de pesos es el softmax de una fila de Q·Kᵀ/√d, y suma 1 (con dropout, al entrenar, solo en "
+        "promedio).",
     ),
     Pestana(
         "escalado",
@@ -76,6 +77,15 @@ PESTANAS: tuple[Pestana, ...] = (
         MECANISMO,
         "cada cabeza tiene su propio trozo de d/h columnas; el total de parámetros no cambia con h, "
         "y la capa da lo mismo que nn.MultiheadAttention.",
+    ),
+    Pestana(
+        "dropout",
+        "Dropout y model.eval()",
+        "demos.dropout",
+        MECANISMO,
+        "en entrenamiento el dropout apaga pesos y multiplica los demás por 1/(1 − p): una fila ya no suma 1, solo en "
+        "promedio; model.eval() lo apaga.",
+        del_tutorial=True,
     ),
     Pestana(
         "autoatencion-rnn",

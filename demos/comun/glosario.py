@@ -30,7 +30,9 @@ TERMINOS: dict[str, str] = {
     "puntaje": "q·k/√d: cuánto se parece la consulta de una ficha a la clave de otra, antes del softmax (q·k sin "
     "dividir es el producto punto).",
     "pesos": "Los pesos de atención: una fila del softmax de los puntajes; dicen cuánto toma una ficha de cada "
-    "otra y suman 1.",
+    "otra y suman 1 (al entrenar con dropout, solo en promedio).",
+    "dropout": "Al entrenar, apaga cada peso con probabilidad p y multiplica los demás por 1/(1 − p); "
+    "`model.eval()` lo desactiva.",
     "parámetros": "Los números que aprende una capa (sus matrices y sesgos); no son los pesos de atención, que "
     "cambian con cada frase.",
     "cabeza": "Una atención completa sobre su trozo de d/h columnas de Q, K y V; las h cabezas (de la 1 a la h) "
