@@ -29,8 +29,8 @@ TERMINOS: dict[str, str] = {
     "de las columnas, las que se miran.",
     "puntaje": "q·k/√d: cuánto se parece la consulta de una ficha a la clave de otra, antes del softmax (q·k sin "
     "dividir es el producto punto).",
-    "pesos": "Los pesos de atención: una fila del softmax de los puntajes; dicen cuánto toma una ficha de cada "
-    "otra y suman 1 (al entrenar con dropout, solo en promedio).",
+    "pesos": "Los pesos de atención: una fila del softmax de los puntajes; cuánto toma una ficha de cada "
+    "otra. Suman 1 (al entrenar con dropout, en promedio).",
     "dropout": "Al entrenar, apaga cada peso con probabilidad p y multiplica los demás por 1/(1 − p); "
     "`model.eval()` lo desactiva.",
     "parámetros": "Los números que aprende una capa (sus matrices y sesgos); no son los pesos de atención, que "
