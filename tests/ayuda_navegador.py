@@ -6,8 +6,11 @@ La página de Chromium (`pagina`) es un fixture de `conftest.py`. Ninguna prueba
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import shutil
+import subprocess
 
 from tests.ayuda import RAIZ
 
@@ -215,3 +218,29 @@ def textos_que_se_solapan(pg, derechos: bool = False) -> dict[str, list[str]]:
       setTimeout(() => { window.scrollTo(0, 0); setTimeout(listo, 800); }, 800);
     })""")
     return pg.evaluate(SOLAPES, derechos)
+
+
+NODE = shutil.which("node")
+MAQUETAR = RAIZ / "tests" / "js" / "maquetar_desde_python.mjs"
+
+
+def en_telefono(fig: dict, ancho: float | None = None) -> dict:
+    """La figura `fig` (pantalla.figura_plotly) como la maqueta el navegador en un teléfono, sin navegador: la misma
+    `maquetar` de maqueta.mjs, en Node, con los ajustes de Python. `ancho`: el de la figura en la página (por
+    omisión, el de un teléfono de 390 px, `ANCHO_FIGURA`). El navegador es el único que ajusta los textos al ancho:
+    una prueba de Python del teléfono mira lo que él haría."""
+    import pytest
+
+    from demos.comun import navegador
+    from demos.comun.figuras.pantalla_angosta import ANCHO_FIGURA
+
+    if NODE is None:
+        pytest.skip("sin Node.js")
+    pagina = {"angosto": True, "oscuro": False, "ancho": ancho or ANCHO_FIGURA, "alto": None, "escala": 1}
+    entrada = json.dumps(
+        {"figura": fig, "pagina": pagina | {"elegido": 0, "fondo": None}, "ajustes": navegador.ajustes()}
+    )
+    r = subprocess.run([NODE, str(MAQUETAR)], input=entrada, capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    data, layout = json.loads(r.stdout)
+    return {"data": data, "layout": layout, "config": fig.get("config", {})}

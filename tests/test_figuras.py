@@ -41,7 +41,9 @@ from demos.comun.figuras import (
 )
 from demos.comun.figuras import pantalla_angosta as angosta
 from demos.comun.figuras.pantalla import figura_plotly, figura_plotly_json
+from demos.comun.figuras.pantalla_lienzo import ANCHO_LETRA
 from demos.comun.figuras.papel import a_bytes, a_matplotlib
+from tests.ayuda_navegador import en_telefono
 
 TAPADA = np.triu(np.ones((4, 4), bool), 1)
 PESOS = np.array([[1, 0, 0, 0], [0.27, 0.73, 0, 0], [0.1, 0.2, 0.7, 0], [0.25, 0.25, 0.25, 0.25]])
@@ -586,16 +588,9 @@ def test_el_promedio_en_bloques_da_los_bits_de_nanmean_con_relleno(filas, column
     assert _promedios(np.asfortranarray(m), k).tobytes() == esperado.tobytes()
 
 
-def _en_telefono(fig: dict) -> dict:
-    """La figura como la dibuja maqueta.mjs en un teléfono: con los cambios de `layout.meta.angosto`."""
-    fig = json.loads(json.dumps(fig))
-    cambios = fig["layout"]["meta"].get("angosto", {})
-    for destino, c in [(fig["layout"], cambios.get("layout", {}))] + [
-        (fig["data"][int(i)], c) for i, c in cambios.get("datos", {}).items()
-    ]:
-        for k, v in c.items():
-            destino.pop(k) if v is None else destino.__setitem__(k, v)  # None: la clave se borra, como en JS
-    return fig
+def _en_telefono(fig: dict, ancho: float | None = None) -> dict:
+    """La figura como la maqueta el navegador en un teléfono (maqueta.mjs, en Node: tests/ayuda_navegador.py)."""
+    return en_telefono(fig, ancho)
 
 
 def test_apilados_en_un_telefono_cada_mapa_dice_que_eje_es_cual_si_es_el_mismo_eje():
@@ -637,10 +632,13 @@ def test_en_un_telefono_los_paneles_se_apilan_a_todo_el_ancho():
 
 def test_en_un_telefono_los_numeros_caben_en_su_casilla_o_no_van():
     """12 columnas de «−0.97»: en un teléfono no caben a 8 px, así que no van (quedan al pasar el dedo);
-    5 columnas sí, en letra más chica; la figura de siempre no cambia."""
+    5 columnas sí, en letra más chica; la figura de siempre no cambia. Lo decide el navegador (maqueta.mjs,
+    numerosDelTelefono; sus casos, en tests/js/maqueta.test.mjs): el servidor manda la letra de siempre."""
     anchas = figura_plotly(Mapa(-np.ones((12, 12)) * 0.97, vmin=-1))
     assert anchas["data"][0]["texttemplate"] == "%{text}"
-    assert "texttemplate" not in _en_telefono(anchas)["data"][0]
+    cambia = anchas["layout"]["meta"]["angosto"]["datos"]["0"]  # ni la letra ni los números cambian en el servidor
+    assert not {"text", "texttemplate", "textfont"} & set(cambia), cambia
+    assert _en_telefono(anchas)["data"][0]["texttemplate"] == ""
     cinco = _en_telefono(figura_plotly(Mapa(-np.ones((5, 5)) * 0.97, vmin=-1, barra="Peso")))
     assert cinco["data"][0]["texttemplate"] == "%{text}"
     tam = cinco["data"][0]["textfont"]["size"]
@@ -756,10 +754,14 @@ def test_en_un_telefono_cada_mapa_con_numeros_dice_el_ancho_de_sus_casillas():
     telefono = _en_telefono(normal)
     assert set(casillas) == {"0", "1"}  # el mapa y sus tapadas; no el de 40 × 40, sin números
     assert telefono["data"][1]["text"][0][1] == "−∞"
-    # La letra del teléfono es la que cabe en esa casilla (4 letras de 0.7 de la letra cada una), y el ancho es el de
-    # una de 5 columnas en el área de un teléfono, sin lo que ocupan los nombres del eje y.
-    assert telefono["data"][0]["textfont"]["size"] == min(16, int(casillas["0"] / (0.7 * 4)))
-    assert 0.6 * angosta.AREA / 5 < casillas["0"] <= angosta.AREA / 5
+    # La letra del teléfono es la que cabe en esa casilla (4 letras de ANCHO_LETRA de la letra cada una), y el ancho
+    # es el de una de 5 columnas en el área de un teléfono, sin lo que ocupan los nombres del eje y.
+    (ancho, columnas), _ = casillas["0"], casillas["1"]
+    assert columnas == 5 and casillas["1"] == casillas["0"]
+    assert telefono["data"][0]["textfont"]["size"] == min(16, int(ancho / (ANCHO_LETRA * 4)))
+    assert 0.6 * angosta.AREA / 5 < ancho <= angosta.AREA / 5
+    # En una página más angosta (la figura mide 270 px), letra más chica: el navegador la mide con ese ancho.
+    assert _en_telefono(normal, 270)["data"][0]["textfont"]["size"] == int((ancho - 60 / 5) / (ANCHO_LETRA * 4)) < 16
     assert "casillas" not in normal["layout"]["meta"]  # va con lo del teléfono
 
 

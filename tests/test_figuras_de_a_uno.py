@@ -17,6 +17,7 @@ import pytest
 from demos.clasificador_atencion.pestana import calcular
 from demos.comun.figuras import Mapa, Paneles
 from demos.comun.figuras.pantalla import figura_plotly
+from tests.ayuda_navegador import en_telefono
 
 PALABRAS = ("la", "película", "no", "fue", "nada", "aburrida", ".")
 COLUMNAS = 3
@@ -42,16 +43,9 @@ def _cabezas(de_a_uno: bool, n: int = 6) -> Paneles:
     return Paneles(paneles, columnas=COLUMNAS, titulo="Bloque 1", de_a_uno=de_a_uno)
 
 
-def _en_telefono(fig: dict) -> dict:
-    """La figura como la dibuja maqueta.mjs en un teléfono: con los cambios de `layout.meta.angosto`."""
-    fig = json.loads(json.dumps(fig))
-    cambios = fig["layout"]["meta"].get("angosto", {})
-    for destino, c in [(fig["layout"], cambios.get("layout", {}))] + [
-        (fig["data"][int(i)], c) for i, c in cambios.get("datos", {}).items()
-    ]:
-        for k, v in c.items():
-            destino.pop(k) if v is None else destino.__setitem__(k, v)
-    return fig
+def _en_telefono(fig: dict, ancho: float | None = None) -> dict:
+    """La figura como la maqueta el navegador en un teléfono (maqueta.mjs, en Node: tests/ayuda_navegador.py)."""
+    return en_telefono(fig, ancho)
 
 
 def _elegir(fig: dict, k: int) -> dict:

@@ -277,13 +277,28 @@ BLANCO_DE_LOS_PANELES = """() => {
 }"""
 
 
-# Las líneas del título de cada figura de teléfono que se ve: [las de ahora, las que le dio el servidor].
-LINEAS_DEL_TITULO = """() => [...document.querySelectorAll(".js-plotly-plot")]
-  .filter((g) => g.checkVisibility() && window.__suite.figura(g) && g.layout
-    && ((window.__suite.figura(g).layout.meta || {}).angosto || {}).layout)
-  .map((g) => [g.layout.title, window.__suite.figura(g).layout.meta.angosto.layout.title])
-  .filter(([ahora, servidor]) => ahora && servidor && servidor.text)
-  .map(([ahora, servidor]) => [ahora.text.split("<br>").length, servidor.text.split("<br>").length])"""
+# Las líneas del título que Plotly dibujó en cada figura de teléfono que se ve: {comienzo del título: líneas}. Lo
+# parte solo el navegador (maqueta.mjs, tituloDelTelefono): el servidor lo manda entero.
+LINEAS_DEL_TITULO = """() => Object.fromEntries([...document.querySelectorAll(".figura-propia.js-plotly-plot")]
+  .map((g) => g.checkVisibility() && g._fullLayout && g._fullLayout.title && g._fullLayout.title.text)
+  .filter((t) => t)
+  .map((t) => [t.replace(/<br>/g, " ").slice(0, 40), t.split("<br>").length]))"""
+
+
+def _figuras_dibujadas_a_su_ancho(pg) -> None:
+    """Espera a que cada figura de la pestaña (no el taller de figuras.mjs: un <div> fuera de la pantalla, con
+    visibility: hidden, donde Plotly dibuja paradas de antemano) esté dibujada con su ancho de ahora; las de más
+    abajo se dibujan al acercarse."""
+    figuras = ".figura-propia.js-plotly-plot"
+    for k in range(pg.locator(figuras).count()):
+        pg.locator(figuras).nth(k).scroll_into_view_if_needed()
+        pg.wait_for_function(
+            "([sel, k]) => { const g = document.querySelectorAll(sel)[k];"
+            " return !g.checkVisibility()"
+            " || (g._fullLayout && window.__suite.estado(g).dibujada_en?.[0] === g.clientWidth); }",
+            arg=[figuras, k],
+        )
+    pg.wait_for_timeout(300)
 
 
 @pytest.mark.timeout(600)
@@ -305,18 +320,7 @@ def test_telefono_los_paneles_de_proporcion_fija_toman_el_ancho_de_la_pagina(nav
         for id_ in ("cbam", "parches-vit", "variantes"):
             pg.goto(url_app + f"demo/{id_}/?predecir=0")
             fuente_figura(pg, id_)
-            # Las figuras de la pestaña, no el taller de figuras.mjs (un <div> fuera de la pantalla, con
-            # visibility: hidden, donde Plotly dibuja paradas de antemano: no tiene dibujada_en).
-            figuras = ".figura-propia.js-plotly-plot"
-            for k in range(pg.locator(figuras).count()):  # las de más abajo se dibujan al acercarse
-                pg.locator(figuras).nth(k).scroll_into_view_if_needed()
-                pg.wait_for_function(
-                    "([sel, k]) => { const g = document.querySelectorAll(sel)[k];"
-                    " return !g.checkVisibility()"
-                    " || (g._fullLayout && window.__suite.estado(g).dibujada_en?.[0] === g.clientWidth); }",
-                    arg=[figuras, k],
-                )
-            pg.wait_for_timeout(300)
+            _figuras_dibujadas_a_su_ancho(pg)
             for p in pg.evaluate(BLANCO_DE_LOS_PANELES):
                 vistos += 1
                 (ancho_x, alto_y), (mide_x, mide_y) = p["lugar"], p["mide"]
@@ -325,14 +329,22 @@ def test_telefono_los_paneles_de_proporcion_fija_toman_el_ancho_de_la_pagina(nav
                 tope = p["tope"] if p["tope"] is not None else float("inf")
                 if ancho_x - mide_x > 0.08 * ancho_x and alto_y < 0.96 * tope:  # el automargin también lo achica
                     fallas.append(f"{id_}, {p['figura']!r} {p['eje']}: mide {p['mide']} en {p['lugar']}, tope {tope}")
-            # El título de cada figura, partido para este ancho (el servidor lo parte para 390 px): ninguna línea se
-            # sale de la figura, y en una ventana de 560 px va en menos líneas.
+            # El título de cada figura, partido para este ancho: ninguna línea se sale de la figura, y en una ventana
+            # de 560 px va en menos líneas que en un teléfono de 390 (lo que Plotly dibujó en cada uno).
             fallas += [f"{id_}: {f}" for f in pg.evaluate(f"() => ({FUERA_DE_SU_FIGURA})(document.body)")]
-            lineas += pg.evaluate(LINEAS_DEL_TITULO)
+            if ancho == 560:
+                ahora = pg.evaluate(LINEAS_DEL_TITULO)
+                pg.set_viewport_size({"width": 390, "height": 844})
+                pg.goto(url_app + f"demo/{id_}/?predecir=0")
+                fuente_figura(pg, id_)
+                _figuras_dibujadas_a_su_ancho(pg)
+                en_390 = pg.evaluate(LINEAS_DEL_TITULO)
+                lineas += [(t, n, en_390[t]) for t, n in ahora.items() if t in en_390]
+                pg.set_viewport_size({"width": ancho, "height": 844})
         assert vistos >= 10, f"solo {vistos} paneles de proporción fija"
         assert not fallas, "\n".join(fallas)
-        if ancho == 560:  # [ahora, las del servidor]: la tubería de CBAM, 4 en vez de 6
-            assert all(a <= s for a, s in lineas) and any(a < s for a, s in lineas), lineas
+        if ancho == 560:  # (título, a 560, a 390): la tubería de CBAM, 4 en vez de 6
+            assert all(a <= b for _, a, b in lineas) and any(a < b for _, a, b in lineas), lineas
     finally:
         contexto.close()
 

@@ -53,18 +53,24 @@ test("partirTitulo parte el título del proyector y agranda el margen de arriba"
   assert.equal(layout.margin.t, 50 + (lineas.length - 1) * 25);
 });
 
-test("tituloDelTelefono: al ancho de la figura del servidor no toca nada; más ancho, menos líneas", () => {
-  const normal = {title: {text: "Pesos de atención de la cabeza que mira hacia atrás"}};
-  const de390 = () => ({title: {text: "Pesos de atención de la<br>cabeza que mira hacia<br>atrás", font: {size: 17}},
-    margin: {t: 114}, height: 500});
-  const igual = de390();
-  tituloDelTelefono(igual, normal, 333, AJUSTES);
-  assert.deepEqual(igual, de390());
-  const ancho = de390();
-  tituloDelTelefono(ancho, normal, 560, AJUSTES);
-  assert.equal(ancho.title.text.split("<br>").length, 1);
-  assert.equal(ancho.margin.t, 114 - 44);
-  assert.equal(ancho.height, 500 - 44);
+test("tituloDelTelefono: el título entero del servidor, en las líneas que caben en el ancho de verdad", () => {
+  const texto = "Pesos de atención de la cabeza que mira hacia atrás";
+  const normal = {title: {text: texto}};
+  const delServidor = () => ({title: {text: texto, font: {size: 17}}, margin: {t: 70}, height: 500});
+  const de390 = delServidor();
+  tituloDelTelefono(de390, normal, 330, AJUSTES); // 330 / (0.6 · 17) = 32 letras por línea
+  assert.deepEqual(de390.title.text.split("<br>"), ["Pesos de atención de la cabeza", "que mira hacia atrás"]);
+  assert.equal(de390.margin.t, 70 + 22);
+  assert.equal(de390.height, 500 + 22);
+  assert.equal(de390.title.yanchor, "top"); // varias líneas, desde arriba: centradas en el margen pisaban el panel
+  const de560 = delServidor();
+  tituloDelTelefono(de560, normal, 560, AJUSTES);
+  assert.deepEqual(de560, delServidor());
+  // Sus saltos de línea propios se respetan (el margen del servidor ya cuenta esas líneas).
+  const dos = {title: {text: "Arriba<br>abajo", font: {size: 17}}, margin: {t: 92}, height: 500};
+  tituloDelTelefono(dos, {title: {text: "Arriba<br>abajo"}}, 330, AJUSTES);
+  assert.equal(dos.title.text, "Arriba<br>abajo");
+  assert.equal(dos.margin.t, 92);
 });
 
 test("aSuMedida: un panel cuadrado crece con el ancho y el hueco conserva sus píxeles", () => {
@@ -104,17 +110,54 @@ test("numerosQueCaben achica o quita los números de las casillas en el proyecto
   assert.equal(medio[0].textfont.size, 15.8);
 });
 
-test("numerosDelTelefono: a 300 px, letra más chica; sin lugar, sin números", () => {
-  const t = () => [{texttemplate: "%{text}", textfont: {size: 12}, text: [["0.86", "0.07"]]}];
+test("numerosDelTelefono: la letra que cabe en la casilla con el ancho de verdad; sin lugar, sin números", () => {
+  const t = () => [{type: "heatmap", texttemplate: "%{text}", textfont: {size: 12}, text: [["0.86", "0.07"]]}];
   const a = t();
-  numerosDelTelefono(a, {}, {0: 40}, 310, AJUSTES); // 40 − 20/2 = 30 px: 30 / (0.7 · 4) = 10
+  numerosDelTelefono(a, {}, {0: [40, 2]}, 310, AJUSTES); // 40 − 20/2 = 30 px: 30 / (0.7 · 4) = 10
   assert.equal(a[0].textfont.size, 10);
   const b = t();
-  numerosDelTelefono(b, {}, {0: 20}, 300, AJUSTES); // 5 px
+  numerosDelTelefono(b, {}, {0: [20, 2]}, 300, AJUSTES); // 5 px
   assert.equal(b[0].texttemplate, "");
   const c = t();
-  numerosDelTelefono(c, {}, {0: 40}, 330, AJUSTES);
+  numerosDelTelefono(c, {}, {0: [40, 2]}, 330, AJUSTES); // a 390 px (la figura, 330): 40 / 2.8 = 14 ≥ 12
   assert.deepEqual(c, t());
+  const oculta = t();
+  numerosDelTelefono(oculta, {}, {0: [5, 2]}, 0, AJUSTES); // sin ancho: todavía no se mide
+  assert.deepEqual(oculta, t());
+});
+
+// Los casos de tests/test_figuras.py (el servidor manda la letra de siempre y el ancho de las casillas a 390 px).
+const mapaDe = (columnas, texto, size = 16) =>
+  [{type: "heatmap", texttemplate: "%{text}", textfont: {size}, text: Array(columnas).fill(Array(columnas).fill(texto))}];
+
+test("numerosDelTelefono: 12 columnas de «−0.97» no caben a 8 px; 5, sí, en letra más chica", () => {
+  const area = 330 - 45 - 30; // el área de dibujo de un teléfono de 390 px (la barra de color, al pie)
+  const doce = mapaDe(12, "−0.97", 13);
+  numerosDelTelefono(doce, {}, {0: [area / 12, 12]}, 330, AJUSTES);
+  assert.equal(doce[0].texttemplate, "");
+  const cinco = mapaDe(5, "−0.97");
+  numerosDelTelefono(cinco, {}, {0: [area / 5, 5]}, 330, AJUSTES);
+  const tam = cinco[0].textfont.size;
+  assert.equal(cinco[0].texttemplate, "%{text}");
+  assert.ok(tam >= 8 && tam < 16 && tam * 0.7 * "−0.97".length <= area / 5, tam);
+  assert.equal(tam, Math.floor(area / 5 / (0.7 * 5)));
+  // A 360 px (la figura, 300) menos, a 430 (370) más, y nunca más que la de siempre.
+  const angosto = mapaDe(5, "−0.97");
+  numerosDelTelefono(angosto, {}, {0: [area / 5, 5]}, 300, AJUSTES);
+  assert.ok(angosto[0].textfont.size < tam);
+  const ancho = mapaDe(5, "−0.97");
+  numerosDelTelefono(ancho, {}, {0: [area / 5, 5]}, 370, AJUSTES);
+  assert.ok(ancho[0].textfont.size > tam && ancho[0].textfont.size <= 16);
+});
+
+test("numerosDelTelefono: el número sobre una barra de pie, o ninguno", () => {
+  const barras = (n) => [{type: "bar", textfont: {size: 14}, text: Array(n).fill("0.123"), textposition: "outside"}];
+  const pocas = barras(4);
+  numerosDelTelefono(pocas, {}, {0: [60, 4]}, 330, AJUSTES); // 60 / 3.5 = 17 ≥ 14: como viene
+  assert.deepEqual(pocas, barras(4));
+  const muchas = barras(16);
+  numerosDelTelefono(muchas, {}, {0: [15, 16]}, 330, AJUSTES); // 15 / 3.5 = 4 < 8
+  assert.equal(muchas[0].textposition, "none");
 });
 
 test("maquetar: la figura del valor no cambia y lleva meta vacía", () => {

@@ -38,8 +38,9 @@ MAX_NOMBRES_DE_LA_PISTA = 12  # de a uno, un eje sin nombres toma los de la pist
 
 
 @lru_cache(maxsize=4096)  # los mismos títulos en cada movimiento y en cada parada de un barrido
-def partir(texto: str, letra: int, ancho: float = ANCHO_FIGURA) -> str:
-    """Un título en líneas que caben en `ancho` píxeles (el de la figura; las líneas que ya trae se respetan)."""
+def partir(texto: str, letra: int, ancho: float) -> str:
+    """El título de un panel (o de su eje x, o el mensaje de un Aviso) en líneas que caben en `ancho` píxeles
+    (`ANCHO_CENTRADO`; las líneas que ya trae se respetan)."""
     columnas = max(12, int(ancho / (ANCHO_DE_LETRA * letra)))
     return "\n".join(textwrap.fill(linea, columnas) if linea else "" for linea in texto.split("\n"))
 
@@ -66,10 +67,11 @@ def _fill(linea: str, columnas: int) -> str:
     return textwrap.fill(linea, columnas, break_long_words=False) if linea else ""
 
 
-def _con_titulo_partido(f, letra: int, letra_eje: int, ancho_titulo: float = ANCHO_FIGURA):
-    """El panel con su título (en `ancho_titulo`) y el del eje x (en `ANCHO_CENTRADO`, letra de eje) partidos; el
-    del eje y va de lado: se parte al alto de su panel (`terminar`)."""
-    cambios = {"titulo": partir(f.titulo, letra, ancho_titulo)} if getattr(f, "titulo", "") else {}
+def _con_titulo_partido(f, letra: int, letra_eje: int, ancho_titulo: float | None = None):
+    """El panel con su título (en `ancho_titulo`; None: es el de la figura, que parte el navegador) y el del eje x
+    (en `ANCHO_CENTRADO`, letra de eje) partidos; el del eje y va de lado: se parte al alto de su panel
+    (`terminar`)."""
+    cambios = {"titulo": partir(f.titulo, letra, ancho_titulo)} if ancho_titulo and getattr(f, "titulo", "") else {}
     if getattr(f, "mensaje", ""):  # el de un Aviso («Pulsa «Entrenar»: aquí se dibujan…»), en la letra de su nota
         cambios["mensaje"] = partir(f.mensaje, LETRA_MENSAJE, ANCHO_CENTRADO)
     if getattr(f, "eje_x", ""):
@@ -114,7 +116,9 @@ def _con_etiquetas_de_la_rejilla(paneles: tuple) -> tuple:
 
 
 def apilar(figura, letra: int, letra_titulo: int):
-    """La figura de teléfono: los paneles uno por fila (o uno sobre otro, de a uno) y los títulos partidos."""
+    """La figura de teléfono: los paneles uno por fila (o uno sobre otro, de a uno) y los títulos de los paneles y de
+    sus ejes partidos. El de la figura va entero, con sus saltos de línea: lo parte el navegador con el ancho de
+    verdad (maqueta.mjs, tituloDelTelefono), y su margen de arriba crece `RENGLON` px por línea de más."""
     letra_eje = round(1.2 * letra)  # la del título de un eje, que Plotly hace 1.2 veces la de la figura
     if not isinstance(figura, Paneles):
         return _con_titulo_partido(figura, letra_titulo, letra_eje)
@@ -127,7 +131,6 @@ def apilar(figura, letra: int, letra_titulo: int):
         paneles=tuple(_con_titulo_partido(p, letra, letra_eje, ANCHO_CENTRADO) for p in paneles),
         columnas=len(paneles) if figura.de_a_uno else 1,  # de a uno, todos en el mismo lugar: el alto de una fila
         anchos=None,
-        titulo=partir(figura.titulo, letra_titulo),
         alto_fila=min(figura.alto_fila, ALTO_FILA),
     )
 
@@ -306,7 +309,6 @@ def _estirar(layout: dict, datos: list[dict], altos: dict[tuple[float, float], f
     crece = round(sum(altos[t] - (t[1] - t[0]) * area for t in tramos))
     if crece <= 0:
         return
-    nueva = area + crece
     viejos, nuevos = [0.0], [0.0]  # los bordes de los tramos en píxeles desde abajo, antes y después
     for a, b in tramos:
         nuevos.append(nuevos[-1] + a * area - viejos[-1])  # el hueco de abajo, con los mismos píxeles
@@ -320,7 +322,8 @@ def _estirar(layout: dict, datos: list[dict], altos: dict[tuple[float, float], f
         px = y * area
         k = next((k for k in range(1, len(viejos)) if px <= viejos[k] + 1e-9), len(viejos) - 1)
         v0, v1, n0, n1 = viejos[k - 1], viejos[k], nuevos[k - 1], nuevos[k]
-        return round((n0 + (px - v0) * ((n1 - n0) / (v1 - v0) if v1 > v0 else 1)) / nueva, 4)
+        # Sobre el total de los bordes nuevos (no `nueva`, redondeada a píxeles): el borde de arriba queda en 1.
+        return round((n0 + (px - v0) * ((n1 - n0) / (v1 - v0) if v1 > v0 else 1)) / nuevos[-1], 4)
 
     for k, eje in list(layout.items()):
         if k.startswith("yaxis") and isinstance(eje, dict) and "domain" in eje:

@@ -11,7 +11,6 @@ from demos.comun.figuras import C0, C1, LADOS_DE_NOTA, Aviso, Barras, Curvas, Di
 from demos.comun.figuras.pantalla_lienzo import (
     LETRA,
     LETRA_MENSAJE,
-    LETRA_MINIMA,
     MARGEN_IZQUIERDO,
     OCULTO,
     REJILLA,
@@ -21,7 +20,6 @@ from demos.comun.figuras.pantalla_lienzo import (
     Lienzo,
     a_lista,
     ejes_de,
-    letra_que_cabe,
     linea_ref,
     plantilla,
     segmento,
@@ -46,13 +44,15 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
     n = len(f.categorias)
     posiciones = list(range(n))
     tam = 14 if n <= 12 else 11
-    if lienzo.ancho_px and not f.horizontal and f.numeros:  # en un teléfono, el número cabe sobre su barra o no va
-        largo = max((len(t) for s in f.series for t in f.textos(s)), default=0)
-        tam = letra_que_cabe(tam, lienzo.ancho_px * (dom_x[1] - dom_x[0]) / (n * len(f.series)), largo)
     acostadas = _acostadas_en_telefono(f, lienzo, tam, dom_x) if lienzo.ancho_px and f.horizontal else None
     for j, s in enumerate(f.series):
         cat, val = ("y", "x") if f.horizontal else ("x", "y")
-        textos = (acostadas[2][j] if acostadas else f.textos(s)) if tam >= LETRA_MINIMA else [""] * n
+        textos = acostadas[2][j] if acostadas else f.textos(s)
+        if lienzo.ancho_px and not f.horizontal and f.numeros:  # en un teléfono, el ancho de cada barra: el número
+            # va a lo que cabe sobre ella, o no va (maqueta.mjs, numerosDelTelefono)
+            columnas = n * len(f.series)
+            casilla = lienzo.ancho_px * (dom_x[1] - dom_x[0]) / columnas
+            lienzo.casillas[len(lienzo.datos)] = [round(casilla, 1), columnas]
         lienzo.datos.append(
             {
                 "type": "bar",

@@ -68,24 +68,18 @@ TEXTO, TEXTO_SUAVE, TEXTO_GRIS, NOTA, REJILLA = "#222222", "#595959", "#666666",
 TINTAS = {TEXTO: "#e6e6e6", TEXTO_SUAVE: "#bdbdbd", TEXTO_GRIS: "#b3b3b3", NOTA: "#d9d9d9", REJILLA: "#3a3a3a"}
 TEXTO_EN_CAJA = "#1a1a1a"
 TRANSPARENTE = "rgba(0,0,0,0)"  # un fondo de área que deja ver el papel (también el oscuro: maqueta.mjs lo deja)
-LETRA_MINIMA = 8  # un número de casilla más chico no se lee: en un teléfono se omite (queda al pasar el dedo)
+LETRA_MINIMA = 8  # un número de casilla más chico no se lee: en un teléfono el navegador lo omite (queda al tocar)
 LETRA_MENSAJE = 16  # la del mensaje de un Aviso (pantalla_graficas._mensaje)
 ANCHO_LETRA = 0.7  # el ancho de una cifra (o del signo menos, más ancho), en veces el tamaño de la letra
 # Lo que mide una letra de un título, en veces su tamaño (en Chromium, 0.52 en promedio; 0.55 dejaba «…softmax según
-# d (se» 9 px afuera), y el alto de un renglón de título en px: el servidor parte los títulos del teléfono con
-# ellos y el navegador los vuelve a partir con el ancho de verdad (demos/comun/navegador: van en sus `ajustes`).
+# d (se» 9 px afuera), y el alto de un renglón de título en px. El título de la figura de teléfono lo parte solo el
+# navegador, con el ancho de verdad (maqueta.mjs, tituloDelTelefono: van en los `ajustes` de demos/comun/navegador);
+# el servidor, los de los paneles y sus ejes, que deciden la estructura de la figura apilada (pantalla_angosta).
 ANCHO_DE_LETRA, RENGLON = 0.6, 22
 MARGEN_IZQUIERDO = 45  # el de un teléfono: lo que las marcas del eje y ocupan más allá, sale del área de dibujo
 # En un teléfono, lo que una barra de color a la derecha se lleva del ancho del área: en Chromium, Plotly corre el
 # margen derecho de 30 a 98 px (su grosor, sus marcas y su título). Con 85, las fotos de CBAM dejaban 17 px en blanco.
 BARRA_A_LA_DERECHA = 68
-
-
-def letra_que_cabe(tam: int, casilla_px: float | None, largo: int) -> int:
-    """El tamaño de letra de un texto de `largo` cifras en una casilla de `casilla_px` (None: sin límite)."""
-    if casilla_px is None or largo == 0:
-        return tam
-    return min(tam, int(casilla_px / (ANCHO_LETRA * largo)))
 
 
 # Lo calculado para una figura, por contenido: la de teléfono (pantalla_angosta.apilar) trae los mismos arreglos
@@ -182,10 +176,11 @@ class Lienzo:
         self.notas: list[dict] = []
         self.formas: list[dict] = []
         self.leyenda = False
-        # Teléfono: el ancho en píxeles de las casillas de cada trazo con números (índice en `datos` -> px), medido
-        # para `pantalla_angosta.ANCHO_FIGURA`. En una página más angosta (un Android de 360 px), maqueta.mjs
-        # achica esos números a lo que cabe (se encimaban en atención cruzada).
-        self.casillas: dict[int, float] = {}
+        # Teléfono: las casillas de cada trazo con números (índice en `datos` -> [su ancho en px, medido para
+        # `pantalla_angosta.ANCHO_FIGURA`; cuántas columnas reparten ese ancho]). El servidor manda la letra de
+        # siempre, y el navegador la lleva a lo que cabe con el ancho de verdad, o no escribe los números
+        # (maqueta.mjs, numerosDelTelefono: en un Android de 360 px se encimaban en atención cruzada).
+        self.casillas: dict[int, list] = {}
 
     def casilla(self, dom_x, dom_y, columnas: int, filas: int, cuadrada: bool, ocupado: float = 0) -> float | None:
         """Cuántos píxeles mide de ancho una casilla en un teléfono (None: no es un teléfono). Con casillas

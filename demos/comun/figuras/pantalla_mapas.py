@@ -15,7 +15,6 @@ from demos.comun.figuras.pantalla_lienzo import (
     BARRA_A_LA_DERECHA,
     ESCALAS,
     LETRA,
-    LETRA_MINIMA,
     MARGEN_IZQUIERDO,
     MAX_CASILLAS_NOMBRADAS,
     MAX_CASILLAS_PANTALLA,
@@ -29,7 +28,6 @@ from demos.comun.figuras.pantalla_lienzo import (
     categorias_unicas,
     ejes_de,
     huella,
-    letra_que_cabe,
     plantilla,
     recordado,
     segmento,
@@ -111,11 +109,11 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
     eje_y, casilla = f.eje_y, None
     if lienzo.ancho_px:  # en un teléfono, el título del eje y en el alto del panel (va de lado)
         ocupado, eje_y = ocupado_a_la_izquierda(f, lienzo, dom_x, dom_y)
-    if textos and lienzo.ancho_px:  # en un teléfono, los números que caben en su casilla, o ninguno
-        # Con el margen que corre el panel que más ocupa (uno sin nombres en el eje y es igual de angosto).
+    if textos and lienzo.ancho_px:  # en un teléfono, el ancho de su casilla: el navegador lleva los números a lo
+        # que cabe (maqueta.mjs, numerosDelTelefono). Con el margen que corre el panel que más ocupa (uno sin nombres
+        # en el eje y es igual de angosto).
         casilla = lienzo.casilla(dom_x, dom_y, columnas, filas, f.cuadrado, max(ocupado, lienzo.ocupado_izquierdo))
-        tam = letra_que_cabe(tam, casilla, max(len(t) for fila in textos for t in fila))
-    con_numeros = bool(textos) and tam >= LETRA_MINIMA
+    con_numeros = bool(textos)
     # Con filas y columnas sin nombre (0, 1, 2…), x e y ya dicen qué casilla es: sin customdata la respuesta
     # pesa la cuarta parte (un mapa de 50 × 32 con ella, 43 kB; sin ella, 11 kB).
     por_indice = f.x is None and f.y is None and f.nombres_x is None and f.nombres_y is None
@@ -163,9 +161,8 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
         trazo["colorbar"] = barra_color(f.barra, dom_x, dom_y, lienzo.barra_abajo, lienzo.minimo_barra)
     if con_numeros and casilla:  # y la capa de las tapadas que sigue, si lleva su «−∞» en la misma letra
         con_tapadas = f.tapada.any() and bool(f.texto_tapada)
-        lienzo.casillas |= dict.fromkeys(
-            range(len(lienzo.datos), len(lienzo.datos) + 1 + con_tapadas), round(float(casilla), 1)
-        )
+        for i in range(len(lienzo.datos), len(lienzo.datos) + 1 + con_tapadas):
+            lienzo.casillas[i] = [round(float(casilla), 1), columnas]
     lienzo.datos.append(trazo)
     if f.tapada.any():
         tapadas = np.where(f.tapada, 1.0, np.nan)
@@ -367,14 +364,11 @@ def imagen(f: Imagen, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> 
             "hovertemplate": plantilla(f.pista, v="%{z:" + f.formato + "}"),
         }
         textos = f.textos_capa()
-        tam = 11
-        if textos and lienzo.ancho_px:  # en un teléfono: la imagen ocupa a lo sumo el ancho del panel
-            casilla = lienzo.casilla(dom_x, dom_y, ancho, alto, not f.estirar) * (x1 - x0) / w
-            tam = letra_que_cabe(tam, casilla, max(len(t) for fila in textos for t in fila))
-        if textos and tam >= LETRA_MINIMA:
-            trazo |= {"text": textos, "texttemplate": "%{text}", "textfont": {"size": tam}}
-            if lienzo.ancho_px:
-                lienzo.casillas[len(lienzo.datos)] = round(float(casilla), 1)
+        if textos:
+            trazo |= {"text": textos, "texttemplate": "%{text}", "textfont": {"size": 11}}
+            if lienzo.ancho_px:  # en un teléfono: la imagen ocupa a lo sumo el ancho del panel
+                casilla = lienzo.casilla(dom_x, dom_y, ancho, alto, not f.estirar) * (x1 - x0) / w
+                lienzo.casillas[len(lienzo.datos)] = [round(float(casilla), 1), w]
         if trazo["showscale"]:
             trazo["colorbar"] = barra_color(f.barra, dom_x, dom_y, lienzo.barra_abajo, lienzo.minimo_barra)
         lienzo.datos.append(trazo)

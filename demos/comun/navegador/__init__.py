@@ -70,7 +70,9 @@ def enlazar(entrada: Path = ENTRADA) -> str:
 def ajustes() -> dict:
     """Lo que Python define y el navegador usa: las tintas del modo oscuro, los anchos del teléfono, lo que mide una
     letra y un renglón de título, la letra más chica de un número de casilla, la espera de las paradas de una
-    edición."""
+    edición. Las reglas que ajustan un texto al ancho de verdad (el título de la figura de teléfono, los números de
+    sus casillas) son solo del navegador (maqueta.mjs): el servidor les manda estas constantes y sus entradas, en
+    `layout.meta.angosto` (pantalla_angosta, pantalla_lienzo.Lienzo.casillas)."""
     from demos.comun.figuras import pantalla_angosta as angosta
     from demos.comun.figuras import pantalla_lienzo as lienzo
 

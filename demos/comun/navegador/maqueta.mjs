@@ -144,15 +144,15 @@ export const moverEnY = (data, layout, mover) => {
   }
 };
 
-// Teléfono: el título de la figura, que el servidor parte para ANCHO_FIGURA (pantalla_angosta.partir: una letra
-// mide ANCHO_DE_LETRA de su tamaño), partido otra vez para el ancho de la página, desde el de la figura de siempre (`normal`:
-// sus saltos de línea propios se respetan). A 560 px, el de la tubería de CBAM iba en seis líneas donde caben
-// cuatro. El margen de arriba, y con él la figura, crece o se achica RENGLON px por línea (pantalla._arriba).
+// Teléfono: el título de la figura en líneas que caben en el ancho de la página (una letra mide ANCHO_DE_LETRA de su
+// tamaño). Es la única regla: el servidor lo manda entero, con sus saltos de línea propios (pantalla_angosta.apilar),
+// y un margen de arriba para esas líneas (pantalla._arriba); cada línea de más suma RENGLON px al margen, y a la
+// figura. Se parte el de la figura de siempre (`normal`). A 560 px, el de la tubería de CBAM iba en seis líneas
+// donde caben cuatro.
 export const tituloDelTelefono = (layout, normal, ancho, ajustes) => {
   const t = layout.title;
   const original = normal.title && normal.title.text;
   if (!t || typeof t.text !== "string" || typeof original !== "string" || !(ancho > 0)) return;
-  if (Math.abs(ancho - ajustes.ANCHO_FIGURA) < 8) return; // el de un teléfono de 390 px (su página mide 326): el del servidor
   const cabe = Math.max(12, Math.floor(ancho / (ajustes.ANCHO_DE_LETRA * ((t.font && t.font.size) || ajustes.LETRA_TITULO))));
   const texto = original.split("<br>").flatMap((linea) => renglones(linea, cabe)).join("<br>");
   const mas = texto.split("<br>").length - t.text.split("<br>").length;
@@ -317,30 +317,31 @@ export const numerosQueCaben = (data, layout, ancho, alto, anchoDeLetra) => {
   }
 };
 
-// Teléfono: la figura angosta se arma para ANCHO_FIGURA px (un teléfono de 390). En una página más angosta (un
-// Android de 360 px: la figura mide ≈ 300) el área de dibujo pierde lo que falta y los márgenes no: las casillas
-// de un mapa de 5 columnas, ≈ 6 px cada una, y en atención cruzada «0.86» y «0.07» se encimaban. `casillas`
-// (pantalla.figura_plotly): el ancho de las casillas de cada trazo con números, medido a ANCHO_FIGURA; cada uno
-// lleva su letra a lo que cabe en la casilla de ahora, o no lleva números (quedan al tocar).
+// Teléfono: los números de las casillas de un mapa (y sobre las barras de pie) van a lo que cabe con el ancho de
+// verdad, o no van (quedan al tocar). Es la única regla: el servidor manda la letra de siempre y, en `casillas`
+// (pantalla_lienzo.Lienzo.casillas), por trazo [el ancho de su casilla a ANCHO_FIGURA px, cuántas columnas reparten
+// el ancho]. En una página más angosta (un Android de 360 px: la figura mide ≈ 300) el área de dibujo pierde lo que
+// falta y los márgenes no: las casillas de un mapa de 5 columnas, ≈ 6 px menos cada una, y en atención cruzada
+// «0.86» y «0.07» se encimaban. Una cifra (o el signo menos) mide ANCHO_LETRA de la letra.
 export const numerosDelTelefono = (data, layout, casillas, ancho, {ANCHO_FIGURA, ANCHO_LETRA, LETRA_MINIMA}) => {
+  if (!(ancho > 0)) return; // sin ancho (todavía oculta), nada que medir
   const falta = ANCHO_FIGURA - ancho;
-  if (!(ancho > 0) || !(falta > 0)) return; // sin ancho (todavía oculta), nada que medir
-  for (const [i, casilla] of Object.entries(casillas)) {
+  for (const [i, [casilla, columnas]] of Object.entries(casillas)) {
     const t = data[Number(i)];
-    if (!t || !t.texttemplate || !t.textfont || !Array.isArray(t.text) || !Array.isArray(t.text[0])) continue;
+    if (!t || !t.textfont || !Array.isArray(t.text) || !(columnas > 0)) continue;
     const eje = layout["xaxis" + (t.xaxis || "x").slice(1)] || {};
     const [x0, x1] = eje.domain || [0, 1];
-    const ahora = casilla - (falta * (x1 - x0)) / t.text[0].length;
+    const ahora = casilla - (falta * (x1 - x0)) / columnas;
     let largo = 1;
-    for (const fila of t.text) for (const x of fila) largo = Math.max(largo, String(x ?? "").length);
+    for (const x of t.text.flat()) largo = Math.max(largo, String(x ?? "").length);
     const cabe = Math.floor(ahora / (ANCHO_LETRA * largo));
     if (cabe >= t.textfont.size) continue;
     t.textfont = {...t.textfont, size: cabe};
-    if (cabe < LETRA_MINIMA) t.texttemplate = "";
+    if (cabe >= LETRA_MINIMA) continue;
+    if (t.type === "bar") t.textposition = "none";
+    else t.texttemplate = "";
   }
 };
-
-// La figura que se dibuja, según la página: una copia del valor de Gradio con sus adaptaciones. `figura`: la de g
 
 // La figura que se dibuja, según la página: una copia de `figura` ({data, layout}) con sus adaptaciones.
 // `pagina`: {angosto, oscuro, ancho (de la figura, px), alto (del proyector, px, o null), escala (de la letra en el
