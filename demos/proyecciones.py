@@ -36,8 +36,8 @@ PASO_T = 0.05  # 21 paradas de t, de 0 a 1
 FUERTE = 0.2  # un peso de al menos esto lleva su número en el mapa; los demás, al pasar el ratón
 
 EXPLICACION = r"""
-El transformer que invierte 8 dígitos (el de *Inversión de dígitos*) no recibe Q, K y V hechos: los **calcula**.
-A cada ficha le suma su posición, $x_i = \text{embedding}(d_i) + \text{pos}(i)$, y su capa de atención proyecta
+Por dentro del transformer de *Inversión de dígitos*: no recibe Q, K y V hechos, los **calcula**. A cada ficha
+le suma su posición, $x_i = \text{embedding}(d_i) + \text{pos}(i)$, y su capa de atención proyecta
 tres veces ese vector (tras LayerNorm): $q_i = x_i W_q$, $k_i = x_i W_k$, $v_i = x_i W_v$. En la lección las tres
 matrices van en una sola capa, `q, k, v = self.qkv(x).chunk(3, dim=-1)`. Aquí se ven las proyecciones
 **entrenadas**: sus puntajes $q_i \cdot k_j / \sqrt{d}$ dibujan la antidiagonal de la inversión.
@@ -138,8 +138,8 @@ def _ejes(digitos: list[int]) -> dict:
         "y": tuple(f"{i}: {d}" for i, d in enumerate(digitos)),
         "nombres_x": tuple(f"la posición {i} (dígito {d})" for i, d in enumerate(digitos)),
         "nombres_y": tuple(f"La posición {i} (dígito {d})" for i, d in enumerate(digitos)),
-        "eje_x": "Posición que se mira (clave k_j)",
-        "eje_y": "Posición que mira (consulta q_i)",
+        "eje_x": "Clave kⱼ: la posición que se mira",
+        "eje_y": "Consulta qᵢ",
     }
 
 
