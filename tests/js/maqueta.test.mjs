@@ -47,9 +47,9 @@ test("marcasQueCaben deja una de cada tantas cuando no caben de pie", () => {
 
 test("partirTitulo parte el título del proyector y agranda el margen de arriba", () => {
   const layout = {title: {text: "una figura con un título bastante largo para su ancho", font: {size: 20}}, margin: {t: 50}};
-  partirTitulo(layout, 200); // caben (200 − 16) / 11 = 16 letras
+  partirTitulo(layout, 200, AJUSTES.ANCHO_DE_LETRA); // caben (200 − 16) / 12 = 15 letras
   const lineas = layout.title.text.split("<br>");
-  assert.ok(lineas.length > 2 && lineas.every((l) => l.length <= 16 || !l.includes(" ")));
+  assert.ok(lineas.length > 2 && lineas.every((l) => l.length <= 15 || !l.includes(" ")));
   assert.equal(layout.margin.t, 50 + (lineas.length - 1) * 25);
 });
 

@@ -146,7 +146,7 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
             # paneles y deja los huecos en píxeles). Con alto − 120 y a lo sumo 0.3, un título largo arriba achicaba
             # el hueco (CBAM: 129 px de 157) y con dos filas no cabían un título de tres líneas y el eje x de arriba
             # (multicabeza, #37).
-            hueco_y = min(0.6, (135 + 22 * extra) / area_rejilla)
+            hueco_y = min(0.6, (135 + RENGLON * extra) / area_rejilla)
         dominios = [([0.0, 1.0], [0.0, 1.0])] * len(paneles) if de_a_uno else _dominios(figura, hueco_x, hueco_y)
 
         def ocupado_izquierdo(dominios) -> float:  # apilados en un teléfono: el del panel que más ocupa

@@ -19,6 +19,7 @@ from demos.comun.figuras.pantalla_lienzo import (
     LETRA_MENSAJE,
     MARGEN_IZQUIERDO,
     MAX_CASILLAS_PANTALLA,
+    RENGLON,
     TEXTO_EN_CAJA,
     Lienzo,
 )
@@ -137,7 +138,7 @@ def apilar(figura, letra: int, letra_titulo: int):
 
 # Apilados, bajo un panel sin ejes (una imagen, un mapa sin marcas) va solo el título del de abajo: el hueco de las
 # marcas y el título de un eje x (≈ 135 px) quedaba en blanco (CBAM: 140 px entre cada foto de la tubería).
-HUECO_SIN_EJES = 24  # y 22 px por línea del título
+HUECO_SIN_EJES = 24  # y RENGLON px por línea del título
 
 
 def sin_ejes(f) -> bool:
@@ -198,7 +199,7 @@ def filas_a_su_medida(paneles: tuple, dominios: list, area: float, anchos: list[
         for f, a, alto in zip(paneles, anchos, altos, strict=True)
     ]
     nuevos_huecos = [
-        min(h, HUECO_SIN_EJES + 22 * lineas) if sin_ejes(f) else h
+        min(h, HUECO_SIN_EJES + RENGLON * lineas) if sin_ejes(f) else h
         for f, h, lineas in zip(paneles, huecos, titulos[1:], strict=False)
     ]
     if all(abs(a - b) < 1 for a, b in zip(altos + huecos, nuevos + nuevos_huecos, strict=True)):
@@ -281,7 +282,7 @@ def alto_bajo_el_area(ejes: list[dict]) -> float:
     for e in ejes:
         letra = (e.get("tickfont") or {}).get("size", LETRA)
         textos = e.get("ticktext") or ["00"]
-        nombres = max(map(len, textos)) * 0.6 * letra if e.get("tickangle") else 1.3 * letra
+        nombres = max(map(len, textos)) * ANCHO_DE_LETRA * letra if e.get("tickangle") else 1.3 * letra
         lineas = len(((e.get("title") or {}).get("text") or "").split("\n"))
         alto = max(alto, 12 + nombres + 10 + 1.2 * LETRA * 1.3 * lineas)
     return alto
@@ -359,7 +360,7 @@ def _empuje_abajo(layout: dict) -> float:
         return 0.0
     e = min(ejes, key=lambda par: par[0])[1]
     lineas = len(_lineas((e.get("title") or {}).get("text") or ""))
-    return 15 + 22 * (lineas - 1) + (12 if e.get("tickangle") else 0)
+    return 15 + RENGLON * (lineas - 1) + (12 if e.get("tickangle") else 0)
 
 
 def terminar(normal: dict, telefono: dict) -> None:
@@ -384,7 +385,7 @@ def terminar(normal: dict, telefono: dict) -> None:
     area = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
     altos = {_tramo(layout[k]): (_tramo(layout[k])[1] - _tramo(layout[k])[0]) * area for k in ejes}
     for k in libres:
-        pide = max(map(len, _lineas(_titulo(telefono, k)))) * 0.6 * letra / 0.85 + 1 if k in mapas else 0
+        pide = max(map(len, _lineas(_titulo(telefono, k)))) * ANCHO_DE_LETRA * letra / 0.85 + 1 if k in mapas else 0
         a, b = _tramo(layout[k])  # el empuje del eje x se lleva de cada panel su parte (la de su tramo)
         altos[(a, b)] = max(altos[(a, b)], max(ALTO_PANEL, pide) + empuje * (b - a))
     _estirar(layout, telefono["data"], altos)

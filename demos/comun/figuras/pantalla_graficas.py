@@ -9,6 +9,7 @@ import numpy as np
 
 from demos.comun.figuras import C0, C1, LADOS_DE_NOTA, Aviso, Barras, Curvas, Diagrama, Histograma, numero
 from demos.comun.figuras.pantalla_lienzo import (
+    ANCHO_DE_LETRA,
     LETRA,
     LETRA_MENSAJE,
     MARGEN_IZQUIERDO,
@@ -122,10 +123,10 @@ def _acostadas_en_telefono(f: Barras, lienzo: Lienzo, tam: int, dom_x) -> tuple[
     valores = [v for s in f.series for v in np.asarray(s.valores, float)]
     if not f.numeros or not valores or min(valores) < 0 or max(valores) <= 0:
         return None
-    nombres = 0.6 * LETRA * max(len(texto_plano(c)) for c in f.categorias) + 32
+    nombres = ANCHO_DE_LETRA * LETRA * max(len(texto_plano(c)) for c in f.categorias) + 32
     area = (lienzo.ancho_px - ANGOSTA) * (dom_x[1] - dom_x[0]) - max(0.0, nombres - MARGEN_IZQUIERDO) - 20
     textos = [[_en_dos_lineas(t) for t in f.textos(s)] for s in f.series]
-    anchos = [[max(map(len, t.split("<br>"))) * 0.6 * tam + 10 for t in fila] for fila in textos]
+    anchos = [[max(map(len, t.split("<br>"))) * ANCHO_DE_LETRA * tam + 10 for t in fila] for fila in textos]
     tope = f.rango[1] if f.rango else 1.05 * max(valores)
     for _ in range(4):  # un tope más alto achica las barras: alguna de adentro puede pasar afuera
         lados = [
@@ -158,7 +159,7 @@ def _marcas_de_categorias(f: Barras, lienzo: Lienzo, dom_x) -> dict:
     largo = max(len(c) for c in f.categorias)
     if largo <= 3:
         # Un poco más abajo: el nombre de la primera barra tocaba el 0 del eje y, en la esquina (CBAM, #37).
-        marcas = ticks(f.categorias, max(2, int(area / (largo * 0.6 * LETRA + 8))))
+        marcas = ticks(f.categorias, max(2, int(area / (largo * ANCHO_DE_LETRA * LETRA + 8))))
         return marcas | {"tickangle": 0, "ticklabelstandoff": 10}
     # Largos: derechos si caben con el ancho de verdad, y si no, de pie (Plotly elige: `autotickangles`). Siempre
     # de pie, en temperatura «plata», «sacó», «Ana», «del» iban de lado a 390 px, donde caben derechas.
@@ -242,7 +243,7 @@ def _marcas_que_caben(valores: list, lienzo: Lienzo, dom_x) -> list:
         return valores
     ancho = 0.6 * lienzo.ancho_px * (dom_x[1] - dom_x[0])  # el resto, las marcas del eje y y su título
     k = 1
-    while k < len(valores) and sum(len(numero(v, ",.0f")) for v in valores[::k]) * 0.6 * LETRA > ancho:
+    while k < len(valores) and sum(len(numero(v, ",.0f")) for v in valores[::k]) * ANCHO_DE_LETRA * LETRA > ancho:
         k += 1
     return valores[::k]
 
@@ -278,10 +279,12 @@ def _que_quepa(texto: str, ancho_px: float, tam: int, alto_px: float | None = No
         for t in range(tam, LETRA_DIAGRAMA_MINIMA - 1, -1):
             if alto_px and lineas * 1.2 * t > alto_px:
                 continue
-            partido = textwrap.wrap(texto, max(4, int(ancho_px / (0.6 * t))), break_long_words=False)
-            if len(partido) <= lineas and max(len(x) for x in partido) * 0.6 * t <= ancho_px:
+            partido = textwrap.wrap(texto, max(4, int(ancho_px / (ANCHO_DE_LETRA * t))), break_long_words=False)
+            if len(partido) <= lineas and max(len(x) for x in partido) * ANCHO_DE_LETRA * t <= ancho_px:
                 return "\n".join(partido), t
-    return "\n".join(textwrap.wrap(texto, max(4, int(ancho_px / (0.6 * LETRA_DIAGRAMA_MINIMA))))), LETRA_DIAGRAMA_MINIMA
+    return "\n".join(
+        textwrap.wrap(texto, max(4, int(ancho_px / (ANCHO_DE_LETRA * LETRA_DIAGRAMA_MINIMA))))
+    ), LETRA_DIAGRAMA_MINIMA
 
 
 def diagrama(f: Diagrama, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = False) -> None:

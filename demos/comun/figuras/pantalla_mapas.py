@@ -11,6 +11,7 @@ import numpy as np
 from demos.comun.figuras import C0, C1, MAX_NUMEROS, Imagen, Mapa, maqueta, numero
 from demos.comun.figuras import pantalla_angosta as angosta
 from demos.comun.figuras.pantalla_lienzo import (
+    ANCHO_DE_LETRA,
     ANCHO_LETRA,
     BARRA_A_LA_DERECHA,
     ESCALAS,
@@ -20,6 +21,7 @@ from demos.comun.figuras.pantalla_lienzo import (
     MAX_CASILLAS_PANTALLA,
     MAX_PIXELES_MAPA,
     OCULTO,
+    RENGLON,
     TAPADA,
     TEXTO_GRIS,
     Lienzo,
@@ -91,10 +93,10 @@ def ocupado_a_la_izquierda(f: Mapa, lienzo: Lienzo, dom_x, dom_y) -> tuple[float
     ocupado = max(0.0, marcas_y - MARGEN_IZQUIERDO) + (BARRA_A_LA_DERECHA if lienzo.barra_a_la_derecha else 0)
     eje_y = f.eje_y
     for _ in range(2):  # cada línea más del título se lleva ancho: las casillas, y el panel, se achican
-        casilla = lienzo.casilla(dom_x, dom_y, columnas, filas, f.cuadrado, ocupado + 22 * eje_y.count("\n"))
+        casilla = lienzo.casilla(dom_x, dom_y, columnas, filas, f.cuadrado, ocupado + RENGLON * eje_y.count("\n"))
         alto = casilla * filas if f.cuadrado else lienzo.alto_px and lienzo.alto_px * (dom_y[1] - dom_y[0])
         eje_y = angosta.partir_de_lado(f.eje_y, alto, round(1.2 * LETRA))
-    return ocupado + 22 * eje_y.count("\n"), eje_y
+    return ocupado + RENGLON * eje_y.count("\n"), eje_y
 
 
 def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None:
@@ -302,7 +304,9 @@ def _cuadritos(rotulos, xa: str, ya: str) -> dict:
         "yaxis": ya,
         "marker": {
             "symbol": "square",
-            "size": [round(0.6 * LETRA_ROTULO * len(n.texto)) + 6 for n in rotulos],  # el texto y 3 px a cada lado
+            "size": [
+                round(ANCHO_DE_LETRA * LETRA_ROTULO * len(n.texto)) + 6 for n in rotulos
+            ],  # el texto y 3 px a cada lado
             "color": [n.color if n.color != "#333333" else C0 for n in rotulos],
             "line": {"width": 0},
             "opacity": 1,  # con más de 20 puntos, Plotly los aclara

@@ -62,12 +62,12 @@ export const renglones = (linea, cabe) => {
 };
 
 // Proyector: el título de la figura, con la letra agrandada, en líneas que caben en su ancho (una letra mide
-// ≈ 0.55 de su tamaño); el margen de arriba crece una línea por cada línea de más. Una figura angosta (una
-// columna junto a una tabla) se salía por los dos lados.
-export const partirTitulo = (layout, ancho) => {
+// `anchoDeLetra` de su tamaño: ANCHO_DE_LETRA, el de Python); el margen de arriba crece una línea por cada línea de
+// más. Una figura angosta (una columna junto a una tabla) se salía por los dos lados.
+export const partirTitulo = (layout, ancho, anchoDeLetra) => {
   const t = layout.title;
   if (!t || typeof t.text !== "string" || !t.font || !t.font.size || t.text.includes("<br>")) return;
-  const cabe = Math.max(12, Math.floor((ancho - 16) / (0.55 * t.font.size)));
+  const cabe = Math.max(12, Math.floor((ancho - 16) / (anchoDeLetra * t.font.size)));
   if (t.text.length <= cabe) return;
   const lineas = renglones(t.text, cabe);
   t.text = lineas.join("<br>");
@@ -376,7 +376,7 @@ export const maquetar = (figura, pagina, ajustes) => {
     huecosEnPixeles(data, layout, (l0.height || 450) * escala);
     titulosSobreLasMarcas(layout, escala);
     partirTitulosDeLado(layout, alto, ajustes.ANCHO_DE_LETRA);
-    partirTitulo(layout, ancho);
+    partirTitulo(layout, ancho, ajustes.ANCHO_DE_LETRA);
     numerosQueCaben(data, layout, ancho, alto, ajustes.ANCHO_DE_LETRA);
   }
   if (!pagina.angosto) marcasQueCaben(layout, ancho);
