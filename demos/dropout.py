@@ -138,7 +138,8 @@ def _figura(r: dict, p: float) -> Paneles:
         )
     sumas = Mapa(
         np.stack([evaluacion.sum(1), uno.sum(1), dos.sum(1)], axis=1),  # (8, 3)
-        x=("eval", "llam. 1", "llam. 2"),
+        x=("eval", "1", "2"),
+        eje_x="Evaluación y llamadas",
         y=("",) * L,
         nombres_x=("en evaluación", "en la llamada 1", "en la llamada 2"),
         nombres_y=nombres,
@@ -155,8 +156,8 @@ def _figura(r: dict, p: float) -> Paneles:
         (*mapas, sumas),
         columnas=4,
         titulo=f"Pesos de la cabeza 1: en evaluación y en dos llamadas en entrenamiento con p = {numero(p, '.2f')}",
-        anchos=(1, 1, 1, 0.75),
-        alto_fila=330,
+        anchos=(1, 1, 1, 1),
+        alto_fila=360,
     )
 
 
@@ -226,10 +227,10 @@ def _texto(r: dict, p: float, fila: int) -> str:
         else ""
     )
     return (
-        f"**En promedio, 1.** Con p = {numero(p, '.2f')}, cada peso que queda vale $w/(1-p)$ = "
+        f"**En promedio, 1.** Con p = {numero(p, '.2f')}, cada peso que queda vale w/(1 − p) = "
         f"{numero(1 / (1 - p), '.2f')} · w, y queda con probabilidad {numero(1 - p, '.2f')}: en promedio vale w. "
         f"Tras {LLAMADAS} llamadas, la fila {fila + 1} suma en promedio **{numero(media, '.3f')}** (desviación típica "
-        f"{numero(desv, '.2f')}; la fórmula $\\sqrt{{p/(1-p) \\cdot \\sum_j w_j^2}}$ da {numero(formula, '.2f')}), y "
+        f"{numero(desv, '.2f')}; la fórmula √(p/(1 − p) · Σ w²) da {numero(formula, '.2f')}), y "
         f"las 8 filas, de {numero(todas.mean(0).min(), '.3f')} a {numero(todas.mean(0).max(), '.3f')}. Sin dividir por "
         f"1 − p sumarían {numero(1 - p, '.2f')} en promedio, y en evaluación (sin dropout) la red vería pesos más "
         "grandes que al entrenar.\n\n"
@@ -330,10 +331,10 @@ APRENDER = ap.Aprender(
 
 def construir() -> Vista:
     explicacion(EXPLICACION)
-    with gr.Row():  # el punto junto a los controles: en la primera pantalla, sobre la figura
-        p = Deslizador(0, P_MAX, value=P_INICIAL, step=P_PASO, scale=2, label="Probabilidad p de apagar un peso")
-        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla del sorteo")
-        punto = gr.Markdown(elem_id="dropout-punto")
+    with gr.Row():
+        p = Deslizador(0, P_MAX, value=P_INICIAL, step=P_PASO, scale=3, label="Probabilidad p de apagar un peso")
+        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, min_width=160, label="Semilla")
+    punto = gr.Markdown(elem_id="dropout-punto")  # en la primera pantalla, sobre la figura
     figura = grafico("Pesos en evaluación y en entrenamiento, y la suma de cada fila")
     texto = gr.Markdown()
     promedio = grafico("Promedio de la suma de una fila tras n llamadas")

@@ -152,3 +152,47 @@ def test_las_respuestas_salen_de_lo_que_muestra_la_pestana():
 def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     punto, figura, texto, promedio = cliente.predict(api_name="/dropout")
     assert "p = 0.10" in punto and "en evaluación, **1.000**" in punto and "model.eval()" in texto
+
+
+# --- en Chromium: las capturas que se miran (artefactos/capturas/dropout-*.png) y ningún texto pisado ------------
+
+
+@pytest.mark.navegador
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    ("nombre", "ventana", "esquema"),
+    [("portatil", (1280, 800), "light"), ("telefono", (390, 844), "light"), ("oscuro", (1280, 800), "dark")],
+)
+def test_capturas_sin_textos_que_se_pisen(navegador, url_app, nombre, ventana, esquema):
+    from tests.ayuda_navegador import (
+        ESPERA_MS,
+        QUIETA,
+        QUIETA_MS,
+        carpeta_capturas,
+        fuente_figura,
+        guardar_captura,
+        textos_que_se_solapan,
+    )
+
+    movil = ventana[0] < 500
+    contexto = navegador.new_context(
+        viewport=dict(zip(("width", "height"), ventana, strict=True)),
+        locale="es-ES",
+        color_scheme=esquema,
+        has_touch=movil,
+        is_mobile=movil,
+    )
+    contexto.set_default_timeout(ESPERA_MS)
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app + "demo/dropout/?predecir=0")
+        fuente_figura(pg, "dropout")
+        pg.wait_for_function(QUIETA, arg=QUIETA_MS, timeout=30_000, polling=50)  # sin salidas a medio llegar
+        guardar_captura(pg, carpeta_capturas() / f"dropout-{nombre}.png")
+        assert not textos_que_se_solapan(pg)
+        pg.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        pg.wait_for_timeout(800)
+        guardar_captura(pg, carpeta_capturas() / f"dropout-{nombre}-abajo.png")
+        pg.screenshot(path=str(carpeta_capturas() / f"dropout-{nombre}-entera.png"), full_page=True)
+    finally:
+        contexto.close()
