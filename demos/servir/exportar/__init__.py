@@ -263,6 +263,8 @@ def _barridos(pedido: Pedido, paquetes: list[dict], tipos: list[str]) -> list[di
             {
                 "k": k0,
                 "vale": vale,
+                "cerca": k0 if k0 is not None else _mas_cercana(paq, pedido.valores[i]),
+                "valor_entrada": pedido.valores[i],
                 "datos": {
                     "modo": "control",
                     "salidas": len(vista.salidas),
@@ -291,6 +293,18 @@ def _parada_inicial(paq: dict, valores: list, i: int) -> tuple[int | None, bool]
         if _igual(v, valores[i]):
             return k, vale
     return None, vale
+
+
+def _mas_cercana(paq: dict, valor) -> int | None:
+    """La parada cuya entrada está más cerca de `valor` (T = 0.5 no es una parada de log T): ahí va el control."""
+    numeros = [
+        (abs(v - valor), k) for k, v in enumerate(paq.get("entradas") or []) if _es_numero(v) and _es_numero(valor)
+    ]
+    return min(numeros)[1] if numeros else None
+
+
+def _es_numero(x) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
 
 
 def _igual(a, b) -> bool:

@@ -40,7 +40,7 @@ def _explicacion(texto: str | None) -> str:
 
 def _barrido(n: int, b: dict) -> str:
     c, paq = b["control"], b["paquete"]
-    k = b["k"]
+    k = b["k"] if b["k"] is not None else b["cerca"]  # un valor que no es una parada: el control, en la más cercana
     i = b["datos"]["entrada"]
     propia = b["entrada_etiqueta"] is None  # el control es la entrada de la función
     info = f'<p class="info" data-info="{n}">{escapar(c.get("info"))}</p>'
@@ -64,7 +64,7 @@ def _barrido(n: int, b: dict) -> str:
         cabeza = f'<span class="etiqueta">{escapar(c["etiqueta"])}</span>'
     entrada = ""
     if not propia:
-        valor = paq["entradas"][k] if k is not None else ""
+        valor = b["valor_entrada"]  # el de la vista, aunque no sea una parada
         entrada = (
             f'<p class="entrada">{escapar(b["entrada_etiqueta"])}: '
             f'<output data-entrada="{i}">{escapar(valor)}</output></p>'
