@@ -37,7 +37,8 @@ parámetros, $4 d^2 + 4 d$ con cualquier número de cabezas, los mismos que `nn.
 cabezas no añaden parámetros: cortan las mismas columnas en trozos más finos. Debajo, los pesos de cada
 cabeza de una capa recién creada (**sin entrenar**) sobre vectores al azar: son distintos solo porque sus
 proyecciones al azar lo son. Cabezas entrenadas, que sí miran a algo, hay en *Inversión de dígitos* y
-*Parches ViT*.
+*Parches ViT*. La comparación es en evaluación (`eval()`): las clases del tutorial aplican además dropout a los pesos,
+y en entrenamiento sus filas ya no suman 1 (la pestaña siguiente, *Dropout y model.eval()*).
 """
 
 TITULO_FIGURA = "Los pesos de cada cabeza (capa sin entrenar: distintos solo porque sus proyecciones al azar lo son)"
