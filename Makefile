@@ -54,5 +54,12 @@ checkpoints: $(VENV)/.instalado-run
 	for n in inversion-digitos inversion-digitos-sin-posicion vit-digitos cbam-digitos clasificador-opiniones decodificador-inversion; do \
 	  $(PY) -m modelos.entrenamiento $$n || exit 1; done
 
+# Las pestañas del mazo sin conexión (docs/sin-conexion.html), exportadas a docs/exportados/ (fuera de git).
+.PHONY: exportados
+exportados: $(VENV)/.instalado-run
+	$(PY) app.py --exportar temperatura --salida docs/exportados/temperatura.html --param T=0.5
+	$(PY) app.py --exportar mascara-causal --salida docs/exportados/mascara-causal.html --param tipo=ventana
+	$(PY) app.py --exportar generacion --salida docs/exportados/generacion.html
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis artefactos node_modules

@@ -98,7 +98,8 @@ def test_cada_pestana_se_exporta_en_un_archivo_de_menos_de_3_mb(id_):
 
 def test_lo_que_escribe_un_visitante_va_escapado():
     pagina = ex.exportar_id("temperatura", {"palabras": f"uno,{','.join(MALICIOSAS)},cuatro"})
-    assert pagina.count("<script") == 4  # el de la suite, los datos, Plotly.js y pagina.js: ninguno del visitante
+    # La suite, los datos, Plotly.js, pagina.js y las teclas del mazo: ninguno del visitante.
+    assert pagina.count("<script") == 5
     assert "<img" not in pagina and "<b>x" not in pagina
     assert "&lt;/script&gt;&lt;b&gt;x" in pagina and "&lt;img src=//o/x&gt;" in pagina  # se leen como texto
     # En los datos, `<` va como \u003c: ningún texto cierra el elemento.

@@ -136,3 +136,34 @@ def test_el_archivo_del_boton_de_la_app_se_arrastra_sin_red(navegador, url_app, 
         assert len(firmas) >= 15 and pg.fuera == [] and pg.errores == [], (len(firmas), pg.fuera, pg.errores)
         pg.screenshot(path=str(carpeta_capturas() / f"exportado-descarga-{esquema}-{ancho}.png"))
         pg.context.close()
+
+
+def test_el_mazo_reveal_incrusta_los_archivos_sin_servidor(navegador, tmp_path):
+    """docs/sin-conexion.html desde file://, con reveal.js de node_modules/ y tres archivos exportados: la pestaña
+    de la segunda diapositiva se dibuja y se arrastra sin red, y tras un clic en ella ArrowRight avanza el mazo."""
+    import shutil
+
+    from tests.ayuda import RAIZ
+
+    if not (RAIZ / "node_modules" / "reveal.js" / "dist" / "reveal.js").exists():
+        pytest.fail("Falta reveal.js en node_modules/: `make npm`.")
+    docs = tmp_path / "docs"
+    (docs / "exportados").mkdir(parents=True)
+    for nombre in ("sin-conexion.html", "teclas-del-mazo.js"):
+        shutil.copy(RAIZ / "docs" / nombre, docs / nombre)
+    (tmp_path / "node_modules").symlink_to(RAIZ / "node_modules")
+    ajustes = {"temperatura": {"T": "0.5"}, "mascara-causal": {"tipo": "ventana"}, "generacion": {}}
+    for id_, parametros in ajustes.items():
+        (docs / "exportados" / f"{id_}.html").write_text(ex.exportar_id(id_, parametros), encoding="utf-8")
+    pg = abrir(navegador, docs / "sin-conexion.html", "light", 1280, 800)
+    pg.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=ESPERA_MS)
+    pg.evaluate("() => Reveal.slide(1)")
+    marco = pg.frame_locator("iframe[title^='Temperatura']")
+    marco.locator("#temperatura-figura1 .js-plotly-plot .main-svg").first.wait_for(timeout=ESPERA_MS)
+    pg.wait_for_timeout(500)
+    pg.screenshot(path=str(carpeta_capturas() / "exportado-mazo-temperatura.png"))
+    marco.locator("h1").click()  # el foco, en la pestaña (no en su deslizador)
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("() => Reveal.getIndices().h === 2", timeout=ESPERA_MS)
+    assert pg.fuera == [] and pg.errores == [], (pg.fuera, pg.errores)
+    pg.context.close()

@@ -8,6 +8,7 @@ Plotly.js y `pagina.js`) llevan el `nonce` de la política de contenido: nada m�
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 import gradio as gr
 
@@ -16,6 +17,12 @@ from demos.comun.vista import Vista
 from demos.servir.exportar import a_json_en_html, escapar, guion_de_la_suite, plotly_js, recurso, textos
 
 TITULO_SUITE = "Atención y transformers"
+
+
+def _teclas_del_mazo() -> str:
+    """El guion de la app que, en un iframe con ?presentacion=1, devuelve las flechas y Escape al mazo
+    (demos/servir/pagina/incrustada.js, el mismo: README, «En un mazo reveal.js»)."""
+    return (Path(__file__).parent.parent / "pagina" / "incrustada.js").read_text(encoding="utf-8")
 
 
 def _politica(nonce: str) -> str:
@@ -194,6 +201,7 @@ calculó la función de la pestaña al exportar; este archivo no pide nada a la 
 <script type="application/json" id="datos-exportados">{a_json_en_html(datos)}</script>
 <script nonce="{nonce}">{plotly_js()}</script>
 <script nonce="{nonce}">{recurso("pagina.js")}</script>
+<script nonce="{nonce}">({_teclas_del_mazo()})();</script>
 </body>
 </html>
 """
