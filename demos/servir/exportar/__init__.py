@@ -229,7 +229,7 @@ def exportar(pedido: Pedido, base: str | None = None, ahora: datetime | None = N
     if len(pagina.encode()) > MAX_BYTES_ARCHIVO:
         raise ValueError(
             f"El archivo de «{p.titulo}» con estos ajustes pesaría {len(pagina.encode()) / 1e6:.1f} MB, más que el "
-            f"tope de {MAX_BYTES_ARCHIVO / 1e6:.0f} MB: prueba con menos palabras o un tamaño más chico."
+            f"tope de {MAX_BYTES_ARCHIVO / 1e6:.0f} MB: prueba con menos palabras o un tamaño más pequeño."
         )
     return pagina
 
