@@ -43,8 +43,11 @@ matrices van en una sola capa, `q, k, v = self.qkv(x).chunk(3, dim=-1)`. Aquí s
 **entrenadas**: sus puntajes $q_i \cdot k_j / \sqrt{d}$ dibujan la antidiagonal de la inversión.
 
 Mueve **t** para llevar la clave hacia la consulta, $K = (1 - t)\,K + t\,Q$: con $t = 1$ las dos salen de la misma
-proyección, los puntajes se vuelven simétricos ($q_i \cdot q_j = q_j \cdot q_i$) y cada fila se mira a sí misma.
-Por eso $W_q$ y $W_k$ son dos matrices distintas.
+proyección, los puntajes se vuelven simétricos ($q_i \cdot q_j = q_j \cdot q_i$) y cada fila se mira sobre todo a sí
+misma. Con una sola proyección ninguna cabeza puede dibujar la antidiagonal entera: de cada par de espejos, la fila de
+$q$ más larga se puntúa a sí misma al menos tanto como a su espejo. Eso limita el mapa, no la tarea: entrenado con
+$K = Q$, este mismo transformer también aprende a invertir, pero con un mapa en X (cada fila reparte su peso entre sí
+misma y su espejo). Dos matrices, $W_q$ y $W_k$, dejan que lo que una ficha busca sea distinto de lo que ofrece.
 """
 
 
@@ -370,8 +373,8 @@ APRENDER = ap.Aprender(
             ),
         ),
         porque="Con K = Q, {propia} de 8 filas miran sobre todo a sí mismas y {espejo} a su espejo: los puntajes "
-        "q_i·q_j son simétricos y la diagonal |q_i|²/√d es el máximo de su fila en cuanto q_i es la más larga. Por "
-        "eso W_q y W_k se aprenden por separado.",
+        "q_i·q_j son simétricos y la diagonal |q_i|²/√d es el máximo de su fila en cuanto q_i es la más larga. Con "
+        "W_q y W_k distintas, lo que una ficha busca puede ser distinto de lo que ofrece.",
     ),
     preguntas=(
         ap.Pregunta(

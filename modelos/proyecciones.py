@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from .atencion import atencion
+from .atencion import AtencionMulticabeza, atencion
 from .transformer import TransformerJuguete
 
 
@@ -117,3 +117,24 @@ def preferirian_el_espejo(Q: Tensor) -> int:
     L = S.shape[0]
     i = torch.arange(L)
     return int((S[i, L - 1 - i] > S[i, i]).sum())
+
+
+class AtencionKIgualQ(AtencionMulticabeza):
+    """La autoatención de la lección con una sola proyección para consultas y claves: K = Q.
+
+    Usa las filas de W_q de `qkv` para las dos; las de W_k quedan sin usar (ni reciben gradiente). Sirve para entrenar
+    el mismo transformer con K = Q y ver qué mapa aprende cuando la antidiagonal no está a su alcance.
+    """
+
+    def forward(self, x: Tensor, mascara: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """x: (B, L, d_modelo) -> y (B, L, d_modelo), pesos (B, cabezas, L, L), simétricos antes del softmax."""
+        q, _, v = self.qkv(x).chunk(3, dim=-1)  # 2 × (B, L, D); la K se descarta
+        o, pesos = atencion(self.separar(q), self.separar(q), self.separar(v), mascara)
+        return self.salida(self.juntar(o)), pesos
+
+
+def con_k_igual_a_q(modelo: TransformerJuguete) -> TransformerJuguete:
+    """El mismo modelo (in situ: uno del llamador, nunca uno compartido) con K = Q en cada bloque."""
+    for bloque in modelo.bloques:
+        bloque.atencion.__class__ = AtencionKIgualQ
+    return modelo
