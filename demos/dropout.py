@@ -210,7 +210,8 @@ def _punto(r: dict, p: float, fila: int) -> str:
     return (
         f"p = {numero(p, '.2f')}: en entrenamiento, la fila {fila + 1} suma **{numero(uno.sum(), '.2f')}**{nota}; "
         f"en evaluación, **{numero(r['pesos'][fila].sum(), '.3f')}**. Dos llamadas en entrenamiento con la misma "
-        f"secuencia dan probabilidades distintas (una cambia en **{numero(cambio, '.2f')}**); en evaluación, iguales."
+        f"secuencia dan probabilidades distintas (la que más cambia, en **{numero(cambio, '.2f')}**); en evaluación, "
+        "iguales."
     )
 
 
