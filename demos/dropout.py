@@ -76,16 +76,19 @@ def correr(p: float, semilla: int) -> dict:
     with torch.inference_mode():
         logits, (pesos,) = modelo(x, con_pesos=True)  # (1, 8, 10), (1, cabezas, 8, 8)
         logits_e, (pesos_e,) = copia(x.expand(LLAMADAS, -1), con_pesos=True)  # (N, 8, 10), (N, cabezas, 8, 8)
-    return {
+    r = {
         "pesos": pesos[0, CABEZA].double().cpu().numpy(),
         "pesos_e": pesos_e[:, CABEZA].double().cpu().numpy(),
         "pred": logits[0].argmax(-1).cpu().numpy(),  # (8,)
         "pred_e": logits_e.argmax(-1).cpu().numpy(),  # (N, 8)
-        "prob": torch.softmax(logits[0], -1).double().cpu().numpy(),  # (8, 10)
         "prob_e": torch.softmax(logits_e[:2], -1).double().cpu().numpy(),  # (2, 8, 10): las llamadas 1 y 2
         # ¿Todas las cabezas miran al espejo (la antidiagonal) en cada fila?
         "espejo": bool((pesos[0].argmax(-1).cpu() == torch.arange(len(SECUENCIA) - 1, -1, -1)).all()),
     }
+    for v in r.values():  # guardados en la caché y compartidos entre peticiones: de solo lectura
+        if isinstance(v, np.ndarray):
+            v.setflags(write=False)
+    return r
 
 
 # --- la vista -----------------------------------------------------------------------------------------------
