@@ -323,7 +323,7 @@ def exportar(id_: str, salida: str | None, pares: list[str], base: str | None) -
     """`--exportar`: escribe el archivo y devuelve 0, o dice en español qué no sirve (y lo que hay) y devuelve 2."""
     import sys
 
-    from demos.servir.exportar import exportar_id, leer_parametros
+    from demos.servir.exportar.orden import exportar_id, leer_parametros
 
     try:
         if not salida:

@@ -13,6 +13,7 @@ import pytest
 
 from demos import PESTANAS, POR_ID
 from demos.servir import exportar as ex
+from demos.servir.exportar import orden
 
 MALICIOSAS = ("</script><b>x", "<img src=//o/x>")  # caben en una palabra de temperatura (30 letras)
 
@@ -70,7 +71,7 @@ def test_sin_salida_lo_dice(capsys):
 
 def test_la_vista_que_la_funcion_rechaza_no_se_exporta():
     with pytest.raises(ValueError, match="puntaje"):
-        ex.exportar_id("temperatura", {"palabras": "a,b", "puntajes": "1,2,3"})
+        orden.exportar_id("temperatura", {"palabras": "a,b", "puntajes": "1,2,3"})
 
 
 # --- el archivo ------------------------------------------------------------------------------------
@@ -81,7 +82,7 @@ def test_cada_pestana_se_exporta_en_un_archivo_de_menos_de_3_mb(id_):
     """Todas las del registro (las nuevas también): título, «Qué mirar», una figura por cada Figura de la vista, un
     deslizador o una lista por cada barrido que cabe, y nada que se pida a la red."""
     p = POR_ID[id_]
-    pagina = ex.exportar_id(id_, {})
+    pagina = orden.exportar_id(id_, {})
     assert len(pagina.encode()) < ex.MAX_BYTES_ARCHIVO
     assert p.titulo in pagina and ex.escapar(p.que_mirar) in pagina
     datos = _datos(pagina)
@@ -97,7 +98,7 @@ def test_cada_pestana_se_exporta_en_un_archivo_de_menos_de_3_mb(id_):
 
 
 def test_lo_que_escribe_un_visitante_va_escapado():
-    pagina = ex.exportar_id("temperatura", {"palabras": f"uno,{','.join(MALICIOSAS)},cuatro"})
+    pagina = orden.exportar_id("temperatura", {"palabras": f"uno,{','.join(MALICIOSAS)},cuatro"})
     # La suite, los datos, Plotly.js, pagina.js y las teclas del mazo: ninguno del visitante.
     assert pagina.count("<script") == 5
     assert "<img" not in pagina and "<b>x" not in pagina
@@ -108,7 +109,7 @@ def test_lo_que_escribe_un_visitante_va_escapado():
 
 
 def test_un_control_que_necesita_el_servidor_muestra_su_valor_desactivado_y_enlaza_a_la_pestana():
-    pagina = ex.exportar_id("temperatura", {"n": "50", "semilla": "3"}, base="https://app.example/")
+    pagina = orden.exportar_id("temperatura", {"n": "50", "semilla": "3"}, base="https://app.example/")
     assert re.search(r'<input type="number" data-entrada="3" disabled value="50">', pagina)
     assert "Estos controles necesitan el servidor" in pagina
     assert 'href="https://app.example/demo/temperatura/?n=50&amp;semilla=3"' in pagina
@@ -117,20 +118,20 @@ def test_un_control_que_necesita_el_servidor_muestra_su_valor_desactivado_y_enla
 def test_sin_base_el_enlace_es_relativo_o_el_del_space(monkeypatch):
     monkeypatch.delenv(ex.VARIABLE_BASE, raising=False)
     monkeypatch.delenv("SPACE_HOST", raising=False)
-    assert 'href="/demo/temperatura/"' in ex.exportar_id("temperatura", {})
+    assert 'href="/demo/temperatura/"' in orden.exportar_id("temperatura", {})
     monkeypatch.setenv("SPACE_HOST", "org-atencion.hf.space")
-    assert 'href="https://org-atencion.hf.space/demo/temperatura/"' in ex.exportar_id("temperatura", {})
+    assert 'href="https://org-atencion.hf.space/demo/temperatura/"' in orden.exportar_id("temperatura", {})
 
 
 def test_un_archivo_que_pasaria_del_tope_no_se_escribe(monkeypatch):
     monkeypatch.setattr(ex, "MAX_BYTES_ARCHIVO", 1_000_000)
     with pytest.raises(ValueError, match=r"pesaría 1\.\d MB, más que el tope de 1 MB"):
-        ex.exportar_id("temperatura", {})
+        orden.exportar_id("temperatura", {})
 
 
 def test_cada_parada_trae_sus_textos_hechos_en_python():
     """El texto bajo las figuras cambia con T como en la app: el HTML de cada parada, hecho con la función."""
-    datos = _datos(ex.exportar_id("temperatura", {}))
+    datos = _datos(orden.exportar_id("temperatura", {}))
     (b,) = datos["barridos"]
     assert b["datos"]["controles"] == 2 and b["entrada_etiqueta"].startswith("Temperatura T")
     textos = b["textos"]
@@ -153,7 +154,7 @@ def test_formulas_como_texto():
 def test_la_descarga_escribe_el_html_de_la_vista_que_se_ve():
     from demos.servir.descarga import exportar_html
 
-    p, vista = ex.construir("variantes")
+    p, vista = orden.construir("variantes")
     valores = [c.value for c in vista.entradas]
     i = next(k for k, c in enumerate(vista.entradas) if c is vista.url["L"])
     valores[i] = 12

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from demos.servir import exportar as ex
+from demos.servir.exportar import orden
 from tests.ayuda_navegador import ESPERA_MS, RUIDO, carpeta_capturas
 
 pytestmark = pytest.mark.navegador
@@ -69,7 +69,7 @@ def dibujada(pg, id_: str) -> None:
 )
 def test_el_archivo_se_arrastra_sin_red(navegador, tmp_path, id_, minimo, esquema, ancho):
     archivo = tmp_path / f"{id_}.html"
-    archivo.write_text(ex.exportar_id(id_, {}), encoding="utf-8")
+    archivo.write_text(orden.exportar_id(id_, {}), encoding="utf-8")
     pg = abrir(navegador, archivo, esquema, ancho)
     dibujada(pg, id_)
     assert pg.evaluate("() => document.body.classList.contains('dark')") is (esquema == "dark")
@@ -85,7 +85,7 @@ def test_el_archivo_se_arrastra_sin_red(navegador, tmp_path, id_, minimo, esquem
 
 def test_valores_al_pasar_el_puntero_proyector_y_boton_de_modo(navegador, tmp_path):
     archivo = tmp_path / "temperatura.html"
-    archivo.write_text(ex.exportar_id("temperatura", {"T": "0.5"}), encoding="utf-8")
+    archivo.write_text(orden.exportar_id("temperatura", {"T": "0.5"}), encoding="utf-8")
     pg = abrir(navegador, archivo, "light", 1280, 720, consulta="?presentacion=1")
     dibujada(pg, "temperatura")
     assert pg.evaluate("() => document.documentElement.classList.contains('presentacion')")
@@ -103,7 +103,7 @@ def test_valores_al_pasar_el_puntero_proyector_y_boton_de_modo(navegador, tmp_pa
 
 def test_una_pestana_sin_barridos_muestra_sus_figuras_y_sus_controles_desactivados(navegador, tmp_path):
     archivo = tmp_path / "inversion.html"
-    archivo.write_text(ex.exportar_id("inversion-digitos", {"digitos": "12345678"}), encoding="utf-8")
+    archivo.write_text(orden.exportar_id("inversion-digitos", {"digitos": "12345678"}), encoding="utf-8")
     pg = abrir(navegador, archivo, "dark", 390, 844)
     dibujada(pg, "inversion-digitos")
     campo = pg.locator("textarea[data-entrada='0']")
@@ -154,7 +154,7 @@ def test_el_mazo_reveal_incrusta_los_archivos_sin_servidor(navegador, tmp_path):
     (tmp_path / "node_modules").symlink_to(RAIZ / "node_modules")
     ajustes = {"temperatura": {"T": "0.5"}, "mascara-causal": {"tipo": "ventana"}, "generacion": {}}
     for id_, parametros in ajustes.items():
-        (docs / "exportados" / f"{id_}.html").write_text(ex.exportar_id(id_, parametros), encoding="utf-8")
+        (docs / "exportados" / f"{id_}.html").write_text(orden.exportar_id(id_, parametros), encoding="utf-8")
     pg = abrir(navegador, docs / "sin-conexion.html", "light", 1280, 800)
     pg.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=ESPERA_MS)
     pg.evaluate("() => Reveal.slide(1)")

@@ -18,7 +18,6 @@ política de contenido lo prohíbe: `connect-src 'none'`, y solo corren sus prop
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import os
@@ -27,23 +26,17 @@ import secrets
 import urllib.parse
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
-from pathlib import Path
-from typing import Any
 
 import gradio as gr
 import orjson
 
-from demos import POR_ID, Pestana, buscar
-from demos.comun import navegador
+from demos import Pestana
 from demos.comun.barrido import al_navegador, armar, paquetes_de
-from demos.comun.figuras.componente import PLOTLY, Figura
-from demos.comun.seguridad import sin_bidi
+from demos.comun.figuras.componente import Figura
 from demos.comun.vista import Vista
-from demos.servir.conectar import valor_desde_url
 from demos.servir.exportar import textos
+from demos.servir.exportar.armado import armar_pagina, escapar, json_compacto  # noqa: F401 (escapar: para quien exporta)
 
-CARPETA = Path(__file__).parent
 MAX_BYTES_ARCHIVO = 3_000_000  # un archivo exportado pesa menos que esto (Plotly.js: 1.4 MB)
 MAX_BYTES_TEXTOS = 600_000  # los textos y tablas de todas las paradas; si pasan, siguen la vista inicial
 # La dirección de la app para el enlace a la pestaña en vivo; sin ella, la del Space si corre en uno, o relativa.
@@ -59,61 +52,6 @@ class Pedido:
     vista: Vista
     valores: list
     presentacion: bool = False
-
-
-# --- de la línea de órdenes y de la página -----------------------------------------------------------
-
-
-def construir(id_: str) -> tuple[Pestana, Vista]:
-    """La pestaña `id_` armada en unos Blocks propios (sin servidor). ValueError en español si no existe."""
-    p = buscar(id_)
-    with gr.Blocks():
-        vista = p.cargar().construir()
-    return p, vista
-
-
-def valores_de(vista: Vista, parametros: dict[str, str]) -> tuple[list, bool]:
-    """Los valores de las entradas con los ajustes pedidos, y si va en modo presentación. A diferencia de la URL
-    de la app (que ignora lo que no sirve con un aviso), aquí un nombre o un valor que no sirve es un error que
-    dice lo que hay."""
-    valores = [c.value for c in vista.entradas]
-    presentacion = False
-    for nombre, texto in parametros.items():
-        if nombre == PRESENTACION:
-            if texto not in {"0", "1"}:
-                raise ValueError(f"«{PRESENTACION}={texto[:40]}» no sirve: debe ser 1 o 0.")
-            presentacion = texto == "1"
-            continue
-        if nombre not in vista.url:
-            hay = ", ".join([*vista.url, PRESENTACION])
-            raise ValueError(f"Esta pestaña no tiene el ajuste «{nombre[:40]}». Tiene: {hay}.")
-        i = next(k for k, c in enumerate(vista.entradas) if c is vista.url[nombre])
-        try:
-            valores[i] = valor_desde_url(vista.url[nombre], texto)
-        except ValueError as e:
-            raise ValueError(f"«{nombre}={texto[:40]}» no sirve: {e}.") from None
-    return valores, presentacion
-
-
-def leer_parametros(pares: list[str]) -> dict[str, str]:
-    """["T=0.5", "n=10"] -> {"T": "0.5", "n": "10"}; un par sin «=» es un error en español."""
-    parametros = {}
-    for par in pares:
-        nombre, igual, valor = par.partition("=")
-        if not igual or not nombre.strip():
-            raise ValueError(f"«{par[:40]}» no es un ajuste: se escribe nombre=valor (por ejemplo, T=0.5).")
-        parametros[nombre.strip()] = valor
-    return parametros
-
-
-def exportar_id(id_: str, parametros: dict[str, str], base: str | None = None) -> str:
-    """El HTML de la pestaña `id_` con esos ajustes (los nombres de su URL). ValueError en español si algo no
-    sirve: la pestaña, un nombre, un valor, o la vista que la función rechaza."""
-    if id_ not in POR_ID:
-        raise ValueError(f"No hay una pestaña «{id_[:40]}». Las hay: {', '.join(POR_ID)}.")
-    p, vista = construir(id_)
-    valores, presentacion = valores_de(vista, parametros)
-    return exportar(Pedido(p, vista, valores, presentacion), base=base)
 
 
 # --- el archivo ---------------------------------------------------------------------------------------
@@ -188,8 +126,6 @@ def _tipo(componente) -> str:
 def exportar(pedido: Pedido, base: str | None = None, ahora: datetime | None = None) -> str:
     """El archivo HTML de la vista de `pedido`. ValueError en español si la función la rechaza o si pasaría de
     `MAX_BYTES_ARCHIVO`."""
-    from demos.servir.exportar.armado import armar_pagina  # el HTML, aparte
-
     p, vista, valores = pedido.pestana, pedido.vista, list(pedido.valores)
     base = validar_base(base_por_omision() if base is None else base)
     resultado = vista.fn(*valores)  # la validación y los límites de la pestaña, como en una vista
@@ -200,7 +136,7 @@ def exportar(pedido: Pedido, base: str | None = None, ahora: datetime | None = N
     salidas = [
         {
             "tipo": t,
-            "valor": _json(v["plot"]) if t == "figura" and v else None,
+            "valor": json_compacto(v["plot"]) if t == "figura" and v else None,
             "html": textos.a_html(t, v) if t != "figura" else None,
             "etiqueta": getattr(s, "label", None) or "",
         }
@@ -337,39 +273,3 @@ def _textos_por_parada(paq: dict, tipos: list[str], salidas: list) -> dict:
             indices.append(distintos.setdefault(h, len(distintos)))
         hechos[str(j)] = {"v": list(distintos), "i": indices}
     return hechos
-
-
-@cache
-def plotly_js() -> str:
-    return PLOTLY.read_text(encoding="utf-8")
-
-
-@cache
-def recurso(nombre: str) -> str:
-    return (CARPETA / nombre).read_text(encoding="utf-8")
-
-
-def guion_de_la_suite() -> str:
-    return navegador.guion()
-
-
-def a_json_en_html(datos: Any) -> str:
-    """JSON para un `<script type="application/json">`: `<`, `>` y `&` como \\u00XX (solo van dentro de textos),
-    así ningún texto cierra el elemento."""
-    crudo = _json(datos)
-    return crudo.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def _json(datos: Any) -> str:
-    """JSON compacto; los números de numpy (una casilla de tabla) como números de Python."""
-    return orjson.dumps(datos, option=orjson.OPT_SERIALIZE_NUMPY, default=_numpy).decode()
-
-
-def _numpy(x: Any) -> Any:
-    if hasattr(x, "item"):
-        return x.item()
-    raise TypeError(type(x).__name__)
-
-
-def escapar(x: Any) -> str:
-    return html.escape(sin_bidi("" if x is None else x), quote=True)

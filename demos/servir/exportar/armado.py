@@ -7,16 +7,60 @@ Plotly.js y `pagina.js`) llevan el `nonce` de la política de contenido: nada m�
 
 from __future__ import annotations
 
+import html
 from datetime import datetime
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import gradio as gr
+import orjson
 
 from demos import Pestana
+from demos.comun import navegador
+from demos.comun.figuras.componente import PLOTLY
+from demos.comun.seguridad import sin_bidi
 from demos.comun.vista import Vista
-from demos.servir.exportar import a_json_en_html, escapar, guion_de_la_suite, plotly_js, recurso, textos
+from demos.servir.exportar import textos
 
 TITULO_SUITE = "Atención y transformers"
+CARPETA = Path(__file__).parent
+
+
+@cache
+def plotly_js() -> str:
+    return PLOTLY.read_text(encoding="utf-8")
+
+
+@cache
+def recurso(nombre: str) -> str:
+    return (CARPETA / nombre).read_text(encoding="utf-8")
+
+
+def guion_de_la_suite() -> str:
+    return navegador.guion()
+
+
+def a_json_en_html(datos: Any) -> str:
+    """JSON para un `<script type="application/json">`: `<`, `>` y `&` como \\u00XX (solo van dentro de textos),
+    así ningún texto cierra el elemento."""
+    crudo = json_compacto(datos)
+    return crudo.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def json_compacto(datos: Any) -> str:
+    """JSON compacto; los números de numpy (una casilla de tabla) como números de Python."""
+    return orjson.dumps(datos, option=orjson.OPT_SERIALIZE_NUMPY, default=_numpy).decode()
+
+
+def _numpy(x: Any) -> Any:
+    if hasattr(x, "item"):
+        return x.item()
+    raise TypeError(type(x).__name__)
+
+
+def escapar(x: Any) -> str:
+    return html.escape(sin_bidi("" if x is None else x), quote=True)
 
 
 def _teclas_del_mazo() -> str:
