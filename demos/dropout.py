@@ -335,10 +335,10 @@ APRENDER = ap.Aprender(
 
 def construir() -> Vista:
     explicacion(EXPLICACION)
-    with gr.Row():
-        p = Deslizador(0, P_MAX, value=P_INICIAL, step=P_PASO, scale=3, label="Probabilidad p de apagar un peso")
-        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, min_width=160, label="Semilla")
-    punto = gr.Markdown(elem_id="dropout-punto")  # en la primera pantalla, sobre la figura
+    with gr.Row():  # el punto junto a los controles (una sola fila sobre la figura): en la primera pantalla
+        p = Deslizador(0, P_MAX, value=P_INICIAL, step=P_PASO, scale=2, label="Probabilidad p de apagar un peso")
+        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, min_width=120, label="Semilla")
+        punto = gr.Markdown(elem_id="dropout-punto")
     figura = grafico("Pesos en evaluación y en entrenamiento, y la suma de cada fila")
     texto = gr.Markdown()
     promedio = grafico("Promedio de la suma de una fila tras n llamadas")
