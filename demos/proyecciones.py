@@ -300,9 +300,9 @@ def _texto_comparar(r: dict, h: int) -> str:
     return (
         f"Con la misma x, lo que cambia es la proyección. La entrenada: {_miran(entrenada)} sobre todo a su "
         f"espejo. La misma capa `qkv` antes de entrenar (paso 0): ningún peso pasa de {numero(antes.max())} (parejo "
-        f"sería {numero(1 / LARGO, '.3f')}), y el mayor de cada fila cae en su espejo en {antes_espejo} y en sí misma "
-        f"en {antes_propia}. Sin proyección (Q = K = LN(x), como una W identidad, otra proyección compartida): "
-        f"{_miran(sin_propia)} sobre todo a sí mismas."
+        f"sería {numero(1 / LARGO, '.3f')}), y el peso mayor de una fila cae en su espejo en {antes_espejo} de {LARGO} "
+        f"filas y en la fila misma en {antes_propia}. Sin proyección (Q = K = LN(x), como una W identidad, otra "
+        f"proyección compartida): {_miran(sin_propia)} sobre todo a sí mismas."
     )
 
 
