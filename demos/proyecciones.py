@@ -72,27 +72,6 @@ def _sin_entrenar() -> nn.Linear:
     return modelo.bloques[0].atencion.qkv
 
 
-def _iguales_al_tutorial(qkv: nn.Linear, x: torch.Tensor, q, k, v) -> float:
-    """La mayor diferencia entre Q, K, V de `qkv` y los de las tres capas w_q, w_k, w_v del tutorial."""
-    w_q, w_k, w_v = pr.separar_qkv(qkv)
-    with torch.inference_mode():
-        return max((a - w(x)).abs().max().item() for a, w in ((q, w_q), (k, w_k), (v, w_v)))
-
-
-def _iguales_a_pytorch(atencion, x: torch.Tensor, pesos: np.ndarray) -> float:
-    """La mayor diferencia entre los pesos por cabeza (cabezas, L, L) y los de `nn.MultiheadAttention` con los mismos
-    parámetros (`in_proj_weight = qkv.weight`, `out_proj = salida`)."""
-    d, cabezas = x.shape[-1], atencion.cabezas
-    oficial = nn.MultiheadAttention(d, cabezas, batch_first=True).to(x.device).eval()
-    with torch.inference_mode():
-        oficial.in_proj_weight.copy_(atencion.qkv.weight)
-        oficial.in_proj_bias.copy_(atencion.qkv.bias)
-        oficial.out_proj.weight.copy_(atencion.salida.weight)
-        oficial.out_proj.bias.copy_(atencion.salida.bias)
-        _, suyos = oficial(x[None], x[None], x[None], average_attn_weights=False)  # (1, cabezas, L, L)
-    return float(np.abs(suyos[0].cpu().numpy() - pesos).max())
-
-
 @lru_cache(maxsize=64)
 def correr(digitos: tuple[int, ...]) -> dict:
     """x, LayerNorm(x), Q, K, V de la capa entrenada, sus puntajes con K y con Q, y las comparaciones, en numpy.
@@ -103,7 +82,7 @@ def correr(digitos: tuple[int, ...]) -> dict:
     modelo = cargar(NOMBRE)
     atencion = modelo.bloques[0].atencion
     x, normada = pr.entrada_de_la_atencion(modelo, torch.tensor(digitos, device=dispositivo()))  # (L, d)
-    q, k, v = pr.proyectar(atencion.qkv, normada)  # 3 × (L, d)
+    q, k, _ = pr.proyectar(atencion.qkv, normada)  # 3 × (L, d)
     q0, k0, _ = pr.proyectar(_sin_entrenar().to(x.device), normada)
     H = atencion.cabezas
     cab = [(pr.de_la_cabeza(q, h, H), pr.de_la_cabeza(k, h, H)) for h in range(H)]
@@ -126,8 +105,8 @@ def correr(digitos: tuple[int, ...]) -> dict:
         "d": x.shape[-1],
         "cabezas": H,
         "parametros": sum(p.numel() for p in atencion.qkv.parameters()),
-        "tutorial": _iguales_al_tutorial(atencion.qkv, normada, q, k, v),
-        "pytorch": _iguales_a_pytorch(atencion, normada, pesos),
+        "tutorial": pr.diferencia_con_el_tutorial(atencion.qkv, normada),
+        "pytorch": float(np.abs(pr.pesos_de_pytorch(atencion, normada).cpu().numpy() - pesos).max()),
     }
 
 

@@ -54,6 +54,28 @@ def juntar_qkv(w_q: nn.Linear, w_k: nn.Linear, w_v: nn.Linear) -> nn.Linear:
     return qkv
 
 
+def diferencia_con_el_tutorial(qkv: nn.Linear, x: Tensor) -> float:
+    """La mayor diferencia entre Q, K, V de `qkv(x).chunk(3)` y los de las tres capas w_q, w_k, w_v (x: (..., d))."""
+    capas = separar_qkv(qkv)
+    with torch.inference_mode():
+        juntas = qkv(x).chunk(3, dim=-1)  # 3 × (..., d)
+        return max((a - w(x)).abs().max().item() for a, w in zip(juntas, capas, strict=True))
+
+
+def pesos_de_pytorch(capa: AtencionMulticabeza, x: Tensor) -> Tensor:
+    """Los pesos por cabeza (cabezas, L, L) de `nn.MultiheadAttention` con los parámetros de `capa` copiados
+    (`in_proj_weight = qkv.weight`, `out_proj = salida`), para x (L, d)."""
+    d = x.shape[-1]
+    oficial = nn.MultiheadAttention(d, capa.cabezas, batch_first=True).to(x.device).eval()
+    with torch.inference_mode():
+        oficial.in_proj_weight.copy_(capa.qkv.weight)  # (3d, d): la misma matriz
+        oficial.in_proj_bias.copy_(capa.qkv.bias)
+        oficial.out_proj.weight.copy_(capa.salida.weight)
+        oficial.out_proj.bias.copy_(capa.salida.bias)
+        _, pesos = oficial(x[None], x[None], x[None], average_attn_weights=False)  # (1, cabezas, L, L)
+    return pesos[0]
+
+
 def entrada_de_la_atencion(modelo: TransformerJuguete, digitos: Tensor) -> tuple[Tensor, Tensor]:
     """digitos (L,) enteros -> x = embedding + posición (L, d) y lo que recibe la atención del bloque 1, LayerNorm(x).
 
