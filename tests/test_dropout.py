@@ -164,6 +164,7 @@ def test_api_sin_argumentos_da_la_vista_inicial(cliente):
     [
         ("portatil", (1280, 800), "light"),
         ("telefono", (390, 844), "light"),
+        ("android", (360, 800), "light"),
         ("oscuro", (1280, 800), "dark"),
         ("proyector", (1280, 720), "light"),
     ],
