@@ -438,7 +438,8 @@ def _mapa(parecido, titulo: str) -> Mapa:
         eje_y="Posición",
         vmin=0.0,
         vmax=1.0,
-        barra="Coseno",
+        barra=None,  # cada casilla lleva su número: una barra de color junto a la curva pisaba su eje
+        formato=".1f",  # con dos decimales, los números de casillas vecinas se tocaban a 1280 px
         pista="posiciones {y} y {x}: coseno {v}",
         cuadrado=True,
     )
@@ -460,7 +461,7 @@ def figura_sin_atajos(n: int) -> Paneles:
         verticales=(Referencia(n, f"N = {n}", color="#4d4d4d", punteada=False),),
         notas=(
             Nota(n, y_con[n - 1], _g(con["grad_qk"][-1]), color=C2, lado="arriba"),
-            Nota(n, y_sin[n - 1], _g(sin["grad_qk"][-1]), color=C1),
+            Nota(n, y_sin[n - 1], _g(sin["grad_qk"][-1]), color=C1, lado="abajo"),  # la curva sigue plana
         ),
         formato=".1f",
         pista="{n}<br>N = {x}: 10^{y}",
@@ -680,11 +681,11 @@ def construir() -> Vista:
         label="Parámetros por parte",
         interactive=False,
     )
-    explicacion(SIN_ATAJOS)
-    with gr.Row():
+    with gr.Column(elem_id="bloque-atajos"):
+        explicacion(SIN_ATAJOS)
         bloques = Deslizador(1, N_MAX, value=N_INICIAL, step=1, label="Bloques apilados N (los de la lección)")
-    figura_atajos = grafico("Coseno entre posiciones y gradiente en Q y K, con y sin atajos residuales")
-    texto_atajos = gr.Markdown()
+        figura_atajos = grafico("Coseno entre posiciones y gradiente en Q y K, con y sin atajos residuales")
+        texto_atajos = gr.Markdown()
     seccion_glosario(("LayerNorm", "parámetros", "cabeza", "embedding"), "bloque")
     servido(d_modelo, "sus 64 paradas costarían ≈ 1.4 s de cálculo en cada edición")
     servido(d_mlp, "256 paradas, 178 kB: con las de cabezas (20 kB) quedarían al borde de los 200 kB")

@@ -318,3 +318,50 @@ def test_medir_pila_acota_antes_de_reservar(kw):
 
     with pytest.raises(ValueError, match="debe ser un entero de 1 a"):
         medir_pila(**kw)
+
+
+# --- en Chromium: las capturas que se miran (artefactos/capturas/bloque-*.png) y ningún texto pisado ------------
+
+
+@pytest.mark.navegador
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    ("nombre", "ventana", "esquema"),
+    [("portatil", (1280, 800), "light"), ("telefono", (390, 844), "light"), ("oscuro", (1280, 800), "dark")],
+)
+def test_capturas_de_la_pila_sin_atajos_sin_textos_que_se_pisen(navegador, url_app, nombre, ventana, esquema):
+    from tests.ayuda_navegador import (
+        ESPERA_MS,
+        QUIETA,
+        QUIETA_MS,
+        carpeta_capturas,
+        fuente_figura,
+        guardar_captura,
+        textos_que_se_solapan,
+    )
+
+    movil = ventana[0] < 500
+    contexto = navegador.new_context(
+        viewport=dict(zip(("width", "height"), ventana, strict=True)),
+        locale="es-ES",
+        color_scheme=esquema,
+        has_touch=movil,
+        is_mobile=movil,
+    )
+    contexto.set_default_timeout(ESPERA_MS)
+    pg = contexto.new_page()
+    try:
+        pg.goto(url_app + "demo/bloque/?predecir=0")
+        fuente_figura(pg, "bloque")
+        pg.wait_for_function(QUIETA, arg=QUIETA_MS, timeout=30_000, polling=50)  # sin salidas a medio llegar
+        guardar_captura(pg, carpeta_capturas() / f"bloque-{nombre}.png")
+        assert not textos_que_se_solapan(pg)
+        seccion = pg.locator("#bloque-atajos")
+        seccion.scroll_into_view_if_needed()
+        seccion.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
+        pg.wait_for_timeout(800)
+        assert "salen iguales" in seccion.inner_text() and seccion.locator(".js-plotly-plot").count() == 1
+        guardar_captura(pg, carpeta_capturas() / f"bloque-{nombre}-atajos.png")
+        pg.screenshot(path=str(carpeta_capturas() / f"bloque-{nombre}-entera.png"), full_page=True)
+    finally:
+        contexto.close()

@@ -166,3 +166,85 @@ def test_la_mascara_invertida_dice_que_tapa_todo_y_que_solo_corre_por_los_ceros_
     final = {"digitos": 0.1, "secuencias": 0.0}
     assert nota in diagnostico(historia, Fallo(mascara_invertida=True), final)
     assert nota not in diagnostico(historia, Fallo(), final)
+
+
+# --- sin atajos residuales (tutorial §7.1: «una condición necesaria para entrenar Transformers profundos») ------
+
+
+def test_sin_atajos_cada_bloque_pierde_sus_dos_sumas_y_ningun_parametro():
+    con = modelo_con_fallo(Fallo(), bloques=4).eval()
+    sin = modelo_con_fallo(Fallo(sin_residual=True), bloques=4).eval()
+    assert len(sin.bloques) == 4 and not any(b.residual for b in sin.bloques) and all(b.residual for b in con.bloques)
+    assert torch.equal(
+        torch.cat([p.flatten() for p in con.parameters()]), torch.cat([p.flatten() for p in sin.parameters()])
+    )
+    x = torch.randint(0, 10, (3, 8), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        z = sin.fichas(x) + sin.posicion(torch.arange(8))  # (3, 8, 32)
+        for b in sin.bloques:  # y = MLP(LN(Atención(LN(z)))), sin sumar z en ningún paso
+            z = b.mlp(b.norma2(b.atencion(b.norma1(z))[0]))
+        assert torch.allclose(sin(x), sin.salida(sin.norma(z)), atol=1e-6)
+        assert (sin(x) - con(x)).abs().max() > 0.1  # los mismos pesos: lo único distinto son los atajos
+
+
+def test_sin_atajos_con_4_bloques_las_posiciones_salen_iguales_y_la_perdida_no_baja():
+    """Lo que dice el diagnóstico, en una corrida corta y fija: sin atajos, las 8 posiciones salen del último bloque
+    iguales (antes y después de entrenar), predice el mismo dígito en las 8 y la pérdida se queda arriba del umbral;
+    el mismo modelo con atajos, en los mismos pasos, baja de él."""
+    *pasos, final = entrenar_con_fallo(Fallo(sin_residual=True), pasos=60, bloques=4)
+    assert final["bloques"] == 4 and final["diferencia_inicial"] < 1e-5 and final["diferencia_final"] < 1e-3
+    assert final["mismo_digito"] > 0.99 and final["digitos"] < 0.4 and final["secuencias"] == 0.0
+    assert np.mean([p["perdida"] for p in pasos[-6:]]) > F_.NO_BAJA
+    *pasos_con, final_con = entrenar_con_fallo(Fallo(), pasos=60, bloques=4)
+    assert final_con["diferencia_final"] > 0.5 and final_con["mismo_digito"] < 0.2
+    assert np.mean([p["perdida"] for p in pasos_con[-6:]]) < F_.NO_BAJA and final_con["digitos"] > 0.6
+
+
+def test_sin_atajos_con_1_bloque_aprende_igual():
+    *pasos, final = entrenar_con_fallo(Fallo(sin_residual=True), pasos=60)
+    assert final["bloques"] == 1 and final["diferencia_final"] > 0.1 and final["digitos"] > 0.8
+    assert np.mean([p["perdida"] for p in pasos[-6:]]) < F_.NO_BAJA
+
+
+def test_el_diagnostico_sin_atajos_dice_lo_medido_en_la_corrida():
+    *_, (figura, texto, _) = F_.laboratorio(sin_residual=True, pasos=30, bloques=4)
+    assert figura.titulo.startswith("Con estos fallos (4 bloques), tras 30 pasos")
+    assert "**Sin atajos residuales, con 4 bloques:**" in texto and "**iguales** antes de entrenar" in texto
+    assert "en 100.0 % de las secuencias" in texto and "**La pérdida no baja:**" in texto
+    assert "«la pérdida no baja»: **sí**" in texto and "Sin fallos encendidos" not in texto
+    historia = [{"paso": p, "perdida": 0.1, "entropia": 1.5} for p in range(1, 11)]
+    final = {"digitos": 0.99, "secuencias": 0.9, "mismo_digito": 0.0, "bloques": 1}
+    uno = F_.diagnostico(
+        historia, Fallo(sin_residual=True), {**final, "diferencia_inicial": 0.24, "diferencia_final": 0.7}
+    )
+    assert "**Aprende igual:**" in uno and "diferencia relativa 0.24 antes de entrenar, 0.70 al final" in uno
+    assert "elige 4 bloques" in uno and "en 0.0 % de las secuencias" in uno
+
+
+@pytest.mark.parametrize("bloques", [2, 0, 4.5, "cuatro", True, None])
+def test_bloques_que_no_son_1_o_4_dan_valueerror_en_espanol(bloques):
+    with pytest.raises(ValueError, match="Los bloques del modelo deben ser 1 o 4"):
+        next(F_.laboratorio(sin_residual=True, bloques=bloques))
+    with pytest.raises(ValueError, match="«bloques» debe ser 1 o 4"):
+        entrenar_con_fallo(Fallo(), bloques=bloques if bloques != 4.5 else 3)
+
+
+@pytest.mark.navegador
+def test_en_el_navegador_sin_atajos_con_4_bloques_dice_lo_medido(pagina, url_app):
+    from tests.ayuda_navegador import carpeta_capturas, guardar_captura
+
+    pagina.set_viewport_size({"width": 1280, "height": 800})
+    pagina.goto(f"{url_app}demo/inversion-digitos/")
+    lab = pagina.locator("#inversion-digitos-fallos")
+    lab.get_by_role("checkbox", name="Sin atajos residuales").check()
+    lab.get_by_role("radio", name="4").check()
+    pasos = lab.locator("input[type=number]").first
+    pasos.fill("20")
+    pasos.press("Enter")
+    lab.get_by_role("button", name="Entrenar con estos fallos").click()
+    lab.get_by_text("Sin atajos residuales, con 4 bloques:").first.wait_for(timeout=120_000)
+    texto = lab.inner_text()
+    assert "iguales antes de entrenar" in texto and "La pérdida no baja:" in texto
+    lab.scroll_into_view_if_needed()
+    guardar_captura(pagina, carpeta_capturas() / "inversion-digitos-sin-atajos.png")
+    assert pagina.errores == []

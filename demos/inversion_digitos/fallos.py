@@ -21,6 +21,7 @@ from demos.comun.vista import LATEX, envolver, grafico, salidas_para_gradio, ser
 from modelos import atencion
 from modelos.datos import LARGO, secuencias_digitos
 from modelos.entrenamiento.fallos import (
+    BLOQUES,
     CABEZAS,
     ENTROPIA_PAREJA,
     PERDIDA_AL_AZAR,
@@ -29,7 +30,7 @@ from modelos.entrenamiento.fallos import (
     entrenar_con_fallo,
     mascara,
 )
-from modelos.formato import miles, por_ciento
+from modelos.formato import miles, numero, por_ciento
 from modelos.hilos import un_hilo
 
 PASOS, PASOS_MIN, PASOS_MAX = 200, 20, 600
@@ -43,7 +44,9 @@ INTERRUPTORES = {
     "sin_layernorm": "Sin LayerNorm",
     "sin_posicion": "Sin posición",
     "calentamiento": "Warmup (10 % de los pasos) y decaimiento coseno",
+    "sin_residual": "Sin atajos residuales",
 }
+IGUALES = 1e-3  # por debajo, las posiciones salen del último bloque iguales (diferencia relativa media)
 FAQ = {  # el síntoma que la tabla de preguntas frecuentes (§7.2) da para cada causa
     "mascara_invertida": "la pérdida no baja",
     "sin_posicion": "la pérdida no baja",
@@ -83,15 +86,19 @@ def _nota_mascara() -> str:
     )
 
 
-def _validar(interruptores: dict, pasos) -> tuple[Fallo, int]:
+def _validar(interruptores: dict, pasos, bloques=1) -> tuple[Fallo, int, int]:
     for nombre, valor in interruptores.items():
         if valor not in (True, False):  # también 0 y 1
             raise ValueError(f"«{INTERRUPTORES[nombre]}» debe ser verdadero o falso; llegó {str(valor)[:20]!r}.")
+    if isinstance(bloques, bool) or not isinstance(bloques, int | float | str) or str(bloques) not in map(str, BLOQUES):
+        raise ValueError(
+            f"Los bloques del modelo deben ser {' o '.join(map(str, BLOQUES))}; llegó {str(bloques)[:20]!r}."
+        )
     if isinstance(pasos, bool) or not isinstance(pasos, int | float) or not math.isfinite(pasos) or pasos != int(pasos):
         raise ValueError(f"Los pasos deben ser un número entero de {PASOS_MIN} a {PASOS_MAX}.")
     if not PASOS_MIN <= pasos <= PASOS_MAX:
         raise ValueError(f"Los pasos deben ser un número entero de {PASOS_MIN} a {PASOS_MAX}; llegó {miles(pasos)}.")
-    return Fallo(**{k: bool(v) for k, v in interruptores.items()}), int(pasos)
+    return Fallo(**{k: bool(v) for k, v in interruptores.items()}), int(pasos), int(bloques)
 
 
 def _final(historia: list[dict], clave: str) -> float | None:
@@ -154,18 +161,60 @@ def diagnostico(historia: list[dict], fallo: Fallo, final: dict) -> str:
         for n in encendidos:
             visto = no_baja if FAQ[n] == "la pérdida no baja" else parejos
             lineas.append(f"- {INTERRUPTORES[n]} → «{FAQ[n]}»: {'se reproduce' if visto else '**aquí no**'}.")
-    else:
+    elif not fallo.sin_residual:
         lineas.append("Sin fallos encendidos: es el modelo que aprende, para comparar.")
     if fallo.mascara_invertida:
         lineas.append(_nota_mascara())
     if fallo.calentamiento:
         lineas.append("El warmup con coseno (§7.1) no es un fallo: compara la misma corrida con y sin él.")
+    if fallo.sin_residual:
+        lineas.append("\n" + _nota_atajos(final, no_baja, parejos))  # un párrafo aparte, no dentro de la lista
     return "\n".join(lineas)
 
 
-def _entrenar(fallo: Fallo, pasos: int, cabezas: int = 2):
+def _nota_atajos(final: dict, no_baja: bool, parejos: bool) -> str:
+    """Lo que midió esta corrida sin atajos: si aprendió, cómo salen las posiciones y qué predice."""
+    n = final.get("bloques", 1)
+    inicial, al_final = final["diferencia_inicial"], final["diferencia_final"]
+    posiciones = (
+        f"las 8 posiciones salían del último bloque **iguales** antes de entrenar (diferencia relativa "
+        f"{numero(inicial, '.1e')}) y "
+        + (
+            f"seguían iguales al final ({numero(al_final, '.1e')})"
+            if al_final < IGUALES
+            else f"al final ya no ({numero(al_final)})"
+        )
+        if inicial < IGUALES
+        else f"las 8 posiciones salían del último bloque distintas (diferencia relativa {numero(inicial)} antes de "
+        f"entrenar, {numero(al_final)} al final)"
+    )
+    texto = (
+        f"**Sin atajos residuales, con {n} {'bloque' if n == 1 else 'bloques'}:** {posiciones}; predice el mismo "
+        f"dígito en las 8 posiciones en {por_ciento(final['mismo_digito'])} de las secuencias de validación. "
+    )
+    if not no_baja and n == 1:
+        return texto + (
+            "**Aprende igual:** con un solo bloque, la atención lleva a cada posición el dígito de su espejo y el MLP "
+            "lo lee; el atajo no hace falta. El tutorial (§7.1) dice que es «una condición necesaria para entrenar "
+            f"Transformers profundos»: elige {max(BLOQUES)} bloques y entrena otra vez, con y sin atajos."
+        )
+    if no_baja:
+        texto += (
+            "**La pérdida no baja:** sin atajos, cada atención mezcla las posiciones y nada le devuelve a cada una lo "
+            "suyo; lo que queda es qué dígitos hay, no dónde (*Bloque transformer* lo mide con la pila de la lección)."
+        )
+        if parejos and al_final < IGUALES:
+            texto += (
+                " Con todas las claves iguales, los pesos de atención salen parejos: por eso la entropía queda alta."
+            )
+    else:
+        texto += "**Aprendió** en esta corrida, aun sin atajos."
+    return texto + " Apaga la casilla y entrena el mismo modelo con los atajos para comparar."
+
+
+def _entrenar(fallo: Fallo, pasos: int, cabezas: int = 2, bloques: int = 1):
     """Los informes de un entrenamiento, cada `next` con un solo hilo (Gradio puede cambiar de hilo)."""
-    corrida = entrenar_con_fallo(fallo, pasos=pasos, cabezas=cabezas)
+    corrida = entrenar_con_fallo(fallo, pasos=pasos, cabezas=cabezas, bloques=bloques)
     while True:
         with un_hilo():
             r = next(corrida, None)
@@ -180,21 +229,26 @@ def laboratorio(
     sin_layernorm: bool = False,
     sin_posicion: bool = False,
     calentamiento: bool = False,
+    sin_residual: bool = False,
     pasos: float = PASOS,
+    bloques: float = 1,
 ):
-    """Entrena un modelo con los fallos elegidos; produce (figura o None, texto, avance) en cada informe."""
+    """Entrena un modelo de `bloques` bloques con los fallos elegidos; produce (figura o None, texto, avance) en cada
+    informe."""
     interruptores = dict(
         mascara_invertida=mascara_invertida,
         tasa_alta=tasa_alta,
         sin_layernorm=sin_layernorm,
         sin_posicion=sin_posicion,
         calentamiento=calentamiento,
+        sin_residual=sin_residual,
     )
-    fallo, pasos = _validar(interruptores, pasos)
+    fallo, pasos, bloques = _validar(interruptores, pasos, bloques)
     historia, dibujada = [], -REDIBUJO_S
-    for r in _entrenar(fallo, pasos):
+    for r in _entrenar(fallo, pasos, bloques=bloques):
         if r.get("final"):
-            titulo = f"Con estos fallos, tras {miles(pasos)} pasos: {por_ciento(r['digitos'])} de los dígitos bien"
+            de = "" if bloques == 1 else f" ({bloques} bloques)"
+            titulo = f"Con estos fallos{de}, tras {miles(pasos)} pasos: {por_ciento(r['digitos'])} de los dígitos bien"
             yield figura_fallos(historia, pasos, titulo), diagnostico(historia, fallo, r), 1.0
             return
         historia.append(r)
@@ -222,7 +276,7 @@ def figura_cabezas(historias: dict[int, list[dict]], pasos: int, titulo: str = "
 
 def comparar_cabezas(pasos: float = PASOS):
     """Entrena el mismo modelo con 1, 2, 4 y 8 cabezas (d_modelo 32); produce (figura o None, texto, avance)."""
-    _, pasos = _validar({}, pasos)
+    _, pasos, _ = _validar({}, pasos)
     historias: dict[int, list[dict]] = {}
     finales, parametros, dibujada = {}, {}, -REDIBUJO_S
     for k, h in enumerate(CABEZAS):
@@ -284,10 +338,14 @@ def laboratorio_aqui(
     sin_layernorm=False,
     sin_posicion=False,
     calentamiento=False,
+    sin_residual=False,
     pasos=PASOS,
+    bloques=1,
     progreso=gr.Progress(),  # noqa: B008 (así lo pide Gradio)
 ):
-    corrida = laboratorio(mascara_invertida, tasa_alta, sin_layernorm, sin_posicion, calentamiento, pasos)
+    corrida = laboratorio(
+        mascara_invertida, tasa_alta, sin_layernorm, sin_posicion, calentamiento, sin_residual, pasos, bloques
+    )
     yield from _con_progreso(corrida, progreso)
 
 
@@ -318,7 +376,9 @@ def construir_fallos() -> None:
             "pérdida no baja»** (falta la posición o la máscara está al revés). Enciende cada causa y entrena: "
             "abajo, la pérdida de cada paso y la entropía de la atención, $H = -\\sum_j p_{ij} \\log_2 p_{ij}$ "
             f"(media de las filas; {ENTROPIA_PAREJA:g} bits = los 8 pesos iguales). Cada paso usa 64 secuencias "
-            "nuevas. " + _nota_mascara(),
+            "nuevas. **Sin atajos residuales** no está en esa tabla: el tutorial (§7.1) llama a la conexión "
+            "residual «una condición necesaria para entrenar Transformers profundos»; pruébalo con "
+            f"{' y con '.join(map(str, BLOQUES))} bloques. " + _nota_mascara(),
             latex_delimiters=LATEX,
         )
         with gr.Row():
@@ -326,11 +386,17 @@ def construir_fallos() -> None:
         with gr.Row():
             pasos = Deslizador(PASOS_MIN, PASOS_MAX, value=PASOS, step=10, label="Pasos de entrenamiento", scale=3)
             servido(pasos, "solo se lee al pulsar «Entrenar con estos fallos»")
+            bloques = gr.Radio(
+                [(f"{b}, el de la lección" if b == 1 else str(b), b) for b in BLOQUES],
+                value=BLOQUES[0],
+                label="Bloques del modelo",
+                scale=1,
+            )
             boton = gr.Button("Entrenar con estos fallos", variant="primary", scale=1)
         with gr.Row():
             figura = grafico("Pérdida y entropía por paso", scale=3, value=salidas_para_gradio(ANTES))
             texto = gr.Markdown()
-    _pesado(laboratorio_aqui, [*casillas, pasos], [figura, texto], boton)
+    _pesado(laboratorio_aqui, [*casillas, pasos, bloques], [figura, texto], boton)
     with gr.Column(elem_id="inversion-digitos-cabezas"):
         gr.Markdown(
             "### ¿Cuántas cabezas?\n«Demasiadas cabezas reducen la dimensión d_k de cada una» (§7.1): el mismo "
