@@ -167,3 +167,16 @@ def test_el_mazo_reveal_incrusta_los_archivos_sin_servidor(navegador, tmp_path):
     pg.wait_for_function("() => Reveal.getIndices().h === 2", timeout=ESPERA_MS)
     assert pg.fuera == [] and pg.errores == [], (pg.fuera, pg.errores)
     pg.context.close()
+
+
+def test_una_lista_de_opciones_barrida_cambia_la_figura_sin_red(navegador, tmp_path):
+    """Parches ViT: P es una lista de opciones barrida; elegir 8 pone la vista de P = 8 (240 parches) sin red."""
+    archivo = tmp_path / "parches.html"
+    archivo.write_text(orden.exportar_id("parches-vit", {}), encoding="utf-8")
+    pg = abrir(navegador, archivo, "dark", 390, 844)
+    dibujada(pg, "parches-vit")
+    assert "60 parches de 16 × 16" in pg.evaluate(FIRMA, "parches-vit-figura1")
+    pg.get_by_role("radio", name="8").check()
+    pg.wait_for_function(f"() => ({FIRMA})('parches-vit-figura1').includes('240 parches de 8 × 8')", timeout=ESPERA_MS)
+    assert pg.fuera == [] and pg.errores == [], (pg.fuera, pg.errores)
+    pg.context.close()
