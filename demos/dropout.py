@@ -114,7 +114,6 @@ def _figura(r: dict, p: float) -> Paneles:
         umbral=0.1,  # el número en los pesos grandes (la antidiagonal); los pequeños, al pasar el ratón
         barra=None,
         eje_x="Posición que se mira",
-        cuadrado=True,
         texto_tapada="0",
         leyenda_tapada="apagado por el dropout",
     )
