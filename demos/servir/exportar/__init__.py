@@ -98,7 +98,8 @@ def explicacion_de(vista: Vista) -> str | None:
     """El texto de `explicacion(...)` de la pestaña: el Markdown con la clase «explicacion» de su gr.Tab (o de sus
     Blocks, si se armó sola)."""
     nodo = vista.entradas[0] if vista.entradas else vista.salidas[0]
-    while getattr(nodo, "parent", None) is not None and not isinstance(nodo, gr.Tab):
+    # Hasta la pestaña de la suite (elem_id «pestana-<id>», app.py) o la raíz: no una gr.Tab de adentro.
+    while getattr(nodo, "parent", None) is not None and not str(getattr(nodo, "elem_id", "")).startswith("pestana-"):
         nodo = nodo.parent
     pendientes = [nodo]
     while pendientes:
