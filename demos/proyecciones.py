@@ -93,6 +93,7 @@ def correr(digitos: tuple[int, ...]) -> dict:
         "digitos": list(digitos),
         "cab": cab,  # [(Q, K)] por cabeza, tensores (L, d/cabezas): las paradas de t salen de aquí
         "x": x.cpu().numpy(),
+        "sumandos": [t.cpu().numpy() for t in pr.sumandos(modelo, torch.tensor(digitos, device=x.device))],
         "Q": [Q.cpu().numpy() for Q, _ in cab],
         "K": [K.cpu().numpy() for _, K in cab],
         "puntajes": [np.stack([a[0], b[0]]) for a, b in zip(con_k, con_q, strict=True)],
@@ -167,9 +168,9 @@ def _figura_t(r: dict, h: int, t: float) -> Paneles:
 
 
 def _figura_x(r: dict, h: int) -> Paneles:
-    """x = embedding + posición (L × d), y las Q y K de la cabeza h (L × d/cabezas), en la misma escala."""
-    x, Q, K = r["x"], r["Q"][h], r["K"][h]
-    tope = float(max(np.abs(x).max(), np.abs(Q).max(), np.abs(K).max()))
+    """Arriba, x = embedding + posición (tres L × d); abajo, las Q y K de la cabeza h (L × d/cabezas). Una escala."""
+    (embedding, posicion), x, Q, K = r["sumandos"], r["x"], r["Q"][h], r["K"][h]
+    tope = float(max(np.abs(m).max() for m in (embedding, posicion, x, Q, K)))
     filas = tuple(f"{i}: {d}" for i, d in enumerate(r["digitos"]))
     d, dh = x.shape[1], Q.shape[1]
 
@@ -188,14 +189,16 @@ def _figura_x(r: dict, h: int) -> Paneles:
             pista="{y}, columna {x}: {v}",
         )
 
+    columnas = ""  # arriba sin título de eje: en el proyector pisaba los títulos de Q y K
     return Paneles(
         (
-            mapa(x, f"x = embedding + posición ({LARGO} × {d})", f"Columna (de 0 a {d - 1})"),
-            mapa(Q, f"Q = LN(x)·W_q, cabeza {h + 1} ({LARGO} × {dh})", "Columna de la cabeza"),
-            mapa(K, f"K = LN(x)·W_k, cabeza {h + 1} ({LARGO} × {dh})", "Columna de la cabeza"),
+            mapa(embedding, f"embedding(dígito) ({LARGO} × {d})", columnas),
+            mapa(posicion, f"+ posición ({LARGO} × {d})", columnas),
+            mapa(x, f"= x ({LARGO} × {d})", columnas),
+            mapa(Q, f"Q = LN(x)·W_q + b_q, cabeza {h + 1} ({LARGO} × {dh})", "Columna de la cabeza"),
+            mapa(K, f"K = LN(x)·W_k + b_k, cabeza {h + 1} ({LARGO} × {dh})", "Columna de la cabeza"),
         ),
         columnas=3,
-        anchos=(d, dh, dh),
     )
 
 

@@ -76,16 +76,22 @@ def pesos_de_pytorch(capa: AtencionMulticabeza, x: Tensor) -> Tensor:
     return pesos[0]
 
 
+def sumandos(modelo: TransformerJuguete, digitos: Tensor) -> tuple[Tensor, Tensor]:
+    """digitos (L,) enteros -> los dos sumandos de x: embedding de cada ficha (L, d) y posición (L, d)."""
+    if modelo.posicion is None:
+        raise ValueError("Este modelo no suma posición: aquí hace falta el que la suma.")
+    with torch.inference_mode():
+        return modelo.fichas(digitos), modelo.posicion(torch.arange(digitos.shape[0], device=digitos.device))
+
+
 def entrada_de_la_atencion(modelo: TransformerJuguete, digitos: Tensor) -> tuple[Tensor, Tensor]:
     """digitos (L,) enteros -> x = embedding + posición (L, d) y lo que recibe la atención del bloque 1, LayerNorm(x).
 
     El bloque es pre-norma: la atención no ve x sino `norma1(x)`.
     """
-    if modelo.posicion is None:
-        raise ValueError("Este modelo no suma posición: aquí hace falta el que la suma.")
-    L = digitos.shape[0]
+    embedding, posicion = sumandos(modelo, digitos)
     with torch.inference_mode():
-        x = modelo.fichas(digitos) + modelo.posicion(torch.arange(L, device=digitos.device))  # (L, d)
+        x = embedding + posicion  # (L, d)
         return x, modelo.bloques[0].norma1(x)
 
 

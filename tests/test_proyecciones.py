@@ -48,7 +48,9 @@ def test_los_pesos_son_los_que_calcula_el_modelo_entero():
         _, pesos = modelo(torch.tensor([_leccion()]), con_pesos=True)  # [(1, cabezas, L, L)]
     assert np.allclose(r["pesos"], pesos[0][0].numpy(), atol=1e-6)
     x = modelo.fichas(torch.tensor(_leccion())) + modelo.posicion.weight  # (L, d)
-    assert np.allclose(r["x"], x.detach().numpy())
+    assert np.allclose(r["x"], x.detach().numpy()) and np.allclose(sum(r["sumandos"]), r["x"])
+    embedding, *_ = calcular()[2].paneles  # la figura de x: embedding, + posición, = x, Q, K
+    assert np.allclose(embedding.matriz, np.round(modelo.fichas.weight[list(_leccion())].detach().numpy(), 1))
 
 
 def test_cada_parada_de_t_y_su_texto_dicen_lo_mismo_que_la_figura():
