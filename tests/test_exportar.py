@@ -166,3 +166,16 @@ def test_la_descarga_escribe_el_html_de_la_vista_que_se_ve():
         exportar_html("otra", vista, valores)
     with pytest.raises(ValueError, match="no se puede exportar"):
         exportar_html("variantes", vista, valores[:-1])
+
+
+def test_la_ruta_de_una_imagen_subida_no_sale_en_el_archivo():
+    """Una subida o un lienzo llegan como una ruta del servidor: el archivo no la lleva (ni en las entradas ni en las
+    de cada paquete), solo dice que está en la app."""
+    import gradio as gr
+
+    from demos.servir.exportar.armado import _deshabilitado
+
+    assert ex._entrada(gr.Image(), "/tmp/gradio/abc/x.png")["valor"] is None
+    assert ex._entrada(gr.Textbox(), "hola")["valor"] == "hola"
+    html = _deshabilitado(3, gr.Image(label="Tu imagen"), "/tmp/gradio/abc/x.png")
+    assert "/tmp" not in html and "en la app" in html

@@ -173,7 +173,9 @@ def exportar(pedido: Pedido, base: str | None = None, ahora: datetime | None = N
 
 def _entrada(componente, valor) -> dict:
     """Cómo se muestra una entrada en el archivo (su valor, si es simple)."""
-    simple = isinstance(valor, str | int | float | bool) or valor is None
+    # Solo el valor de un control de texto, número u opción: el de una subida o un lienzo (una ruta del servidor) no.
+    de_valor = isinstance(componente, gr.Textbox | gr.Number | gr.Slider | gr.Radio | gr.Dropdown | gr.Checkbox)
+    simple = de_valor and isinstance(valor, str | int | float | bool)
     return {"etiqueta": getattr(componente, "label", None) or "", "valor": valor if simple else None}
 
 
@@ -196,6 +198,10 @@ def _barridos(pedido: Pedido, paquetes: list[dict], tipos: list[str]) -> list[di
             textos_ = {}
         libre -= len(json.dumps(textos_))
         k0, vale = _parada_inicial(paq, pedido.valores, i)
+        # Las demás entradas, solo si son de valor (la ruta de una imagen subida no sale del servidor): barrido.mjs
+        # compara las de la página con estas, y el archivo las arma de estas mismas.
+        otros = [c for k, c in enumerate(vista.entradas) if k != i]
+        paq = {**paq, "otros": [_entrada(c, v)["valor"] for c, v in zip(otros, paq["otros"], strict=True)]}
         lista.append(
             {
                 "k": k0,

@@ -141,10 +141,10 @@ def _deshabilitado(i: int, c, valor, motivo: str | None = None) -> str:
         campo = f"<select {atr}><option selected>{escapar(nombres.get(valor, valor))}</option></select>"
     elif isinstance(c, gr.Slider | gr.Number):
         campo = f'<input type="number" {atr} value="{escapar(valor)}">'
-    elif isinstance(valor, str):
+    elif isinstance(c, gr.Textbox) and isinstance(valor, str):
         campo = f'<textarea {atr} rows="{min(4, 1 + len(valor) // 60)}">{escapar(valor)}</textarea>'
     else:
-        campo = '<span class="sin-valor">(en la app)</span>'
+        campo = '<span class="sin-valor">(en la app: una imagen, una tabla o un dibujo)</span>'
     nota = f'<p class="info">{escapar(motivo)}</p>' if motivo else ""
     return f'<div class="control servidor"><label>{etiqueta}</label>{campo}{nota}</div>'
 
