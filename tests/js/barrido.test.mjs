@@ -46,7 +46,18 @@ test("un movimiento a una parada arma su vista sin el servidor y deja las parada
   const f = paradas.get("b0:0");
   assert.equal(f.n, 3);
   assert.equal(f.texto(2), null); // la rechazada
+  assert.equal(f.texto(1), r[0].plot); // el mismo texto, armado una vez
   assert.equal(f.texto(0), JSON.stringify({data: [{z: 10}]}));
+});
+
+test("la figura de la parada que se movió es la que se armó para su texto: no se vuelve a leer", () => {
+  const paradas = new Map();
+  const r = crearBarrido({paradas, figuras: null, esperaMs: 1000})(DATOS, 2, PAQUETE, 0, 2, "hola");
+  const f = paradas.get("b0:0");
+  const armada = f.figura(1); // lo que figuras.mjs toma al dibujar el valor r[0] (en lugar de JSON.parse)
+  assert.deepEqual(armada, JSON.parse(r[0].plot));
+  assert.notEqual(f.figura(1), armada); // tomada una vez: después, la de su texto
+  assert.equal(r[0].type, "plotly");
 });
 
 test("la figura de una parada recién armada no se vuelve a leer de su texto, y no se guarda", () => {

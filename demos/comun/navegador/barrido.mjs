@@ -148,9 +148,11 @@ return (barrido, fuente, paquete, pedido, ...entradas) => {
   if (error !== undefined) return respuesta(null, conInfo("⚠ " + error), entrada, false);
   const vista = p.salidas.map((s, i) => {
     if (!s.cambios.length) return undefined; // igual en todas las paradas: ya está en la página
-    const v = armar(s.base, s.cambios, k);
-    if (!s.plot) return v;
-    return {...v, plot: JSON.stringify(v.plot), paradas: {fuente: registrar(i), k}};
+    if (!s.plot) return armar(s.base, s.cambios, k);
+    // Una figura: el texto de su parada, armado una vez (el mismo que figuras.mjs dibuja de antemano); la figura
+    // recién armada queda para quien la dibuje ahora, sin volver a leer ese texto (`figura`).
+    const id = registrar(i);
+    return {type: "plotly", plot: paradas.get(id).texto(k), paradas: {fuente: id, k}};
   });
   return respuesta(vista, p.hay_errores ? conInfo(p.info) : control, entrada, false);
 }

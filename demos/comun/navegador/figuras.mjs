@@ -422,10 +422,18 @@ const redibujarTodas = () => {
   }
 };
 
+// La figura de un valor: la que barrido.mjs acaba de armar para su texto, si es una parada (sin volver a leerlo),
+// o la de su texto.
+const armada = (g) => {
+  const marca = e(g).marcaDeParadas;
+  const fuente = marca && paradas.get(marca.fuente);
+  if (!fuente || fuente.paquete !== marca.paquete || fuente.texto(marca.k) !== e(g).texto) return null;
+  return fuente.figura(marca.k);
+};
 const leida = (g) => {
   if (!e(g).texto) return undefined;
   if (e(g).leidaDe !== e(g).texto) {
-    const figura = typeof e(g).texto === "string" ? JSON.parse(e(g).texto) : e(g).texto;
+    const figura = armada(g) || (typeof e(g).texto === "string" ? JSON.parse(e(g).texto) : e(g).texto);
     // Lo que Gradio le ponía a cada figura de un gr.Plot: ocupa el ancho de su caja y sigue sus cambios.
     figura.config = {...(figura.config || {}), responsive: true};
     figura.layout.autosize = true;
