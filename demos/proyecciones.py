@@ -320,6 +320,10 @@ def _a_donde_con_k_igual_a_q(salida) -> dict:
     return {"respuesta": respuesta, "propia": propia, "espejo": espejo}
 
 
+def _al_espejo(salida) -> int:
+    return int(re.search(rf"\*\*(\d+) de {LARGO}\*\* filas miran? sobre todo a su espejo", salida[1]).group(1))
+
+
 def _filas_de_w_k(salida) -> dict:
     a, b = re.search(r"(\d+)–(\d+) son W_k", salida[3]).groups()
     return {"respuesta": f"{a}-{b}", "desde": a, "hasta": b}
@@ -400,6 +404,31 @@ APRENDER = ap.Aprender(
                 ),
             ),
             verdad=ap.EnLaPestana(calcular, _cota, cambio={"t": 1}),
+            tipo=ap.CANTIDAD,
+        ),
+        ap.Pregunta(
+            "Con los 8 dígitos iguales («1 1 1 1 1 1 1 1») y la K entrenada, ¿cuántas filas miran sobre todo a su "
+            "espejo?",
+            (
+                ap.Alternativa(
+                    8,
+                    "8: la antidiagonal sigue",
+                    "x = embedding + posición: con los dígitos iguales solo cambia la posición, y de ella sale la "
+                    "antidiagonal ({respuesta} de 8 filas).",
+                ),
+                ap.Alternativa(
+                    0,
+                    "ninguna: todas las fichas son iguales",
+                    "Los embeddings son iguales, pero las posiciones no: W_q y W_k convierten la posición en la "
+                    "antidiagonal ({respuesta} de 8 filas).",
+                ),
+                ap.Alternativa(
+                    4,
+                    "la mitad",
+                    "El límite de la mitad es de K = Q; con la K entrenada, la posición basta para {respuesta} de 8.",
+                ),
+            ),
+            verdad=ap.EnLaPestana(calcular, _al_espejo, cambio={"digitos": "1 1 1 1 1 1 1 1"}),
             tipo=ap.CANTIDAD,
         ),
     ),

@@ -243,6 +243,7 @@ def test_entrada_mala_da_un_motivo_en_espanol(argumentos, motivo):
 
 def test_las_respuestas_salen_de_lo_que_muestra_la_pestana():
     assert APRENDER.prediccion.cifras() == {"respuesta": "si-misma", "propia": 8, "espejo": 0}
-    w_k, cota = (p.cifras() for p in APRENDER.preguntas)
+    w_k, cota, iguales = (p.cifras() for p in APRENDER.preguntas)
+    assert iguales == {"respuesta": 8}  # con los dígitos iguales, la posición sola da la antidiagonal
     assert w_k == {"respuesta": "32-63", "desde": "32", "hasta": "63"}
     assert cota == {"respuesta": 4, "aqui": 0}
