@@ -130,10 +130,11 @@ def _mayores(pesos: np.ndarray) -> tuple[tuple[int, int], ...]:
     return tuple((i, int(j)) for i, j in enumerate(pesos.argmax(axis=1)))
 
 
-def _mapa_pesos(pesos: np.ndarray, digitos: list[int], titulo: str, barra: str | None = "Peso") -> Mapa:
+def _mapa_pesos(pesos: np.ndarray, digitos: list[int], titulo: str, barra: str | None = "Peso", **ejes) -> Mapa:
+    """El mapa de pesos; `ejes` cambia los títulos de los ejes (en una fila de tres, cortos: a 960 px se pisaban)."""
     return Mapa(
         np.round(pesos, 3),
-        **_ejes(digitos),
+        **{**_ejes(digitos), **ejes},
         titulo=titulo,
         umbral=FUERTE,
         barra=barra,
@@ -164,7 +165,9 @@ def _figura_t(r: dict, h: int, t: float) -> Paneles:
         barra="Puntaje",
         pista="{y} con {x}: puntaje {v}",
     )
-    return Paneles((puntajes, _mapa_pesos(pesos, r["digitos"], f"Pesos: softmax por fila (cabeza {h + 1})")))
+    # Las mismas filas que los puntajes: sin título del eje y (a 960 px lo pisaba la barra de los puntajes).
+    pesos_ = _mapa_pesos(pesos, r["digitos"], f"Pesos: softmax por fila (cabeza {h + 1})", eje_y="")
+    return Paneles((puntajes, pesos_))
 
 
 def _figura_x(r: dict, h: int) -> Paneles:
@@ -206,9 +209,9 @@ def _figura_comparar(r: dict, h: int) -> Paneles:
     digitos = r["digitos"]
     return Paneles(
         (
-            _mapa_pesos(r["pesos"][h], digitos, "Proyección entrenada", barra=None),
-            _mapa_pesos(r["sin_entrenar"][h], digitos, "Antes de entrenar (paso 0)", barra=None),
-            _mapa_pesos(r["sin_proyeccion"], digitos, "Sin proyección: Q = K = LN(x)"),
+            _mapa_pesos(r["pesos"][h], digitos, "Proyección entrenada", barra=None, eje_x="Clave kⱼ"),
+            _mapa_pesos(r["sin_entrenar"][h], digitos, "Antes de entrenar (paso 0)", barra=None, eje_x="Clave kⱼ"),
+            _mapa_pesos(r["sin_proyeccion"], digitos, "Sin proyección: Q = K = LN(x)", eje_x="Clave kⱼ"),
         ),
         columnas=3,
     )
