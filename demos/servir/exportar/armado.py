@@ -146,7 +146,7 @@ def _deshabilitado(i: int, c, valor, motivo: str | None = None) -> str:
     else:
         campo = '<span class="sin-valor">(en la app: una imagen, una tabla o un dibujo)</span>'
     nota = f'<p class="info">{escapar(motivo)}</p>' if motivo else ""
-    return f'<div class="control servidor"><label>{etiqueta}</label>{campo}{nota}</div>'
+    return f'<div class="control en-servidor"><label>{etiqueta}</label>{campo}{nota}</div>'
 
 
 def _controles(vista: Vista, valores: list, barridos: list[dict], enlace: str) -> tuple[str, str]:
