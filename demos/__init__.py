@@ -123,7 +123,7 @@ PESTANAS: tuple[Pestana, ...] = (
         "Bloque transformer",
         "demos.bloque",
         ARQUITECTURA,
-        "la salida del bloque tiene la misma forma que la entrada, y dónde están los parámetros.",
+        "la salida tiene la forma de la entrada, dónde están los parámetros y qué pasa sin los atajos.",
     ),
     # memoria: su tabla L²·4 bytes es de la lección
     Pestana(
