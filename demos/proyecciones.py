@@ -83,7 +83,8 @@ def correr(digitos: tuple[int, ...]) -> dict:
     atencion = modelo.bloques[0].atencion
     x, normada = pr.entrada_de_la_atencion(modelo, torch.tensor(digitos, device=dispositivo()))  # (L, d)
     q, k, _ = pr.proyectar(atencion.qkv, normada)  # 3 × (L, d)
-    q0, k0, _ = pr.proyectar(_sin_entrenar().to(x.device), normada)
+    # La capa del paso 0 es compartida y ya está en dispositivo(): no se mueve.
+    q0, k0, _ = pr.proyectar(_sin_entrenar(), normada)
     H = atencion.cabezas
     cab = [(pr.de_la_cabeza(q, h, H), pr.de_la_cabeza(k, h, H)) for h in range(H)]
     con_k = [pr.puntajes_y_pesos(Q, K) for Q, K in cab]
