@@ -465,7 +465,18 @@ OCULTA = """<!doctype html><html><body style="margin:0">
 </body></html>"""
 
 
-def _solapes_en_iframe(navegador, url: str, id_: str, oculta: bool) -> dict:
+# Los nombres derechos del eje x de cada figura que se ve (sin el taller de figuras.mjs): sus cajas, por figura.
+NOMBRES_X_DERECHOS = """() => [...document.querySelectorAll('.figura-propia.js-plotly-plot')]
+  .filter((g) => g.checkVisibility({visibilityProperty: true}))
+  .map((g) => [...g.querySelectorAll('.xaxislayer-above text')]
+    .filter((t) => !/rotate\\((?!0[,)])/.test(t.getAttribute('transform') || ''))
+    .map((t) => {
+      const r = t.getBoundingClientRect();
+      return {texto: t.textContent, x0: r.left, x1: r.right, y0: r.top, y1: r.bottom};
+    }))"""
+
+
+def _solapes_en_iframe(navegador, url: str, id_: str, oculta: bool) -> tuple[dict, list]:
     ctx = navegador.new_context(locale="es-ES", viewport={"width": 960, "height": 700})
     pg = ctx.new_page()
     html = OCULTA.format(url=url, display="none" if oculta else "block")
@@ -479,17 +490,20 @@ def _solapes_en_iframe(navegador, url: str, id_: str, oculta: bool) -> dict:
         marco.wait_for_function(LISTA, arg=f"#{id_}-figura1", timeout=ESPERA_MS)
         pg.wait_for_timeout(1000)
         solapes = textos_que_se_solapan(marco, derechos=True)
+        nombres_x = [par for cajas in marco.evaluate(NOMBRES_X_DERECHOS) for par in _solapadas(cajas)]
         pg.screenshot(path=str(CAPTURAS / f"figuras-iframe-{'oculto' if oculta else 'visible'}-{id_}.png"))
     ctx.close()
-    return solapes
+    return solapes, nombres_x
 
 
 @pytest.mark.parametrize("id_", ["atencion-cruzada", "clasificador-atencion"])
 def test_un_iframe_que_carga_oculto_y_se_muestra_no_pisa_sus_nombres(navegador, url_app, id_):
     """Al mostrarse, la figura se maqueta otra vez con el ancho de verdad: los nombres del eje x de atención
-    cruzada (4 pares) y del clasificador (6) se pisaban en un iframe que cargó oculto y luego se mostró. Ningún
-    par de textos derechos se pisa que no se pise también en el mismo iframe visible desde el principio."""
+    cruzada (4 pares) y del clasificador (6) se pisaban en un iframe que cargó oculto y luego se mostró (figuras.mjs:
+    su ResizeObserver la vuelve a maquetar al tomar caja). Ningún nombre derecho del eje x pisa a otro, y ningún par
+    de textos derechos se pisa que no se pise también en el mismo iframe visible desde el principio."""
     url = f"{url_app}demo/{id_}/?predecir=0"
-    oculto = _solapes_en_iframe(navegador, url, id_, oculta=True)
-    visible = _solapes_en_iframe(navegador, url, id_, oculta=False)
+    oculto, nombres_oculto = _solapes_en_iframe(navegador, url, id_, oculta=True)
+    visible, nombres_visible = _solapes_en_iframe(navegador, url, id_, oculta=False)
+    assert nombres_oculto == nombres_visible == [], (nombres_oculto, nombres_visible)
     assert oculto == visible, (oculto, visible)
