@@ -219,6 +219,12 @@ def test_el_diagnostico_sin_atajos_dice_lo_medido_en_la_corrida():
     )
     assert "**Aprende igual:**" in uno and "diferencia relativa 0.24 antes de entrenar, 0.70 al final" in uno
     assert "elige 4 bloques" in uno and "en 0.0 % de las secuencias" in uno
+    alta = [{"paso": p, "perdida": 2.2, "entropia": 1.5} for p in range(1, 11)]  # la pérdida no baja
+    distintas = {**final, "bloques": 1, "diferencia_inicial": 0.2, "diferencia_final": 0.3}
+    otra = F_.diagnostico(alta, Fallo(sin_residual=True, sin_posicion=True), distintas)
+    assert "mira los otros fallos encendidos" in otra and "cada atención mezcla" not in otra  # no se la achaca
+    ceros = F_.diagnostico(alta, Fallo(sin_residual=True, mascara_invertida=True), {**distintas, "bloques": 4})
+    assert "a ninguna posición le llega su propio vector" in ceros
 
 
 @pytest.mark.parametrize("bloques", [2, 0, 4.5, "cuatro", True, None])

@@ -168,11 +168,11 @@ def diagnostico(historia: list[dict], fallo: Fallo, final: dict) -> str:
     if fallo.calentamiento:
         lineas.append("El warmup con coseno (§7.1) no es un fallo: compara la misma corrida con y sin él.")
     if fallo.sin_residual:
-        lineas.append("\n" + _nota_atajos(final, no_baja, parejos))  # un párrafo aparte, no dentro de la lista
+        lineas.append("\n" + _nota_atajos(fallo, final, no_baja, parejos))  # un párrafo aparte, no dentro de la lista
     return "\n".join(lineas)
 
 
-def _nota_atajos(final: dict, no_baja: bool, parejos: bool) -> str:
+def _nota_atajos(fallo: Fallo, final: dict, no_baja: bool, parejos: bool) -> str:
     """Lo que midió esta corrida sin atajos: si aprendió, cómo salen las posiciones y qué predice."""
     n = final.get("bloques", 1)
     inicial, al_final = final["diferencia_inicial"], final["diferencia_final"]
@@ -192,23 +192,27 @@ def _nota_atajos(final: dict, no_baja: bool, parejos: bool) -> str:
         f"**Sin atajos residuales, con {n} {'bloque' if n == 1 else 'bloques'}:** {posiciones}; predice el mismo "
         f"dígito en las 8 posiciones en {por_ciento(final['mismo_digito'])} de las secuencias de validación. "
     )
-    if not no_baja and n == 1:
+    if fallo.mascara_invertida:  # la atención da ceros: sin atajo, a ninguna posición le llega su propio vector
         return texto + (
-            "**Aprende igual:** con un solo bloque, la atención lleva a cada posición el dígito de su espejo y el MLP "
-            "lo lee; el atajo no hace falta. El tutorial (§7.1) dice que es «una condición necesaria para entrenar "
-            f"Transformers profundos»: elige {max(BLOQUES)} bloques y entrena otra vez, con y sin atajos."
+            "Con la máscara invertida, la atención de cada bloque da ceros y, sin el atajo, a ninguna posición le "
+            "llega su propio vector: lo que sale no depende de los dígitos."
         )
-    if no_baja:
-        texto += (
-            "**La pérdida no baja:** sin atajos, cada atención mezcla las posiciones y nada le devuelve a cada una lo "
-            "suyo; lo que queda es qué dígitos hay, no dónde (*Bloque transformer* lo mide con la pila de la lección)."
-        )
-        if parejos and al_final < IGUALES:
-            texto += (
-                " Con todas las claves iguales, los pesos de atención salen parejos: por eso la entropía queda alta."
+    if not no_baja:
+        if n == 1:
+            return texto + (
+                "**Aprende igual:** con un solo bloque, la atención lleva a cada posición el dígito de su espejo y el "
+                "MLP lo lee; el atajo no hace falta. El tutorial (§7.1) dice que es «una condición necesaria para "
+                f"entrenar Transformers profundos»: elige {max(BLOQUES)} bloques y entrena otra vez, con y sin atajos."
             )
-    else:
-        texto += "**Aprendió** en esta corrida, aun sin atajos."
+        return texto + "**Aprendió** en esta corrida, aun sin atajos. Apaga la casilla para comparar."
+    if al_final >= IGUALES:
+        return texto + "**La pérdida no baja**, pero las posiciones no salen iguales: mira los otros fallos encendidos."
+    texto += (
+        "**La pérdida no baja:** sin atajos, cada atención mezcla las posiciones y nada le devuelve a cada una lo "
+        "suyo; lo que queda es qué dígitos hay, no dónde (*Bloque transformer* lo mide con la pila de la lección)."
+    )
+    if parejos:
+        texto += " Con todas las claves iguales, los pesos de atención salen parejos: por eso la entropía queda alta."
     return texto + " Apaga la casilla y entrena el mismo modelo con los atajos para comparar."
 
 
