@@ -180,3 +180,27 @@ def test_una_lista_de_opciones_barrida_cambia_la_figura_sin_red(navegador, tmp_p
     pg.wait_for_function(f"() => ({FIRMA})('parches-vit-figura1').includes('240 parches de 8 × 8')", timeout=ESPERA_MS)
     assert pg.fuera == [] and pg.errores == [], (pg.fuera, pg.errores)
     pg.context.close()
+
+
+def test_una_seccion_barrida_de_la_pestana_tambien_se_arrastra(navegador, tmp_path):
+    """Inversión de dígitos: su vista no tiene barridos, pero «Mira cómo aprende» (una `Seccion`) sí; con los dígitos
+    de siempre, sus 11 instantáneas van en el archivo y su deslizador cambia el mapa y el texto, sin red."""
+    archivo = tmp_path / "inversion.html"
+    archivo.write_text(orden.exportar_id("inversion-digitos", {}), encoding="utf-8")
+    pg = abrir(navegador, archivo, "light", 1280)
+    dibujada(pg, "inversion-digitos")
+    rango = pg.locator(".seccion input[type=range]")
+    assert rango.count() == 1
+    caja = (rango.scroll_into_view_if_needed(), rango.bounding_box())[1]
+    y = caja["y"] + caja["height"] / 2
+    firmas = set()
+    pg.mouse.move(caja["x"] + caja["width"] - 2, y)
+    pg.mouse.down()
+    for k in range(21):
+        pg.mouse.move(caja["x"] + caja["width"] - 2 - (caja["width"] - 4) * k / 20, y)
+        pg.wait_for_timeout(60)
+        firmas.add(pg.evaluate(FIRMA, "inversion-digitos-figura2"))
+    pg.mouse.up()
+    assert len(firmas) >= 8, len(firmas)
+    assert pg.fuera == [] and pg.errores == [], (pg.fuera, pg.errores)
+    pg.context.close()

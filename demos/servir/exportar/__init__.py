@@ -94,14 +94,19 @@ def enlace_en_vivo(p: Pestana, parametros: dict[str, str], base: str) -> str:
     return f"{base}/demo/{p.id}/" + (f"?{consulta}" if consulta else "")
 
 
+def nodo_de_la_pestana(vista: Vista):
+    """La gr.Tab de la pestaña en la suite (elem_id «pestana-<id>», app.py) o la raíz (sola): no una gr.Tab de
+    adentro."""
+    nodo = vista.entradas[0] if vista.entradas else vista.salidas[0]
+    while getattr(nodo, "parent", None) is not None and not str(getattr(nodo, "elem_id", "")).startswith("pestana-"):
+        nodo = nodo.parent
+    return nodo
+
+
 def explicacion_de(vista: Vista) -> str | None:
     """El texto de `explicacion(...)` de la pestaña: el Markdown con la clase «explicacion» de su gr.Tab (o de sus
     Blocks, si se armó sola)."""
-    nodo = vista.entradas[0] if vista.entradas else vista.salidas[0]
-    # Hasta la pestaña de la suite (elem_id «pestana-<id>», app.py) o la raíz: no una gr.Tab de adentro.
-    while getattr(nodo, "parent", None) is not None and not str(getattr(nodo, "elem_id", "")).startswith("pestana-"):
-        nodo = nodo.parent
-    pendientes = [nodo]
+    pendientes = [nodo_de_la_pestana(vista)]
     while pendientes:
         x = pendientes.pop(0)
         if isinstance(x, gr.Markdown) and "explicacion" in (x.elem_classes or []):
@@ -144,6 +149,7 @@ def exportar(pedido: Pedido, base: str | None = None, ahora: datetime | None = N
         for s, t, v in zip(vista.salidas, tipos, enviados, strict=True)
     ]
     barridos = _barridos(pedido, paquetes, tipos)
+    _con_secciones(pedido, salidas, barridos)
     parametros = parametros_de(vista, valores)
     datos = {
         "id": p.id,
@@ -221,9 +227,54 @@ def _barridos(pedido: Pedido, paquetes: list[dict], tipos: list[str]) -> list[di
                 "entrada_etiqueta": None if entrada is control else (getattr(entrada, "label", "") or ""),
                 "atajos": [[str(boton.value), valor] for boton, valor in b.atajos],
                 "textos": textos_,
+                "globales": list(range(len(vista.salidas))),  # su salida j es la j de la página
+                "seccion": False,
             }
         )
     return lista
+
+
+def _con_secciones(pedido: Pedido, salidas: list[dict], barridos: list[dict]) -> None:
+    """Suma las secciones barridas de la pestaña (`secciones.encontrar`): sus salidas al final de la página, con la
+    vista con que abren, y su barrido, con su paquete."""
+    from demos.servir.exportar import secciones
+
+    p, vista = pedido.pestana, pedido.vista
+    for s in secciones.encontrar(nodo_de_la_pestana(vista), vista, pedido.valores):
+        desde, n = len(salidas), len(barridos)
+        tipos = [_tipo(c) for c in s["salidas"]]
+        for c, t in zip(s["salidas"], tipos, strict=True):
+            plot, v = secciones.valor_inicial(c)
+            html_ = textos.a_html(t, v) if t != "figura" else None
+            salidas.append({"tipo": t, "valor": plot, "html": html_, "etiqueta": getattr(c, "label", None) or ""})
+        figuras = [f"{p.id}-figura{k + 1}" for k in range(sum(x["tipo"] == "figura" for x in salidas))]
+        por_salida = [
+            figuras[sum(x["tipo"] == "figura" for x in salidas[:g])] if salidas[g]["tipo"] == "figura" else None
+            for g in range(desde, len(salidas))
+        ]
+        paq, i, datos = s["paquete"], s["datos"]["entrada"], s["datos"]
+        k0, _ = _parada_inicial(paq, s["valores"], i)
+        otros = [c for k, c in enumerate(s["entradas"]) if k != i]
+        textos_ = _textos_por_parada(paq, tipos, s["salidas"])
+        barridos.append(
+            {
+                "k": k0,
+                "vale": True,
+                "cerca": k0,
+                "valor_entrada": s["valores"][i],
+                "datos": {**datos, "modo": "control", "clave": f"exportado-{n}", "figuras": por_salida},
+                "paquete": {
+                    **paq,
+                    "otros": [_entrada(c, v)["valor"] for c, v in zip(otros, paq["otros"], strict=True)],
+                },
+                "control": _control(s["control"], None, p.id, n),
+                "entrada_etiqueta": None if datos["controles"] == 1 else getattr(s["entradas"][i], "label", ""),
+                "atajos": [],
+                "textos": {str(desde + int(j)): t for j, t in textos_.items()},
+                "globales": list(range(desde, len(salidas))),
+                "seccion": True,
+            }
+        )
 
 
 def _parada_inicial(paq: dict, valores: list, i: int) -> tuple[int | None, bool]:

@@ -93,7 +93,7 @@ def _barrido(n: int, b: dict) -> str:
     c, paq = b["control"], b["paquete"]
     k = b["k"] if b["k"] is not None else b["cerca"]  # un valor que no es una parada: el control, en la más cercana
     i = b["datos"]["entrada"]
-    propia = b["entrada_etiqueta"] is None  # el control es la entrada de la función
+    propia = b["entrada_etiqueta"] is None and not b["seccion"]  # el control es la entrada de la vista
     info = f'<p class="info" data-info="{n}">{escapar(c.get("info"))}</p>'
     if c["tipo"] == "rango":
         valor = paq["paradas"][k] if k is not None else c["min"]
@@ -114,7 +114,7 @@ def _barrido(n: int, b: dict) -> str:
         campo = f'<div class="opciones" id="{escapar(c["id"])}" role="radiogroup"{ent}>{opciones}</div>'
         cabeza = f'<span class="etiqueta">{escapar(c["etiqueta"])}</span>'
     entrada = ""
-    if not propia:
+    if b["entrada_etiqueta"] is not None:  # el control escribe otra entrada (log T -> T): su valor, debajo
         valor = b["valor_entrada"]  # el de la vista, aunque no sea una parada
         entrada = (
             f'<p class="entrada">{escapar(b["entrada_etiqueta"])}: '
@@ -154,12 +154,12 @@ def _controles(vista: Vista, valores: list, barridos: list[dict], enlace: str) -
     vivos, muertos = [], []
     cubiertas: set[int] = set()
     for n, b in enumerate(barridos):
-        if b["paquete"].get("servidor"):
+        if b["paquete"].get("servidor") or b["seccion"]:  # una sección va con sus salidas (`_salidas`)
             continue
         vivos.append(_barrido(n, b))
         cubiertas.add(b["datos"]["entrada"])
     for b in barridos:  # un barrido que no cabe: en la app pide cada vista al servidor
-        if b["paquete"].get("servidor"):
+        if b["paquete"].get("servidor") and not b["seccion"]:
             i = b["datos"]["entrada"]
             if i not in cubiertas:
                 cubiertas.add(i)
@@ -181,10 +181,21 @@ def _controles(vista: Vista, valores: list, barridos: list[dict], enlace: str) -
 
 
 def _salidas(datos: dict) -> str:
-    partes, k = [], 0
-    for j, s in enumerate(datos["salidas"]):
+    """Las salidas de la vista y, al final, cada sección barrida con su control."""
+    propias = {g for b in datos["barridos"] if b["seccion"] for g in b["globales"]}
+    html_ = _salidas_de(datos, [j for j in range(len(datos["salidas"])) if j not in propias])
+    for n, b in enumerate(datos["barridos"]):
+        if b["seccion"]:
+            html_ += f'<section class="seccion">{_barrido(n, b)}{_salidas_de(datos, b["globales"])}</section>'
+    return html_
+
+
+def _salidas_de(datos: dict, indices: list[int]) -> str:
+    partes = []
+    for j in indices:
+        s = datos["salidas"][j]
+        k = sum(x["tipo"] == "figura" for x in datos["salidas"][: j + 1])  # su número entre las figuras
         if s["tipo"] == "figura":
-            k += 1
             partes.append(
                 f'<div class="figura" id="{escapar(datos["id"])}-figura{k}"><div class="figura-propia" role="figure" '
                 f'aria-label="{escapar(s["etiqueta"] or "Figura")}"></div></div>'

@@ -78,15 +78,17 @@
     if (rango && modo !== "control") rango.value = p.paradas[k];
     if (error !== undefined) return;
     for (let j = 0; j < b.datos.salidas; j++) {
-      if (r[j] !== undefined && datos.salidas[j].tipo === "figura") suite.recibir(lienzo(j), r[j]);
+      const g = b.globales[j]; // la salida j del barrido es la g de la página (una sección va al final)
+      if (r[j] !== undefined && datos.salidas[g].tipo === "figura") suite.recibir(lienzo(g), r[j]);
     }
     for (const [j, t] of Object.entries(b.textos)) {
       const el = document.querySelector(`[data-salida="${j}"]`);
       el.innerHTML = t.v[t.i[k]];
       el.hidden = !t.v[t.i[k]];
     }
-    // Las demás entradas, las del paquete: otro control barrido vuelve a su valor (o al que fija `con`).
-    entradas.forEach((v, i) => mostrar(i, v));
+    // Las demás entradas, las del paquete: otro control barrido vuelve a su valor (o al que fija `con`). Las de una
+    // sección son suyas: no se muestran aparte.
+    if (!b.seccion) entradas.forEach((v, i) => mostrar(i, v));
   };
 
   const cerca = (a, b) => Math.abs(Number(a) - Number(b)) <= 1e-9 * Math.max(1, Math.abs(Number(b)));
