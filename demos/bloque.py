@@ -57,7 +57,8 @@ original normaliza después de sumar, $\text{LN}(x + \text{Atención}(x))$:
 
 $$x' = x + \text{Atención}(\text{LN}(x)), \qquad y = x' + \text{MLP}(\text{LN}(x'))$$
 
-La salida tiene la misma forma que la entrada, así que los bloques se apilan. Mueve
+La salida tiene la misma forma que la entrada, así que los bloques se apilan (abajo, una pila de $N$ bloques con y
+sin sus atajos, y la LayerNorm final que la cierra). Mueve
 $d_\text{modelo}$, las cabezas y $d_\text{mlp}$ y mira dónde están los parámetros.
 """
 
