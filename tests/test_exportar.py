@@ -179,3 +179,15 @@ def test_la_ruta_de_una_imagen_subida_no_sale_en_el_archivo():
     assert ex._entrada(gr.Textbox(), "hola")["valor"] == "hola"
     html = _deshabilitado(3, gr.Image(label="Tu imagen"), "/tmp/gradio/abc/x.png")
     assert "/tmp" not in html and "en la app" in html
+
+
+def test_controles_predecir_y_presentacion_como_en_la_url_de_la_app():
+    """`controles=w` deja a la vista solo el control de w (los demás, ocultos con su valor); `predecir` se acepta;
+    un nombre de `controles` que no es de la pestaña es un error que dice los que hay."""
+    pagina = orden.exportar_id("variantes", {"controles": "w", "predecir": "0", "presentacion": "1", "L": "12"})
+    assert re.search(r'<div class="control barrido">(?:(?!</div>).)*variantes-w', pagina)
+    assert re.search(r'<div class="control barrido" hidden>(?:(?!</div>).)*variantes-g', pagina)
+    assert _datos(pagina)["presentacion"] is True
+    assert "/demo/variantes/?L=12&amp;controles=w" in pagina
+    with pytest.raises(ValueError, match=r"«zz» no es un control de esta pestaña\. Hay: L, w, g, r, semilla"):
+        orden.exportar_id("variantes", {"controles": "w,zz"})

@@ -41,7 +41,9 @@ MAX_BYTES_ARCHIVO = 3_000_000  # un archivo exportado pesa menos que esto (Plotl
 MAX_BYTES_TEXTOS = 600_000  # los textos y tablas de todas las paradas; si pasan, siguen la vista inicial
 # La dirección de la app para el enlace a la pestaña en vivo; sin ella, la del Space si corre en uno, o relativa.
 VARIABLE_BASE = "ATENCION_URL_PUBLICA"
-PRESENTACION = "presentacion"  # el único ajuste de página que acepta el archivo (también en su propia URL)
+PRESENTACION = "presentacion"  # ajustes de la página que también acepta (presentacion, también en su propia URL)
+CONTROLES = "controles"  # ?controles=w,L: solo esos controles se ven (los demás, ocultos con su valor)
+PREDECIR = "predecir"  # se acepta; el archivo no vela la figura
 
 
 @dataclass
@@ -52,6 +54,7 @@ class Pedido:
     vista: Vista
     valores: list
     presentacion: bool = False
+    controles: frozenset | None = None  # ?controles=: los nombres de la URL cuyos controles se ven (None: todos)
 
 
 # --- el archivo ---------------------------------------------------------------------------------------
@@ -151,12 +154,16 @@ def exportar(pedido: Pedido, base: str | None = None, ahora: datetime | None = N
     barridos = _barridos(pedido, paquetes, tipos)
     _con_secciones(pedido, salidas, barridos)
     parametros = parametros_de(vista, valores)
+    if pedido.controles is not None:
+        parametros[CONTROLES] = ",".join(sorted(pedido.controles))
     datos = {
         "id": p.id,
         "salidas": salidas,
         "barridos": barridos,
         "entradas": [_entrada(c, v) for c, v in zip(vista.entradas, valores, strict=True)],
         "presentacion": pedido.presentacion,
+        "controles": sorted(pedido.controles) if pedido.controles is not None else None,
+        "nombres": [next((n for n, x in vista.url.items() if x is c), None) for c in vista.entradas],
     }
     pagina = armar_pagina(
         p,
@@ -225,6 +232,7 @@ def _barridos(pedido: Pedido, paquetes: list[dict], tipos: list[str]) -> list[di
                 "paquete": paq,
                 "control": _control(control, nombres.get(id(control)), p.id, n),
                 "entrada_etiqueta": None if entrada is control else (getattr(entrada, "label", "") or ""),
+                "nombres": [n for n in (nombres.get(id(control)), nombres.get(id(entrada))) if n],
                 "atajos": [[str(boton.value), valor] for boton, valor in b.atajos],
                 "textos": textos_,
                 "globales": list(range(len(vista.salidas))),  # su salida j es la j de la página

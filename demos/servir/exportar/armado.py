@@ -89,7 +89,7 @@ def _explicacion(texto: str | None) -> str:
     return f'<div class="explicacion">{primero}{corte}<details><summary>leer más</summary>{resto}</details></div>'
 
 
-def _barrido(n: int, b: dict) -> str:
+def _barrido(n: int, b: dict, visibles: list | None = None) -> str:
     c, paq = b["control"], b["paquete"]
     k = b["k"] if b["k"] is not None else b["cerca"]  # un valor que no es una parada: el control, en la más cercana
     i = b["datos"]["entrada"]
@@ -125,10 +125,16 @@ def _barrido(n: int, b: dict) -> str:
         for t, v in b["atajos"]
     )
     atajos = f'<div class="atajos">{atajos}</div>' if atajos else ""
-    return f'<div class="control barrido">{cabeza}{campo}{entrada}{atajos}{info}</div>'
+    oculto = _oculto(b.get("nombres"), visibles)
+    return f'<div class="control barrido"{oculto}>{cabeza}{campo}{entrada}{atajos}{info}</div>'
 
 
-def _deshabilitado(i: int, c, valor, motivo: str | None = None) -> str:
+def _oculto(nombres: list | None, visibles: list | None) -> str:
+    """` hidden` para un control que `?controles=` no nombra (como en la app: oculto, con su valor)."""
+    return " hidden" if visibles is not None and not set(nombres or ()) & set(visibles) else ""
+
+
+def _deshabilitado(i: int, c, valor, motivo: str | None = None, nombre: str | None = None, visibles=None) -> str:
     """Un control que necesita el servidor: su etiqueta y su valor, sin poder cambiarlo."""
     etiqueta = escapar(getattr(c, "label", None) or "")
     atr = f'data-entrada="{i}" disabled'
@@ -146,17 +152,18 @@ def _deshabilitado(i: int, c, valor, motivo: str | None = None) -> str:
     else:
         campo = '<span class="sin-valor">(en la app: una imagen, una tabla o un dibujo)</span>'
     nota = f'<p class="info">{escapar(motivo)}</p>' if motivo else ""
-    return f'<div class="control en-servidor"><label>{etiqueta}</label>{campo}{nota}</div>'
+    return f'<div class="control en-servidor"{_oculto([nombre], visibles)}><label>{etiqueta}</label>{campo}{nota}</div>'
 
 
-def _controles(vista: Vista, valores: list, barridos: list[dict], enlace: str) -> tuple[str, str]:
+def _controles(vista: Vista, valores: list, datos: dict, enlace: str) -> tuple[str, str]:
     """(los controles barridos, que funcionan; los que necesitan el servidor, con su línea y su enlace)."""
+    barridos = datos["barridos"]
     vivos, muertos = [], []
     cubiertas: set[int] = set()
     for n, b in enumerate(barridos):
         if b["paquete"].get("servidor") or b["seccion"]:  # una sección va con sus salidas (`_salidas`)
             continue
-        vivos.append(_barrido(n, b))
+        vivos.append(_barrido(n, b, datos["controles"]))
         cubiertas.add(b["datos"]["entrada"])
     for b in barridos:  # un barrido que no cabe: en la app pide cada vista al servidor
         if b["paquete"].get("servidor") and not b["seccion"]:
@@ -164,11 +171,12 @@ def _controles(vista: Vista, valores: list, barridos: list[dict], enlace: str) -
             if i not in cubiertas:
                 cubiertas.add(i)
                 motivo = f"Sus paradas no entran en el archivo ({b['paquete']['servidor']})."
-                muertos.append(_deshabilitado(i, vista.entradas[i], valores[i], motivo))
+                nombre = datos["nombres"][i]
+                muertos.append(_deshabilitado(i, vista.entradas[i], valores[i], motivo, nombre, datos["controles"]))
     for i, (c, v) in enumerate(zip(vista.entradas, valores, strict=True)):
         if i in cubiertas or isinstance(c, gr.State) or getattr(c, "visible", True) is not True:
             continue
-        muertos.append(_deshabilitado(i, c, v))
+        muertos.append(_deshabilitado(i, c, v, None, datos["nombres"][i], datos["controles"]))
     servidor = ""
     if muertos:
         servidor = (
@@ -219,7 +227,7 @@ def armar_pagina(
     vista: Vista,
     valores: list,
 ) -> str:
-    vivos, servidor = _controles(vista, valores, datos["barridos"], enlace)
+    vivos, servidor = _controles(vista, valores, datos, enlace)
     ajustes = ", ".join(f"{k} = {v}" for k, v in parametros.items()) or "los de siempre"
     titulo = f"{p.titulo} · del tutorial" if p.del_tutorial else p.titulo
     sin_barrido = "" if vivos else '<p class="aviso">Esta pestaña no tiene controles que se muevan sin servidor.</p>'

@@ -11,7 +11,7 @@ import gradio as gr
 from demos import POR_ID, Pestana, buscar
 from demos.comun.vista import Vista
 from demos.servir.conectar import valor_desde_url
-from demos.servir.exportar import PRESENTACION, Pedido, exportar
+from demos.servir.exportar import CONTROLES, PREDECIR, PRESENTACION, Pedido, exportar
 
 
 def construir(id_: str) -> tuple[Pestana, Vista]:
@@ -22,27 +22,37 @@ def construir(id_: str) -> tuple[Pestana, Vista]:
     return p, vista
 
 
-def valores_de(vista: Vista, parametros: dict[str, str]) -> tuple[list, bool]:
-    """Los valores de las entradas con los ajustes pedidos, y si va en modo presentación. A diferencia de la URL
-    de la app (que ignora lo que no sirve con un aviso), aquí un nombre o un valor que no sirve es un error que
-    dice lo que hay."""
+def valores_de(vista: Vista, parametros: dict[str, str]) -> tuple[list, dict]:
+    """Los valores de las entradas con los ajustes pedidos, y los de la página: {"presentacion": bool, "controles":
+    los nombres de `?controles=` (o None)}. `predecir` se acepta y no cambia nada (el archivo no vela la figura). A
+    diferencia de la URL de la app (que ignora lo que no sirve con un aviso), aquí un nombre o un valor que no sirve
+    es un error que dice lo que hay."""
     valores = [c.value for c in vista.entradas]
-    presentacion = False
+    pagina: dict = {"presentacion": False, "controles": None}
     for nombre, texto in parametros.items():
-        if nombre == PRESENTACION:
+        if nombre in (PRESENTACION, PREDECIR):
             if texto not in {"0", "1"}:
-                raise ValueError(f"«{PRESENTACION}={texto[:40]}» no sirve: debe ser 1 o 0.")
-            presentacion = texto == "1"
+                raise ValueError(f"«{nombre}={texto[:40]}» no sirve: debe ser 1 o 0.")
+            pagina["presentacion"] |= nombre == PRESENTACION and texto == "1"
+            continue
+        if nombre == CONTROLES:
+            pedidos = [n.strip() for n in texto.split(",") if n.strip()]
+            if otros := [n for n in pedidos if n not in vista.url]:
+                raise ValueError(
+                    f"En «{CONTROLES}=», «{otros[0][:40]}» no es un control de esta pestaña. Hay: "
+                    f"{', '.join(vista.url)}."
+                )
+            pagina["controles"] = frozenset(pedidos)
             continue
         if nombre not in vista.url:
-            hay = ", ".join([*vista.url, PRESENTACION])
+            hay = ", ".join([*vista.url, PRESENTACION, CONTROLES, PREDECIR])
             raise ValueError(f"Esta pestaña no tiene el ajuste «{nombre[:40]}». Tiene: {hay}.")
         i = next(k for k, c in enumerate(vista.entradas) if c is vista.url[nombre])
         try:
             valores[i] = valor_desde_url(vista.url[nombre], texto)
         except ValueError as e:
             raise ValueError(f"«{nombre}={texto[:40]}» no sirve: {e}.") from None
-    return valores, presentacion
+    return valores, pagina
 
 
 def leer_parametros(pares: list[str]) -> dict[str, str]:
@@ -62,5 +72,5 @@ def exportar_id(id_: str, parametros: dict[str, str], base: str | None = None) -
     if id_ not in POR_ID:
         raise ValueError(f"No hay una pestaña «{id_[:40]}». Las hay: {', '.join(POR_ID)}.")
     p, vista = construir(id_)
-    valores, presentacion = valores_de(vista, parametros)
-    return exportar(Pedido(p, vista, valores, presentacion), base=base)
+    valores, pagina = valores_de(vista, parametros)
+    return exportar(Pedido(p, vista, valores, pagina["presentacion"], pagina["controles"]), base=base)
