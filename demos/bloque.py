@@ -1,4 +1,5 @@
-"""Bloque transformer: el diagrama de la lección y de dónde salen sus parámetros."""
+"""Bloque transformer: el diagrama de la lección y de dónde salen sus parámetros; abajo, una pila de N bloques con y
+sin sus atajos residuales (tutorial §7.1) y con su LayerNorm final (§5.1), medida con `modelos.transformer`."""
 
 from __future__ import annotations
 
@@ -660,7 +661,7 @@ APRENDER = ap.Aprender(
                     "{entrada}). Lo que se pierde es la diferencia entre posiciones: {sin}.",
                 ),
             ),
-            verdad=ap.EnLaPestana(calcular, lambda salida: _posiciones(salida), cambio={"bloques": 8}),
+            verdad=ap.EnLaPestana(calcular, _posiciones, cambio={"bloques": 8}),
         ),
     ),
 )
