@@ -134,7 +134,7 @@ PILA_MAXIMA = 32  # `medir_pila` no arma pilas más hondas (ni más anchas que e
 D_MAXIMA, LARGO_MAXIMO, LOTE_MAXIMO = 256, 64, 16
 
 
-def _validar_pila(bloques: int, d_modelo: int, cabezas: int, d_mlp: int, largo: int, lote: int) -> None:
+def _validar_pila(bloques: int, d_modelo: int, cabezas: int, d_mlp: int, largo: int, lote: int, semilla: int) -> None:
     for nombre, v, hi in (
         ("bloques", bloques, PILA_MAXIMA),
         ("d_modelo", d_modelo, D_MAXIMA),
@@ -147,10 +147,19 @@ def _validar_pila(bloques: int, d_modelo: int, cabezas: int, d_mlp: int, largo: 
             raise ValueError(f"«{nombre}» debe ser un entero de 1 a {hi}; llegó {v!r}.")
     if d_modelo % cabezas:
         raise ValueError(f"d_modelo ({d_modelo}) debe ser múltiplo del número de cabezas ({cabezas}).")
+    if isinstance(semilla, bool) or not isinstance(semilla, int) or not 0 <= semilla < 2**31 - 1:
+        raise ValueError("«semilla» debe ser un entero de 0 a 2³¹ − 2.")
 
 
 def medir_pila(
-    bloques: int, *, d_modelo: int = 64, cabezas: int = 4, d_mlp: int = 256, largo: int = 8, lote: int = 4, semilla=0
+    bloques: int,
+    *,
+    d_modelo: int = 64,
+    cabezas: int = 4,
+    d_mlp: int = 256,
+    largo: int = 8,
+    lote: int = 4,
+    semilla: int = 0,
 ) -> dict:
     """Qué pasa con y sin atajos residuales en las pilas de 1…`bloques` bloques: los mismos pesos, recién creados.
 
@@ -163,7 +172,7 @@ def medir_pila(
       rms, rms_final: √(media de los cuadrados) de cada vector que sale del bloque N, sin y con la norma final
     Devuelve {"con": [un dict por N], "sin": [...], "rms_entrada": el de x}.
     """
-    _validar_pila(bloques, d_modelo, cabezas, d_mlp, largo, lote)
+    _validar_pila(bloques, d_modelo, cabezas, d_mlp, largo, lote, semilla)
     with torch.random.fork_rng(devices=[]):  # los pesos salen de `semilla` sin tocar el generador global
         torch.manual_seed(semilla)
         pila = PilaTransformer(d_modelo, cabezas, d_mlp, bloques)
