@@ -332,8 +332,12 @@ def exportar(id_: str, salida: str | None, pares: list[str], base: str | None) -
     except ValueError as e:
         print(f"No se exportó: {e}", file=sys.stderr)
         return 2
-    with open(salida, "w", encoding="utf-8") as f:
-        f.write(pagina)
+    try:
+        with open(salida, "w", encoding="utf-8") as f:
+            f.write(pagina)
+    except OSError as e:
+        print(f"No se exportó: no se puede escribir «{salida}» ({e.strerror}).", file=sys.stderr)
+        return 2
     print(f"* {id_} en {salida} ({len(pagina.encode()) / 1e6:.2f} MB): ábrelo en el navegador, sin servidor.")
     return 0
 

@@ -64,9 +64,11 @@ def test_lo_que_no_sirve_se_dice_en_espanol_y_sale_con_error(tmp_path, capsys, a
     assert not archivo.exists()
 
 
-def test_sin_salida_lo_dice(capsys):
+def test_sin_salida_lo_dice(capsys, tmp_path):
     assert _main("temperatura") == 2
     assert "Falta --salida" in capsys.readouterr().err
+    assert _main("temperatura", "--salida", str(tmp_path / "no-existe" / "t.html")) == 2
+    assert "no se puede escribir" in capsys.readouterr().err
 
 
 def test_la_vista_que_la_funcion_rechaza_no_se_exporta():
