@@ -5,6 +5,7 @@ Entrenamientos cortos (20–40 pasos, un hilo): cada prueba corre en segundos en
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -254,3 +255,26 @@ def test_en_el_navegador_sin_atajos_con_4_bloques_dice_lo_medido(pagina, url_app
     lab.scroll_into_view_if_needed()
     guardar_captura(pagina, carpeta_capturas() / "inversion-digitos-sin-atajos.png")
     assert pagina.errores == []
+
+
+def test_el_diagnostico_pone_cada_parrafo_fuera_de_la_lista_y_con_la_mascara_sin_atajos_no_culpa_al_atajo():
+    """Un párrafo tras un punto de la lista va tras una línea en blanco (si no, Markdown lo mete en el punto); con
+    la máscara invertida y sin atajos, la nota de la máscara no dice que el vector llega «por la conexión residual»."""
+    from demos.inversion_digitos.fallos import diagnostico
+
+    historia = [{"paso": 1, "perdida": 2.3, "entropia": 2.9}]
+    final = {
+        "digitos": 0.1,
+        "secuencias": 0.0,
+        "bloques": 4,
+        "diferencia_inicial": 1e-7,
+        "diferencia_final": 1e-7,
+        "mismo_digito": 1.0,
+    }
+    for fallo in (Fallo(mascara_invertida=True), Fallo(mascara_invertida=True, sin_residual=True), Fallo()):
+        lineas = diagnostico(historia, fallo, final).split("\n")
+        for antes, linea in itertools.pairwise(lineas):
+            assert not (antes.startswith("- ") and linea and not linea.startswith("- ")), (antes, linea)
+    texto = diagnostico(historia, Fallo(mascara_invertida=True, sin_residual=True), final)
+    assert "por la conexión residual" not in texto and "ni su propio vector" in texto
+    assert "por la conexión residual" in diagnostico(historia, Fallo(mascara_invertida=True), final)

@@ -74,15 +74,19 @@ def fila_toda_tapada() -> dict[str, str]:
     }
 
 
-def _nota_mascara() -> str:
+def _nota_mascara(con_atajos: bool = True) -> str:
     f = fila_toda_tapada()
+    llega = (
+        "a cada posición le llega solo su propio vector, por la conexión residual."
+        if con_atajos
+        else "sin la conexión residual, a ninguna posición le llega ni su propio vector."
+    )
     nan = ", y la salida y la pérdida serían NaN desde el primer paso" if f["a_mano"] == "NaN" else ""
     return (
         f"**Máscara invertida, qué pasa aquí:** sin relleno, la máscara de «1 = conservar» es toda 1 y, leída como "
         f"«`True` = no mirar», tapa el {f['tapadas']} de las claves. Con −∞ y el softmax a mano (la función de la "
         f"lección), una fila toda tapada da {f['a_mano']}{nan} (lo muestra *Máscara causal*). Este laboratorio "
-        f"entrena solo porque `modelos.atencion` deja esa fila en {f['modelos']}: la atención no aporta nada y a "
-        "cada posición le llega solo su propio vector, por la conexión residual."
+        f"entrena solo porque `modelos.atencion` deja esa fila en {f['modelos']}: la atención no aporta nada y " + llega
     )
 
 
@@ -164,12 +168,23 @@ def diagnostico(historia: list[dict], fallo: Fallo, final: dict) -> str:
     elif not fallo.sin_residual:
         lineas.append("Sin fallos encendidos: es el modelo que aprende, para comparar.")
     if fallo.mascara_invertida:
-        lineas.append(_nota_mascara())
+        lineas.append(_nota_mascara(con_atajos=not fallo.sin_residual))
     if fallo.calentamiento:
         lineas.append("El warmup con coseno (§7.1) no es un fallo: compara la misma corrida con y sin él.")
     if fallo.sin_residual:
-        lineas.append("\n" + _nota_atajos(fallo, final, no_baja, parejos))  # un párrafo aparte, no dentro de la lista
-    return "\n".join(lineas)
+        lineas.append(_nota_atajos(fallo, final, no_baja, parejos))
+    return _en_parrafos(lineas)
+
+
+def _en_parrafos(lineas: list[str]) -> str:
+    """Las líneas en Markdown, con una línea en blanco antes de cada párrafo que sigue a una lista (si no, el
+    párrafo queda dentro del último punto)."""
+    partes: list[str] = []
+    for linea in lineas:
+        if partes and partes[-1].startswith("- ") and not linea.startswith("- "):
+            partes.append("")
+        partes.append(linea)
+    return "\n".join(partes)
 
 
 def _nota_atajos(fallo: Fallo, final: dict, no_baja: bool, parejos: bool) -> str:
