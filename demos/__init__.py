@@ -121,7 +121,7 @@ PESTANAS: tuple[Pestana, ...] = (
     Pestana(
         "bloque",
         "Bloque transformer",
-        "demos.bloque",
+        "demos.bloque.pestana",
         ARQUITECTURA,
         "la salida tiene la forma de la entrada, dónde están los parámetros y qué pasa sin los atajos.",
     ),

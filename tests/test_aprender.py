@@ -105,7 +105,7 @@ def test_mascara_fila_tapada_da_nan_y_la_primera_palabra_pesa_1():
 
 
 def test_bloque_49984_con_4_y_con_8_cabezas():
-    from demos import bloque
+    from demos.bloque import pestana as bloque
 
     assert bloque.APRENDER.prediccion.cifras()["respuesta"] == 49_984
     assert bloque.APRENDER.preguntas[0].cifras()["respuesta"] == 49_984

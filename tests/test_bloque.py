@@ -7,18 +7,15 @@ import pytest
 import torch
 from torch import nn
 
-from demos.bloque import (
-    N_MAX,
-    SIN_ATAJOS,
-    calcular,
+from demos.bloque.atajos import N_MAX, SIN_ATAJOS, diferencia_con_encoder, medidas_de_la_pila
+from demos.bloque.parametros import (
     copiar_pesos,
     desglose,
-    diferencia_con_encoder,
     diferencia_con_pytorch,
     formula,
     layernorm_de_la_leccion,
-    medidas_de_la_pila,
 )
+from demos.bloque.pestana import calcular
 from demos.comun.figuras import numero
 from demos.comun.figuras.pantalla import figura_plotly_json
 from modelos import BloqueTransformer
@@ -94,7 +91,7 @@ def test_diferencia_en_vivo_con_pytorch_es_menor_que_1e6(d, cabezas, d_mlp):
 
 
 def test_compartir_pesos_deja_a_pytorch_con_los_tensores_del_bloque():
-    from demos.bloque import _compartir_pesos, _pareja
+    from demos.bloque.parametros import _compartir_pesos, _pareja
 
     nuestro, suyo = _pareja(32, 4, 64, "meta")
     nuestro = nuestro.to_empty(device="cpu")
@@ -172,7 +169,7 @@ def test_layernorm_y_forma_de_la_leccion():
 
 def test_la_varianza_1_de_layernorm_es_la_poblacional():
     """y = LN(1, 2, 3, 4): var(unbiased=False) ≈ 1 (lo que normaliza LayerNorm); y.var() divide por n − 1: 1.33."""
-    from demos.bloque import varianzas_de_la_leccion
+    from demos.bloque.parametros import varianzas_de_la_leccion
 
     y = nn.LayerNorm(4)(torch.tensor([[1.0, 2.0, 3.0, 4.0]])).detach()
     poblacional, muestral = varianzas_de_la_leccion()
@@ -185,7 +182,7 @@ def test_la_varianza_1_de_layernorm_es_la_poblacional():
 def test_la_comparacion_del_tutorial_reconoce_una_capa_pre_norma(monkeypatch):
     """Las dos diferencias son contra capas de PyTorch, no contra la misma cuenta: si la capa del tutorial fuera
     pre-norma, x + A(LN(x)), la diferencia con la post-norma sería grande y con la pre-norma, nula."""
-    from demos import bloque
+    from demos.bloque import parametros as bloque
 
     def pre_norma(self, x, key_padding_mask=None):
         z = self.layernorm(x)
@@ -199,7 +196,7 @@ def test_la_comparacion_del_tutorial_reconoce_una_capa_pre_norma(monkeypatch):
 def test_el_codigo_pre_norm_del_tutorial_es_post_norma():
     """El §2.2 del tutorial llama «Pre-Norm» a LN(x + atención(x)): es la post-norma de
     nn.TransformerEncoderLayer(norm_first=False), no la pre-norma del bloque."""
-    from demos.bloque import tutorial_2_2
+    from demos.bloque.parametros import tutorial_2_2
 
     dif = tutorial_2_2(64, 4)
     assert dif["post"] < 1e-6 < 0.1 < dif["pre"]
@@ -273,7 +270,7 @@ def test_la_norma_final_lleva_cada_vector_a_tamano_1_y_sin_ella_crece_con_n():
 
 
 def test_los_numeros_del_texto_de_la_pila_salen_de_las_medidas():
-    from demos.bloque import _g, _veces
+    from demos.bloque.atajos import _g, _veces
 
     texto = calcular(bloques=8)[5]
     con, sin = medidas_de_la_pila()["con"][7], medidas_de_la_pila()["sin"][7]
@@ -298,7 +295,7 @@ def test_la_figura_de_la_pila_sigue_a_n_y_pesa_poco():
 
 
 def test_la_pregunta_de_los_atajos_se_responde_con_lo_que_muestra_la_pestana():
-    from demos.bloque import APRENDER
+    from demos.bloque.pestana import APRENDER
 
     cifras = APRENDER.preguntas[2].cifras()
     assert cifras["respuesta"] == "iguales" and cifras["sin"] in calcular(bloques=8)[5]
