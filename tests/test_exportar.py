@@ -148,6 +148,21 @@ def test_formulas_como_texto():
     assert formula(r"\mathrm{softmax}(QK^\top/\sqrt{d})V") == "softmax(QKᵀ/√d)V"
     assert formula(r"\sum_j e^{s_j}") == "Σ<sub>j</sub> e<sup>s<sub>j</sub></sup>"
     assert "&lt;img" in markdown("<img src=x> $a<b$")
+    # Un subíndice con nombre es la palabra entera (atención cruzada: «L_objetivo × L_fuente», no «L_o bjetivo»).
+    assert formula(r"L_\text{objetivo} \times L_\text{fuente}") == "L<sub>objetivo</sub> × L<sub>fuente</sub>"
+    assert formula(r"x^\text{a} + \text{softmax}(y)") == "x<sup>a</sup> + softmax(y)"
+
+
+def test_el_archivo_lleva_lo_que_la_app_dice_de_sus_figuras():
+    """La barra de Plotly se esconde con el dedo y en una página angosta, con la misma regla que la app (un solo
+    archivo, demos/servir/pagina/figuras.css, que la app carga y el archivo lleva): a 390 px tapaba el título."""
+    from demos.servir.exportar.armado import CSS_DE_LAS_FIGURAS
+    from demos.servir.pagina import archivos
+
+    css = CSS_DE_LAS_FIGURAS.read_text(encoding="utf-8")
+    assert ".modebar-container { display: none" in css
+    assert any(Path(r).name == "figuras.css" for r in archivos("css"))
+    assert css in orden.exportar_id("atencion-cruzada", {})
 
 
 # --- la descarga -----------------------------------------------------------------------------------

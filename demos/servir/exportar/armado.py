@@ -32,6 +32,10 @@ def plotly_js() -> str:
     return PLOTLY.read_text(encoding="utf-8")
 
 
+# Lo que la app dice de sus figuras (la barra de Plotly en un teléfono), el mismo archivo que carga la página.
+CSS_DE_LAS_FIGURAS = Path(__file__).parents[1] / "pagina" / "figuras.css"
+
+
 @cache
 def recurso(nombre: str) -> str:
     return (CARPETA / nombre).read_text(encoding="utf-8")
@@ -239,7 +243,8 @@ def armar_pagina(
 <meta http-equiv="Content-Security-Policy" content="{_politica(nonce)}">
 <meta name="color-scheme" content="light dark">
 <title>{escapar(titulo)} · {TITULO_SUITE}</title>
-<style>{recurso("pagina.css")}</style>
+<style>{recurso("pagina.css")}
+{CSS_DE_LAS_FIGURAS.read_text(encoding="utf-8")}</style>
 <script nonce="{nonce}">{guion_de_la_suite()};</script>
 </head>
 <body>

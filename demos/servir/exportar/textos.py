@@ -89,7 +89,9 @@ def formula(tex: str) -> str:
     √d, `\\sum_j` -> Σ<sub>j</sub>. Sin motor de fórmulas: lo que no conoce queda como texto."""
     t = html.escape(sin_bidi(tex), quote=False)
     t = re.sub(r"\\(?:left|right|big|Big|bigg|displaystyle)\b", "", t)
-    t = re.sub(r"\\(?:text|mathrm|operatorname|mathit|textbf|mathbf|boldsymbol|mathcal)" + _LLAVES, r"\1", t)
+    estilos = r"\\(?:text|mathrm|operatorname|mathit|textbf|mathbf|boldsymbol|mathcal)" + _LLAVES
+    t = re.sub(r"([_^])" + estilos, r"\1{\2}", t)  # L_\text{objetivo}: el subíndice es la palabra entera
+    t = re.sub(estilos, r"\1", t)
     for _ in range(4):  # de adentro hacia afuera
         t = re.sub(r"\\frac" + _LLAVES + _LLAVES, lambda m: f"{_grupo(m[1])}/{_grupo(m[2])}", t)
         t = re.sub(r"\\sqrt" + _LLAVES, lambda m: "√" + _grupo(m[1]), t)
