@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -183,6 +184,31 @@ def test_la_descarga_escribe_el_html_de_la_vista_que_se_ve():
         exportar_html("otra", vista, valores)
     with pytest.raises(ValueError, match="no se puede exportar"):
         exportar_html("variantes", vista, valores[:-1])
+
+
+def test_las_paradas_del_boton_gastan_el_presupuesto_de_quien_lo_pulsa(monkeypatch):
+    """El botón lo pulsa un visitante: sus paradas van por el `Taller` de las ediciones y gastan su presupuesto
+    (una vista por parada). Sin saldo, el archivo no se arma a medias: un error en español, y nada se calcula."""
+    from types import SimpleNamespace
+
+    from demos.comun import barrido
+    from demos.servir.descarga import exportar_html
+
+    taller = barrido.Taller(max_en_fila=6, por_sesion=barrido.Presupuesto(capacidad=100, por_s=0))
+    monkeypatch.setattr(barrido, "TALLER", taller)
+    pedido = SimpleNamespace(session_hash="sesion-1", client=SimpleNamespace(host="203.0.113.9"))
+    monkeypatch.setattr(barrido, "peticion_actual", lambda: pedido)
+    p, vista = orden.construir("temperatura")
+    valores = [c.value for c in vista.entradas]
+    i = next(k for k, c in enumerate(vista.entradas) if c is vista.url["T"])
+    valores[i] = 1.37  # una vista que nadie pidió: sus paradas no están guardadas
+    llamadas = []
+    fn = vista.fn
+    monkeypatch.setattr(vista, "fn", lambda *a: llamadas.append(a) or fn(*a))
+    with pytest.raises(ValueError, match="prueba otra vez en un minuto"):
+        exportar_html("temperatura", vista, valores)
+    assert len(llamadas) == 1  # la vista que se ve, y ninguna parada
+    assert taller.por_sesion.saldo("sesion-1", time.monotonic()) < 0
 
 
 def test_la_ruta_de_una_imagen_subida_no_sale_en_el_archivo():

@@ -7,8 +7,9 @@ o «HTML interactivo» en las descargas de cada pestaña (`demos/servir/descarga
 - las figuras de la vista, dibujadas por el mismo código del navegador que la app (`demos.comun.navegador.guion`,
   en línea) con el paquete cartesiano de Plotly.js (en línea, 1.4 MB): valores al pasar el puntero, modo oscuro,
   teléfono y proyector (`?presentacion=1` o su botón);
-- cada control barrido, con todas sus paradas: las calcula la función de la pestaña (`barrido.paquetes_de`, con
-  el mismo tope de 200 kB que la app) y las arma `barrido.mjs`, el mismo módulo que en la app;
+- cada control barrido, con todas sus paradas: las calcula la función de la pestaña en el `Taller` de las ediciones
+  (`barrido.TALLER`: las guardadas no se recalculan, y las del botón gastan el presupuesto de quien lo pulsa), con el
+  mismo tope de 200 kB que la app, y las arma `barrido.mjs`, el mismo módulo que en la app;
 - los demás controles, con su valor y desactivados, y una línea que enlaza a la pestaña en vivo con los mismos
   ajustes.
 
@@ -31,7 +32,8 @@ import gradio as gr
 import orjson
 
 from demos import Pestana
-from demos.comun.barrido import al_navegador, armar, paquetes_de
+from demos.comun import barrido
+from demos.comun.barrido import al_navegador, armar
 from demos.comun.figuras.componente import Figura
 from demos.comun.vista import Vista
 from demos.servir.exportar import textos
@@ -132,6 +134,20 @@ def _tipo(componente) -> str:
     return "texto"
 
 
+def _paquetes(vista, valores: list, resultado: tuple) -> list[dict]:
+    """Las paradas de los barridos, por el `Taller` de las ediciones: las ya calculadas salen de las guardadas, y
+    las de un visitante (el botón) gastan su presupuesto de sesión y de dirección, en el mismo hilo que las demás.
+    Si el taller no las calcula por ahora (ocupado, o quien pide ya pidió muchas), el archivo no se arma a medias."""
+    sesion, direccion = barrido.quien_pide(barrido.peticion_actual())
+    paquetes = barrido.TALLER.paquetes(vista, list(valores), resultado, sesion, direccion)
+    if any(p.get("servidor") in (barrido.OCUPADO, barrido.SIN_PRESUPUESTO) for p in paquetes):
+        raise ValueError(
+            "Ahora no se pueden calcular las paradas de esta vista (el servidor está ocupado con otras ediciones, "
+            "o pediste muchas en poco tiempo): prueba otra vez en un minuto."
+        )
+    return paquetes
+
+
 def exportar(pedido: Pedido, base: str | None = None, ahora: datetime | None = None) -> str:
     """El archivo HTML de la vista de `pedido`. ValueError en español si la función la rechaza o si pasaría de
     `MAX_BYTES_ARCHIVO`."""
@@ -140,7 +156,7 @@ def exportar(pedido: Pedido, base: str | None = None, ahora: datetime | None = N
     resultado = vista.fn(*valores)  # la validación y los límites de la pestaña, como en una vista
     resultado = resultado if isinstance(resultado, tuple) else (resultado,)
     enviados = al_navegador(vista.salidas, resultado)
-    paquetes = paquetes_de(vista, valores, resultado) if vista.barridos else []
+    paquetes = _paquetes(vista, valores, resultado) if vista.barridos else []
     tipos = [_tipo(s) for s in vista.salidas]
     salidas = [
         {
