@@ -37,23 +37,31 @@ class BloqueTransformer(nn.Module):
     """Un bloque transformer pre-norma: atención y MLP, cada uno con su residual.
 
     Con `residual=False` (solo para ver qué se pierde) no hay atajos: x' = Atención(LN(x)), y = MLP(LN(x')).
+    Con `dropout` = p (el del tutorial: 0.1; la lección y los checkpoints, 0), en `train()` apaga al azar los pesos
+    de la atención, lo que suma cada paso y las neuronas del MLP, en el orden de
+    `nn.TransformerEncoderLayer(dropout=p, norm_first=True)`; en `eval()` no hace nada.
     """
 
-    def __init__(self, d_modelo: int, cabezas: int, d_mlp: int, *, residual: bool = True):
+    def __init__(self, d_modelo: int, cabezas: int, d_mlp: int, *, residual: bool = True, dropout: float = 0.0):
         super().__init__()
         self.residual = residual  # no es un parámetro: no cambia el state_dict ni los checkpoints
         self.norma1 = nn.LayerNorm(d_modelo)
-        self.atencion = AtencionMulticabeza(d_modelo, cabezas)
+        self.atencion = AtencionMulticabeza(d_modelo, cabezas, dropout)
         self.norma2 = nn.LayerNorm(d_modelo)
         self.mlp = nn.Sequential(nn.Linear(d_modelo, d_mlp), nn.ReLU(), nn.Linear(d_mlp, d_modelo))
+        # Los dropout no tienen parámetros: el state_dict es el mismo con cualquier p (las claves del MLP, mlp.0 y
+        # mlp.2, tampoco cambian: el del medio va fuera del Sequential).
+        self.dropout_atencion, self.dropout_mlp, self.dropout_salida = (nn.Dropout(dropout) for _ in range(3))
 
     def forward(self, x: Tensor, mascara: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """x: (B, L, d_modelo) -> y (B, L, d_modelo), pesos (B, cabezas, L, L)."""
         # 1) las palabras se miran entre sí, y se suma (residual)
         a, pesos = self.atencion(self.norma1(x), mascara)
+        a = self.dropout_atencion(a)
         x = x + a if self.residual else a
         # 2) cada palabra pasa sola por el MLP, y se suma
-        m = self.mlp(self.norma2(x))
+        capa1, activacion, capa2 = self.mlp
+        m = self.dropout_salida(capa2(self.dropout_mlp(activacion(capa1(self.norma2(x))))))
         return (x + m if self.residual else m), pesos
 
 

@@ -183,6 +183,36 @@ def test_bloque_igual_a_transformer_encoder_layer(d, h, d_mlp):
     assert torch.allclose(bloque(x, causal)[0], suyo(x, src_mask=causal), atol=1e-6)
 
 
+@pytest.mark.parametrize("p", [0.1, 0.5])
+def test_bloque_con_dropout_igual_a_transformer_encoder_layer_en_train_y_en_eval(p):
+    """El dropout del tutorial (0.1 en cada clase): con la misma semilla, el bloque apaga lo mismo que los módulos de
+    `nn.TransformerEncoderLayer(dropout=p)` (los pesos de la atención, lo que suma cada paso y las neuronas del MLP,
+    en su orden); en eval() no apaga nada. El state_dict no cambia con p: los checkpoints cargan igual.
+
+    La capa de PyTorch llama a su atención con `need_weights=False`: en train(), `scaled_dot_product_attention`
+    sortea su propia máscara (otro uso del generador, el mismo cálculo en distribución). Con `need_weights=True`,
+    `nn.MultiheadAttention` apaga los pesos con `F.dropout`, como el tutorial: se comparan sus módulos en ese orden."""
+    torch.manual_seed(0)
+    bloque = BloqueTransformer(32, 4, 64, dropout=p)
+    assert bloque.state_dict().keys() == BloqueTransformer(32, 4, 64).state_dict().keys()
+    suyo = nn.TransformerEncoderLayer(32, 4, dim_feedforward=64, dropout=p, batch_first=True, norm_first=True)
+    _copiar_a_pytorch(bloque, suyo)
+    suyo.train()
+    x = torch.randn(2, 6, 32)
+    torch.manual_seed(7)
+    y = bloque.train()(x)[0]
+    torch.manual_seed(7)
+    h = suyo.norm1(x)
+    # Con batch_first, lo que sale de nn.MultiheadAttention es una vista traspuesta, y el dropout sortea en el orden
+    # de la memoria: con .contiguous(), en el de este bloque (el mismo sorteo, cada número en la misma casilla).
+    x1 = x + suyo.dropout1(suyo.self_attn(h, h, h, need_weights=True)[0].contiguous())
+    esperado = x1 + suyo.dropout2(suyo.linear2(suyo.dropout(suyo.activation(suyo.linear1(suyo.norm2(x1))))))
+    assert torch.allclose(y, esperado, atol=1e-6)
+    torch.manual_seed(8)
+    assert not torch.allclose(y, bloque(x)[0])  # otra llamada, otro sorteo
+    assert torch.allclose(bloque.eval()(x)[0], suyo.eval()(x), atol=1e-6)
+
+
 def test_bloque_64_4_256_tiene_49984_parametros_como_la_leccion():
     bloque = BloqueTransformer(64, 4, 256)
     assert contar(bloque) == 49_984
