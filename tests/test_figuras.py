@@ -910,3 +910,20 @@ def test_las_marcas_van_en_letra_chica_solo_si_son_muchas_palabras():
     palabras = tuple(f"p{k}" for k in range(16))
     nombradas = figura_plotly(Mapa(np.eye(16), x=palabras, y=palabras))["layout"]
     assert nombradas["xaxis"]["tickfont"]["size"] == 11 and nombradas["yaxis"]["tickfont"]["size"] == 11
+
+
+def test_en_un_telefono_los_nombres_bajo_barras_de_pie_los_ralea_el_navegador():
+    """32 canales bajo barras de pie (CBAM): el servidor manda todas las marcas (a lo sumo `maqueta.MAX_MARCAS`) y, en
+    `meta.angosto.marcas`, lo que el eje y se lleva del ancho; el navegador deja una de cada tantas con el ancho de
+    verdad (maqueta.mjs, marcasQueCaben; antes el servidor las raleaba para 390 px y el navegador no las tocaba en un
+    teléfono): derechas si son cortas, menos en una página más angosta, y la figura ancha no lo declara."""
+    canales = tuple(str(k) for k in range(32))
+    f = Barras(canales, (Serie("w", np.linspace(1, 0, 32)),), eje_x="Canal", eje_y="Peso w")
+    normal = figura_plotly(f)
+    assert normal["layout"]["xaxis"]["ticktext"] == list(canales)
+    angosto = normal["layout"]["meta"]["angosto"]
+    assert set(angosto["marcas"]) == {"xaxis"} and 0 < angosto["marcas"]["xaxis"] < angosta.AREA / 4
+    assert "marcas" not in normal["layout"]["meta"]
+    de390, de360 = (_en_telefono(normal, ancho)["layout"]["xaxis"] for ancho in (angosta.ANCHO_FIGURA, 300))
+    assert de390["tickangle"] == 0 and 4 <= len(de390["tickvals"]) < 32
+    assert len(de360["tickvals"]) <= len(de390["tickvals"]) and de390["ticktext"][0] == "0"

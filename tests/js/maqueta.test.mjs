@@ -34,14 +34,14 @@ test("marcasQueCaben deja una de cada tantas cuando no caben de pie", () => {
   const n = 32;
   const layout = {margin: {l: 0, r: 0}, font: {size: 14},
     xaxis: {tickmode: "array", tickvals: [...Array(n).keys()], ticktext: [...Array(n).keys()].map(String)}};
-  marcasQueCaben(layout, 300); // 0.95·300/32 ≈ 8.9 px por categoría; 1.25·14 = 17.5 -> una de cada 2
+  marcasQueCaben(layout, 300, 0.6); // 0.95·300/32 ≈ 8.9 px por categoría; 1.25·14 = 17.5 -> una de cada 2
   assert.deepEqual(layout.xaxis.tickvals.slice(0, 3), [0, 2, 4]);
   assert.equal(layout.xaxis.ticktext.length, 16);
   const ancho = {margin: {}, xaxis: {tickmode: "array", tickvals: [0, 1, 2], ticktext: ["a", "b", "c"]}};
-  marcasQueCaben(ancho, 800);
+  marcasQueCaben(ancho, 800, 0.6);
   assert.deepEqual(ancho.xaxis.tickvals, [0, 1, 2]);
   const log = {margin: {}, xaxis: {type: "log", tickmode: "array", tickvals: [1, 2, 3], ticktext: ["1", "2", "3"]}};
-  marcasQueCaben(log, 10);
+  marcasQueCaben(log, 10, 0.6);
   assert.equal(log.xaxis.tickvals.length, 3);
 });
 
@@ -71,6 +71,26 @@ test("tituloDelTelefono: el título entero del servidor, en las líneas que cabe
   tituloDelTelefono(dos, {title: {text: "Arriba<br>abajo"}}, 330, AJUSTES);
   assert.equal(dos.title.text, "Arriba<br>abajo");
   assert.equal(dos.margin.t, 92);
+});
+
+test("marcasQueCaben en un teléfono: solo los ejes que declara el servidor; derechos, por su largo", () => {
+  // Los 32 canales de CBAM bajo barras de pie: la figura de un teléfono de 390 (330 px, márgenes 45 y 30), y lo que
+  // se lleva el eje y (0.15 del área).
+  const canales = () => ({margin: {l: 45, r: 30}, font: {size: 15}, xaxis: {tickmode: "array", tickangle: 0,
+    tickvals: [...Array(32).keys()], ticktext: [...Array(32).keys()].map(String)},
+  xaxis2: {tickmode: "array", tickvals: [0, 1, 2, 3], ticktext: ["a", "b", "c", "d"]}});
+  const de390 = canales();
+  marcasQueCaben(de390, 330, 0.6, {xaxis: 38.3}); // 0.95·(255 − 38.3)/32 = 6.4 px; 2·0.6·15 + 8 = 26 -> 1 de cada 5
+  assert.deepEqual(de390.xaxis.tickvals, [0, 5, 10, 15, 20, 25, 30]);
+  assert.equal(de390.xaxis2.tickvals.length, 4); // no lo declaró: como viene
+  const de560 = canales();
+  marcasQueCaben(de560, 500, 0.6, {xaxis: 38.3}); // más ancho: 1 de cada 3
+  assert.equal(de560.xaxis.tickvals[1], 3);
+  // De pie (nombres largos), pide el alto de su renglón: 1.25 · 15.
+  const largas = {margin: {l: 45, r: 30}, font: {size: 15}, xaxis: {tickmode: "array", autotickangles: [0, -90],
+    tickvals: [...Array(12).keys()], ticktext: [...Array(12).keys()].map((k) => "palabra" + k)}};
+  marcasQueCaben(largas, 330, 0.6, {xaxis: 38.3}); // 0.95·216.7/12 = 17.2 px < 18.75 -> 1 de cada 2
+  assert.equal(largas.xaxis.tickvals.length, 6);
 });
 
 test("aSuMedida: un panel cuadrado crece con el ancho y el hueco conserva sus píxeles", () => {
@@ -148,16 +168,6 @@ test("numerosDelTelefono: 12 columnas de «−0.97» no caben a 8 px; 5, sí, en
   const ancho = mapaDe(5, "−0.97");
   numerosDelTelefono(ancho, {}, {0: [area / 5, 5]}, 370, AJUSTES);
   assert.ok(ancho[0].textfont.size > tam && ancho[0].textfont.size <= 16);
-});
-
-test("numerosDelTelefono: el número sobre una barra de pie, o ninguno", () => {
-  const barras = (n) => [{type: "bar", textfont: {size: 14}, text: Array(n).fill("0.123"), textposition: "outside"}];
-  const pocas = barras(4);
-  numerosDelTelefono(pocas, {}, {0: [60, 4]}, 330, AJUSTES); // 60 / 3.5 = 17 ≥ 14: como viene
-  assert.deepEqual(pocas, barras(4));
-  const muchas = barras(16);
-  numerosDelTelefono(muchas, {}, {0: [15, 16]}, 330, AJUSTES); // 15 / 3.5 = 4 < 8
-  assert.equal(muchas[0].textposition, "none");
 });
 
 test("maquetar: la figura del valor no cambia y lleva meta vacía", () => {

@@ -89,9 +89,9 @@ def figura_plotly(figura) -> dict:
     telefono["layout"]["margin"] |= angosta.MARGEN_X
     para_el_navegador = telefono["layout"].pop("meta", {})
     cambios = angosta.diferencia(ancha, telefono)
-    # Para la página de otro ancho que el de un teléfono de 390 px (maqueta.mjs): las casillas con números y los
-    # paneles de proporción fija.
-    cambios |= {k: v for k, v in para_el_navegador.items() if k in ("casillas", "medida")}
+    # Para el navegador, que ajusta al ancho de verdad (maqueta.mjs): las casillas con números, los paneles de
+    # proporción fija y los ejes de categorías que ralea.
+    cambios |= {k: v for k, v in para_el_navegador.items() if k in ("casillas", "medida", "marcas")}
     ancha["layout"]["meta"] = {"figura": 1} | ({"angosto": cambios} if cambios else {})
     return ancha
 
@@ -293,6 +293,8 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         layout["meta"] = {"casillas": {str(i): px for i, px in lienzo.casillas.items()}}
     if a_lo_ancho:
         layout.setdefault("meta", {})["medida"] = a_lo_ancho
+    if lienzo.marcas:
+        layout.setdefault("meta", {})["marcas"] = lienzo.marcas
     return {"data": lienzo.datos, "layout": _saltos(layout), "config": CONFIG}
 
 

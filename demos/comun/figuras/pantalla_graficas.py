@@ -10,8 +10,10 @@ import numpy as np
 from demos.comun.figuras import C0, C1, LADOS_DE_NOTA, Aviso, Barras, Curvas, Diagrama, Histograma, numero
 from demos.comun.figuras.pantalla_lienzo import (
     ANCHO_DE_LETRA,
+    ANCHO_LETRA,
     LETRA,
     LETRA_MENSAJE,
+    LETRA_MINIMA,
     MARGEN_IZQUIERDO,
     OCULTO,
     REJILLA,
@@ -45,15 +47,12 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
     n = len(f.categorias)
     posiciones = list(range(n))
     tam = 14 if n <= 12 else 11
+    if lienzo.ancho_px and not f.horizontal and f.numeros:  # en un teléfono, el número cabe sobre su barra o no va
+        tam = _letra_sobre_la_barra(f, tam, lienzo.ancho_px * (dom_x[1] - dom_x[0]) / (n * len(f.series)))
     acostadas = _acostadas_en_telefono(f, lienzo, tam, dom_x) if lienzo.ancho_px and f.horizontal else None
     for j, s in enumerate(f.series):
         cat, val = ("y", "x") if f.horizontal else ("x", "y")
-        textos = acostadas[2][j] if acostadas else f.textos(s)
-        if lienzo.ancho_px and not f.horizontal and f.numeros:  # en un teléfono, el ancho de cada barra: el número
-            # va a lo que cabe sobre ella, o no va (maqueta.mjs, numerosDelTelefono)
-            columnas = n * len(f.series)
-            casilla = lienzo.ancho_px * (dom_x[1] - dom_x[0]) / columnas
-            lienzo.casillas[len(lienzo.datos)] = [round(casilla, 1), columnas]
+        textos = (acostadas[2][j] if acostadas else f.textos(s)) if tam >= LETRA_MINIMA else [""] * n
         lienzo.datos.append(
             {
                 "type": "bar",
@@ -87,7 +86,8 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
         xs, ys = [-0.5, n - 0.5], [r.valor, r.valor]
         lienzo.datos.append(linea_ref(r.texto, *((ys, xs) if f.horizontal else (xs, ys)), xa, ya, r.color, r.punteada))
     lienzo.leyenda |= len(f.series) > 1 or bool(f.referencias)
-    eje_cat = {"title": {"text": f.eje_x}, "domain": None, "showgrid": False, **_marcas_de_categorias(f, lienzo, dom_x)}
+    eje_cat = {"title": {"text": f.eje_x}, "domain": None, "showgrid": False}
+    eje_cat |= _marcas_de_categorias(f, lienzo, dom_x, kx)
     eje_cat["automargin"] = True  # una categoría larga al lado de barras horizontales («LayerNorm») no se corta
     eje_val = {"title": {"text": f.eje_y}, "domain": None, "gridcolor": REJILLA, "zeroline": True}
     if acostadas:
@@ -100,6 +100,15 @@ def barras(f: Barras, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool = Fa
         eje_y["autorange"] = "reversed"
     lienzo.ejes[kx] = eje_x | {"domain": dom_x} | _con_margen(lienzo, "x")
     lienzo.ejes[ky] = eje_y | {"domain": dom_y} | _con_margen(lienzo)
+
+
+def _letra_sobre_la_barra(f: Barras, tam: int, barra_px: float) -> int:
+    """En un teléfono de 390 px, la letra del número sobre una barra de pie que mide `barra_px` (una cifra mide
+    ANCHO_LETRA de la letra). El navegador no la rehace con el ancho de verdad, a diferencia de los números de las
+    casillas (maqueta.mjs, numerosDelTelefono): sobre una barra, el número puede ocupar el lugar de las de al lado
+    sin número (CBAM: «96 %» sobre la barra del 2, a 9 px, también a 360), y esa regla no lo sabe."""
+    largo = max((len(t) for s in f.series for t in f.textos(s)), default=0)
+    return tam if largo == 0 else min(tam, int(barra_px / (ANCHO_LETRA * largo)))
 
 
 def _en_dos_lineas(texto: str) -> str:
@@ -145,25 +154,25 @@ def _acostadas_en_telefono(f: Barras, lienzo: Lienzo, tam: int, dom_x) -> tuple[
     return lados, round(tope, 6), textos
 
 
-def _marcas_de_categorias(f: Barras, lienzo: Lienzo, dom_x) -> dict:
-    """Las marcas del eje de categorías. En un teléfono, con barras de pie, las que caben sin pisarse (#37): nombres
-    cortos (los 32 canales de CBAM) derechos y uno cada tantos; largos, de pie (-90) y uno cada tantos si ni su alto
-    cabe. Inclinados por Plotly, los 32 números se amontonaban en 270 px."""
+def _marcas_de_categorias(f: Barras, lienzo: Lienzo, dom_x, kx: str) -> dict:
+    """Las marcas del eje de categorías. En un teléfono, con barras de pie, nombres cortos (los 32 canales de CBAM)
+    derechos y largos de pie (-90) si no caben derechos; el navegador deja uno cada tantos si no caben sin pisarse
+    (#37; maqueta.mjs, marcasQueCaben). Inclinados por Plotly, los 32 números se amontonaban en 270 px."""
     if f.horizontal or not f.categorias:
         return ticks(f.categorias, 32)
     if not lienzo.ancho_px:
         # Un poco más abajo, como en un teléfono: derechos (maqueta.mjs deja uno cada tantos si no caben), el
         # nombre de la primera barra tocaba el «0» del eje y, en la esquina (CBAM, los 32 canales).
         return ticks(f.categorias, 32) | {"ticklabelstandoff": 10}
-    area = 0.85 * lienzo.ancho_px * (dom_x[1] - dom_x[0])  # el resto, las marcas del eje y y su título
-    largo = max(len(c) for c in f.categorias)
-    if largo <= 3:
-        # Un poco más abajo: el nombre de la primera barra tocaba el 0 del eje y, en la esquina (CBAM, #37).
-        marcas = ticks(f.categorias, max(2, int(area / (largo * ANCHO_DE_LETRA * LETRA + 8))))
-        return marcas | {"tickangle": 0, "ticklabelstandoff": 10}
+    # Todas (como en la ancha): el navegador deja las que caben con el ancho de verdad (maqueta.mjs, marcasQueCaben);
+    # aquí, lo que se llevan del ancho del panel las marcas del eje y y su título.
+    lienzo.marcas[kx] = round(0.15 * lienzo.ancho_px * float(dom_x[1] - dom_x[0]), 1)
+    if max(len(c) for c in f.categorias) <= 3:
+        # Derechos, y un poco más abajo: el nombre de la primera barra tocaba el 0 del eje y, en la esquina (CBAM, #37).
+        return ticks(f.categorias, 32) | {"tickangle": 0, "ticklabelstandoff": 10}
     # Largos: derechos si caben con el ancho de verdad, y si no, de pie (Plotly elige: `autotickangles`). Siempre
     # de pie, en temperatura «plata», «sacó», «Ana», «del» iban de lado a 390 px, donde caben derechas.
-    return ticks(f.categorias, max(2, int(area / (1.3 * LETRA)))) | {"autotickangles": [0, -90]}
+    return ticks(f.categorias, 32) | {"autotickangles": [0, -90]}
 
 
 _MODOS = {"lineas+puntos": "lines+markers", "lineas": "lines", "puntos": "markers", "punteada": "lines"}

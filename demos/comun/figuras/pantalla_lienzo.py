@@ -181,6 +181,9 @@ class Lienzo:
         # siempre, y el navegador la lleva a lo que cabe con el ancho de verdad, o no escribe los números
         # (maqueta.mjs, numerosDelTelefono: en un Android de 360 px se encimaban en atención cruzada).
         self.casillas: dict[int, list] = {}
+        # Teléfono: los ejes x de categorías que el navegador ralea con el ancho de verdad (maqueta.mjs,
+        # marcasQueCaben), con lo que se lleva de su ancho el eje y, en px (pantalla_graficas: barras de pie).
+        self.marcas: dict[str, float] = {}
 
     def casilla(self, dom_x, dom_y, columnas: int, filas: int, cuadrada: bool, ocupado: float = 0) -> float | None:
         """Cuántos píxeles mide de ancho una casilla en un teléfono (None: no es un teléfono). Con casillas

@@ -259,17 +259,20 @@ export const partirTitulosDeLado = (layout, alto, anchoDeLetra) => {
   }
 };
 
-// Pantalla ancha y proyector: los nombres de un eje x (las marcas que fija el servidor, una por categoría o una
-// cada tantas) no caben ni de pie si cada uno tiene menos de 1.25 veces su letra (el alto de su renglón): en CBAM,
-// los 32 canales se pisaban en la figura de los pesos, a 1280 px y en el proyector. Va uno de cada tantos, los que
-// caben con el ancho de verdad del panel (en un teléfono lo decide el servidor, pantalla_graficas). La caja se
-// estima con los márgenes pedidos: el automargin de Plotly solo puede achicarla, y se deja un 5 % de holgura.
-export const marcasQueCaben = (layout, ancho) => {
+// Los nombres de un eje x (las marcas que fija el servidor, una por categoría o una cada tantas, a lo sumo
+// maqueta.MAX_MARCAS) que caben con el ancho de verdad del panel: va uno de cada tantos. Es la única regla que
+// ralea por el ancho: en CBAM, los 32 canales se pisaban en la figura de los pesos, a 1280 px y en el proyector. De
+// pie (o inclinados) cada nombre pide 1.25 veces su letra (el alto de su renglón); en un teléfono, uno que va
+// derecho (tickangle 0: nombres cortos bajo barras de pie) pide su largo (`anchoDeLetra` de la letra por letra, y
+// 8 px entre dos). La caja se estima con los márgenes pedidos: el automargin de Plotly solo puede achicarla, y se
+// deja un 5 % de holgura. `telefono` (meta.angosto.marcas, pantalla_graficas): en un teléfono, los ejes que se
+// ralean aquí y lo que se lleva el eje y de su ancho, en px (null: pantalla ancha, todos los ejes).
+export const marcasQueCaben = (layout, ancho, anchoDeLetra, telefono = null) => {
   const m = layout.margin || {};
-  const area = 0.95 * (ancho - (m.l || 0) - (m.r || 0));
   const letraFigura = (layout.font && layout.font.size) || 14;
   for (const [k, e] of Object.entries(layout)) {
     if (!k.startsWith("xaxis") || !e || e.tickmode !== "array" || !Array.isArray(e.tickvals)) continue;
+    if (telefono && !(k in telefono)) continue;
     const v = e.tickvals;
     const paso = v.length > 1 ? v[1] - v[0] : 0;
     if (!(paso > 0) || !Array.isArray(e.ticktext) || e.ticktext.length !== v.length) continue;
@@ -277,9 +280,12 @@ export const marcasQueCaben = (layout, ancho) => {
     // (memoria: 10, 100, 1 000…) o las redondas de una curva quedan como vienen.
     if (e.type === "log" || !v.every((x, i) => Number.isInteger(x) && x === v[0] + i * paso)) continue;
     const d = Array.isArray(e.domain) ? e.domain : [0, 1];
-    const categoria = (area * (d[1] - d[0])) / (v[v.length - 1] - v[0] + paso); // px por unidad del eje
+    const area = 0.95 * ((ancho - (m.l || 0) - (m.r || 0)) * (d[1] - d[0]) - (telefono ? telefono[k] : 0));
+    const categoria = area / (v[v.length - 1] - v[0] + paso); // px por unidad del eje
     const letra = (e.tickfont && e.tickfont.size) || letraFigura;
-    const cada = Math.ceil((1.25 * letra) / (categoria * paso));
+    const largo = Math.max(...e.ticktext.map((t) => String(t).length));
+    const pide = telefono && e.tickangle === 0 ? largo * anchoDeLetra * letra + 8 : 1.25 * letra;
+    const cada = Math.ceil(pide / (categoria * paso));
     if (cada < 2) continue;
     e.tickvals = v.filter((_, i) => i % cada === 0);
     e.ticktext = e.ticktext.filter((_, i) => i % cada === 0);
@@ -317,7 +323,7 @@ export const numerosQueCaben = (data, layout, ancho, alto, anchoDeLetra) => {
   }
 };
 
-// Teléfono: los números de las casillas de un mapa (y sobre las barras de pie) van a lo que cabe con el ancho de
+// Teléfono: los números de las casillas de un mapa (o de la capa de una imagen) van a lo que cabe con el ancho de
 // verdad, o no van (quedan al tocar). Es la única regla: el servidor manda la letra de siempre y, en `casillas`
 // (pantalla_lienzo.Lienzo.casillas), por trazo [el ancho de su casilla a ANCHO_FIGURA px, cuántas columnas reparten
 // el ancho]. En una página más angosta (un Android de 360 px: la figura mide ≈ 300) el área de dibujo pierde lo que
@@ -328,7 +334,7 @@ export const numerosDelTelefono = (data, layout, casillas, ancho, {ANCHO_FIGURA,
   const falta = ANCHO_FIGURA - ancho;
   for (const [i, [casilla, columnas]] of Object.entries(casillas)) {
     const t = data[Number(i)];
-    if (!t || !t.textfont || !Array.isArray(t.text) || !(columnas > 0)) continue;
+    if (!t || !t.textfont || !Array.isArray(t.text) || !(columnas > 0) || t.type !== "heatmap") continue;
     const eje = layout["xaxis" + (t.xaxis || "x").slice(1)] || {};
     const [x0, x1] = eje.domain || [0, 1];
     const ahora = casilla - (falta * (x1 - x0)) / columnas;
@@ -337,9 +343,7 @@ export const numerosDelTelefono = (data, layout, casillas, ancho, {ANCHO_FIGURA,
     const cabe = Math.floor(ahora / (ANCHO_LETRA * largo));
     if (cabe >= t.textfont.size) continue;
     t.textfont = {...t.textfont, size: cabe};
-    if (cabe >= LETRA_MINIMA) continue;
-    if (t.type === "bar") t.textposition = "none";
-    else t.texttemplate = "";
+    if (cabe < LETRA_MINIMA) t.texttemplate = "";
   }
 };
 
@@ -379,7 +383,8 @@ export const maquetar = (figura, pagina, ajustes) => {
     partirTitulo(layout, ancho, ajustes.ANCHO_DE_LETRA);
     numerosQueCaben(data, layout, ancho, alto, ajustes.ANCHO_DE_LETRA);
   }
-  if (!pagina.angosto) marcasQueCaben(layout, ancho);
+  if (!pagina.angosto) marcasQueCaben(layout, ancho, ajustes.ANCHO_DE_LETRA);
+  else if (angosto && angosto.marcas) marcasQueCaben(layout, ancho, ajustes.ANCHO_DE_LETRA, angosto.marcas);
   if (pagina.oscuro) {
     recorrer([data, layout], ajustes.TINTAS, 0);
     layout.paper_bgcolor = pagina.fondo;
