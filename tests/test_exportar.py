@@ -234,3 +234,13 @@ def test_controles_predecir_y_presentacion_como_en_la_url_de_la_app():
     assert "/demo/variantes/?L=12&amp;controles=w" in pagina
     with pytest.raises(ValueError, match=r"«zz» no es un control de esta pestaña\. Hay: L, w, g, r, semilla"):
         orden.exportar_id("variantes", {"controles": "w,zz"})
+
+
+def test_la_seccion_barrida_de_inversion_entra_con_sus_11_instantaneas():
+    """«Mira cómo aprende» no está en la Vista: la pestaña la barre ella misma (`barrido.Seccion`). La exportación la
+    toma de `barrido.secciones_barridas()` (no leyendo el `js=` de sus eventos), con los datos de su evento; con
+    otros dígitos sus paradas ya no son las de la vista, y queda fuera."""
+    barridos = _datos(orden.exportar_id("inversion-digitos", {}))["barridos"]
+    (seccion,) = barridos
+    assert seccion["datos"]["modo"] == "control" and len(seccion["paquete"]["paradas"]) == 11
+    assert _datos(orden.exportar_id("inversion-digitos", {"digitos": "12345678"}))["barridos"] == []

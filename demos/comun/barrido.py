@@ -29,6 +29,7 @@ import math
 import re
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -371,10 +372,10 @@ def cabeza_js() -> str:
     return navegador.cabeza()
 
 
-def js_de(vista, barrido: Barrido, modo: str | float, clave: str = "") -> str:
-    """El `js=` de un evento de barrido: llama a `window.__suite.barrido` (`cabeza_js`) con los datos de este; `modo` es
-    "control", "entrada" o el valor fijo de un atajo; `clave` nombra el barrido en la página (el id de su paquete)."""
-    datos = {
+def datos_de(vista, barrido: Barrido, modo: str | float, clave: str = "") -> dict:
+    """Lo que `window.__suite.barrido` (`navegador/barrido.mjs`) recibe de un evento de barrido: `modo` es "control",
+    "entrada" o el valor fijo de un atajo; `clave` nombra el barrido en la página (el id de su paquete)."""
+    return {
         "modo": modo,
         "salidas": len(vista.salidas),
         "entrada": _indice(vista.entradas, barrido),
@@ -382,7 +383,11 @@ def js_de(vista, barrido: Barrido, modo: str | float, clave: str = "") -> str:
         "clave": clave,
         "figuras": [s.elem_id if isinstance(s, Figura) else None for s in vista.salidas],
     }
-    return f"(...a) => window.__suite.barrido({json.dumps(datos)}, ...a)"
+
+
+def js_de(vista, barrido: Barrido, modo: str | float, clave: str = "") -> str:
+    """El `js=` de un evento de barrido: llama a `window.__suite.barrido` con `datos_de`."""
+    return f"(...a) => window.__suite.barrido({json.dumps(datos_de(vista, barrido, modo, clave))}, ...a)"
 
 
 def _con_entrada(barrido: Barrido) -> bool:
@@ -409,6 +414,16 @@ class Seccion:
         return [*self.salidas, *self.paquetes]
 
 
+# Las secciones barridas que `barrer` cableó (en todas las páginas armadas): la exportación (demos/servir/exportar)
+# las lleva al archivo. Débiles: una página que se descarta se lleva las suyas.
+_SECCIONES: weakref.WeakSet[Seccion] = weakref.WeakSet()
+
+
+def secciones_barridas() -> list[Seccion]:
+    """Las `Seccion` que `barrer` cableó, con sus `paquetes` (los componentes de sus paradas)."""
+    return list(_SECCIONES)
+
+
 def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
     """Los eventos de una vista con barridos (dentro del contexto de Blocks); ver el docstring del módulo.
 
@@ -420,6 +435,8 @@ def barrer(vista, disparadores: list, iniciales: list | None = None) -> None:
     barridos = vista.barridos
     iniciales = iniciales or [None] * len(barridos)
     vista.paquetes = [gr.JSON(inicial, visible=False) for inicial in iniciales]
+    if isinstance(vista, Seccion):
+        _SECCIONES.add(vista)
     barridos_comp = {id(c) for b in barridos for c in (b.control, b.entrada) if c is not None}
     comun = {"api_visibility": "private", "show_progress": "hidden", "trigger_mode": "always_last"}
     for k, s in enumerate(vista.salidas):  # barrido.mjs busca en la página las figuras que marca (modo «paquete»)
