@@ -275,8 +275,7 @@ def _suma_en_evaluacion(despues) -> dict:
 
 APRENDER = ap.Aprender(
     prediccion=ap.Prediccion(
-        "Con p = 0.5 en entrenamiento, la mitad de los pesos se apaga y los que quedan valen el doble. Promediada "
-        f"sobre {LLAMADAS} llamadas, ¿cuánto suma una fila de los pesos?",
+        "Con p = 0.5 se apaga la mitad de los pesos y el resto vale el doble: en promedio, ¿cuánto suma una fila?",
         verdad=ap.EnLaPestana(calcular, _promedio_final, cambio={"p": 0.5}),
         tipo=ap.CANTIDAD,
         opciones=(
@@ -337,7 +336,7 @@ def construir() -> Vista:
     with gr.Row():  # el punto junto a los controles (una sola fila sobre la figura): en la primera pantalla
         p = Deslizador(0, P_MAX, value=P_INICIAL, step=P_PASO, scale=2, label="Probabilidad p de apagar un peso")
         semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, min_width=120, label="Semilla")
-        punto = gr.Markdown(elem_id="dropout-punto")
+        punto = gr.Markdown(elem_id="dropout-punto", scale=3)
     figura = grafico("Pesos en evaluación y en entrenamiento, y la suma de cada fila")
     texto = gr.Markdown()
     promedio = grafico("Promedio de la suma de una fila tras n llamadas")
