@@ -382,6 +382,10 @@ export const maquetar = (figura, pagina, ajustes) => {
     partirTitulosDeLado(layout, alto, ajustes.ANCHO_DE_LETRA);
     partirTitulo(layout, ancho, ajustes.ANCHO_DE_LETRA);
     numerosQueCaben(data, layout, ancho, alto, ajustes.ANCHO_DE_LETRA);
+  } else {
+    // Sin proyector, la figura va con su alto: un título de eje y más largo que su panel se salía de la figura
+    // (atención cruzada a 1280 px: «Objetivo: palabra que mira (consulta, Q)», 41 letras en 260 px, perdía «Ob»).
+    partirTitulosDeLado(layout, layout.height || 450, ajustes.ANCHO_DE_LETRA);
   }
   if (!pagina.angosto) marcasQueCaben(layout, ancho, ajustes.ANCHO_DE_LETRA);
   else if (angosto && angosto.marcas) marcasQueCaben(layout, ancho, ajustes.ANCHO_DE_LETRA, angosto.marcas);
