@@ -197,3 +197,14 @@ test("maquetar: en un teléfono aplica los cambios de meta.angosto y elige el pa
   assert.equal(layout.annotations[0].text, "B");
   assert.equal(layout.updatemenus[0].active, 1);
 });
+
+test("maquetar: sin proyector, un título de eje y más largo que su panel se parte en renglones", () => {
+  // Atención cruzada a 1280 px: 41 letras de 16.8 px en un panel de 400 − 80 − 60 = 260 px no caben (se salía «Ob»).
+  const titulo = "Objetivo: palabra que mira (consulta, Q)";
+  const figura = {data: [], layout: {height: 400, margin: {t: 80, b: 60}, yaxis: {title: {text: titulo}}}};
+  const [, layout] = maquetar(figura, {...PAGINA, ancho: 1280}, AJUSTES);
+  assert.ok(layout.yaxis.title.text.includes("<br>"));
+  assert.equal(layout.yaxis.title.text.replaceAll("<br>", " "), titulo);
+  const corto = {data: [], layout: {height: 400, margin: {t: 80, b: 60}, yaxis: {title: {text: "Peso"}}}};
+  assert.equal(maquetar(corto, {...PAGINA, ancho: 1280}, AJUSTES)[1].yaxis.title.text, "Peso");
+});
