@@ -333,11 +333,13 @@ APRENDER = ap.Aprender(
 
 def construir() -> Vista:
     explicacion(EXPLICACION)
-    with gr.Row():  # el punto junto a los controles (una sola fila sobre la figura): en la primera pantalla
-        p = Deslizador(0, P_MAX, value=P_INICIAL, step=P_PASO, scale=2, label="Probabilidad p de apagar un peso")
-        semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, scale=1, min_width=120, label="Semilla")
-        punto = gr.Markdown(elem_id="dropout-punto", scale=3)
+    with gr.Row():  # el punto junto al control (una sola fila sobre la figura): en la primera pantalla
+        p = Deslizador(0, P_MAX, value=P_INICIAL, step=P_PASO, label="Probabilidad p de apagar un peso")
+        punto = gr.Markdown(elem_id="dropout-punto")
     figura = grafico("Pesos en evaluación y en entrenamiento, y la suma de cada fila")
+    # La semilla, bajo la figura: con ella en la fila de arriba, el punto quedaba en 228 px y en el proyector (a
+    # 960 × 700) bajaba la figura fuera de la pantalla.
+    semilla = Numero(0, precision=0, minimum=0, maximum=SEMILLA_MAX, label="Semilla (el sorteo del dropout)")
     texto = gr.Markdown()
     promedio = grafico("Promedio de la suma de una fila tras n llamadas")
     seccion(("pesos", "dropout", "parámetros"), "dropout")
