@@ -22,7 +22,8 @@ CALMA_MS = 700
 
 # Lo que se ve de la pestaña: los datos de sus figuras, sus textos y tablas, y los valores de sus controles.
 FIRMA = """() => JSON.stringify([
-  [...document.querySelectorAll('.js-plotly-plot')].map(g => (g.data || []).map(t => [t.z, t.y, t.x, t.text, t.opacity])),
+  [...document.querySelectorAll('.js-plotly-plot')].map(g =>
+    (g.data || []).map(t => [t.z, t.y, t.x, t.text, t.opacity])),
   [...document.querySelectorAll('.prose, table')].map(e => e.innerText),
 ])"""
 
