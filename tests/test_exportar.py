@@ -244,3 +244,27 @@ def test_la_seccion_barrida_de_inversion_entra_con_sus_11_instantaneas():
     (seccion,) = barridos
     assert seccion["datos"]["modo"] == "control" and len(seccion["paquete"]["paradas"]) == 11
     assert _datos(orden.exportar_id("inversion-digitos", {"digitos": "12345678"}))["barridos"] == []
+
+
+def test_el_boton_espera_las_paradas_de_la_edicion_de_su_sesion(monkeypatch):
+    """Quien edita y enseguida pulsa el botón tiene en el taller las paradas de su edición (un pedido por sesión):
+    la exportación espera a que salgan en lugar de recibir «ocupado» (en CI, con la máquina cargada, el archivo
+    del botón fallaba así)."""
+    import threading
+    from types import SimpleNamespace
+
+    from demos.comun import barrido
+    from demos.servir.descarga import exportar_html
+
+    taller = barrido.Taller(max_en_fila=6)
+    monkeypatch.setattr(barrido, "TALLER", taller)
+    pedido = SimpleNamespace(session_hash="sesion-2", client=SimpleNamespace(host="203.0.113.10"))
+    monkeypatch.setattr(barrido, "peticion_actual", lambda: pedido)
+    p, vista = orden.construir("temperatura")
+    valores = [c.value for c in vista.entradas]
+    en_curso = barrido._Pedido(vista, valores, None, "sesion-2", "203.0.113.10", 1, time.monotonic())
+    taller._corren.append(en_curso)  # la edición de la sesión, calculándose
+    threading.Timer(0.5, lambda: taller._corren.remove(en_curso)).start()
+    inicio = time.monotonic()
+    (ruta,) = exportar_html("temperatura", vista, valores)
+    assert time.monotonic() - inicio >= 0.5 and Path(ruta).stat().st_size > 1_000_000

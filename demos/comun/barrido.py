@@ -604,6 +604,11 @@ class Taller:
         with self._cerrojo:
             return bool(sesion) and self.por_sesion.saldo(sesion, time.monotonic()) <= -self.por_sesion.capacidad / 2
 
+    def ocupada(self, sesion: str) -> bool:
+        """La sesión tiene un pedido en la fila o calculándose (el de su última edición): uno más suyo no entraría."""
+        with self._cerrojo:
+            return bool(sesion) and any(q.sesion == sesion for q in (*self._corren, *self._esperan))
+
     def _aviso(self, vista, valores: list, motivo: str = "") -> list[dict]:
         return [{**_cabecera(vista, b, valores), "servidor": motivo or OCUPADO} for b in vista.barridos]
 

@@ -24,6 +24,7 @@ import math
 import os
 import re
 import secrets
+import time
 import urllib.parse
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -134,11 +135,19 @@ def _tipo(componente) -> str:
     return "texto"
 
 
+ESPERA_TALLER_S = 30.0
+
+
 def _paquetes(vista, valores: list, resultado: tuple) -> list[dict]:
     """Las paradas de los barridos, por el `Taller` de las ediciones: las ya calculadas salen de las guardadas, y
     las de un visitante (el botón) gastan su presupuesto de sesión y de dirección, en el mismo hilo que las demás.
     Si el taller no las calcula por ahora (ocupado, o quien pide ya pidió muchas), el archivo no se arma a medias."""
     sesion, direccion = barrido.quien_pide(barrido.peticion_actual())
+    # Quien edita y enseguida pulsa el botón tiene aún en el taller las paradas de su edición (una por sesión): se
+    # esperan (a lo sumo ESPERA_TALLER_S), y suelen ser las mismas, que salen guardadas.
+    hasta = time.monotonic() + ESPERA_TALLER_S
+    while barrido.TALLER.ocupada(sesion) and time.monotonic() < hasta:
+        time.sleep(0.1)
     paquetes = barrido.TALLER.paquetes(vista, list(valores), resultado, sesion, direccion)
     if any(p.get("servidor") in (barrido.OCUPADO, barrido.SIN_PRESUPUESTO) for p in paquetes):
         raise ValueError(
