@@ -121,6 +121,9 @@ def test_el_archivo_del_boton_de_la_app_se_arrastra_sin_red(navegador, url_app, 
     app = contexto.new_page()
     app.goto(f"{url_app}demo/temperatura/?T=0.5&predecir=0")
     dibujada(app, "temperatura")
+    # La primera figura llega con la página (T = 1) y la de la URL con `load`: con la máquina cargada, pulsar antes
+    # exportaba la vista de T = 1 (CI). Se espera a que la app muestre lo que se va a exportar.
+    app.wait_for_function(f"(id) => ({FIRMA})(id).includes('T = 0.5')", arg="temperatura-figura1", timeout=ESPERA_MS)
     app.get_by_text("Descargar las figuras").first.click()
     app.get_by_role("button", name="HTML interactivo (funciona sin conexión)").click()
     enlace = app.locator("a[href$='-html-interactivo-sin-conexion.html']").first
