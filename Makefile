@@ -43,7 +43,7 @@ lint: $(VENV)/.instalado-dev
 
 # node --test: las funciones puras del código del navegador (demos/comun/navegador/*.mjs), en un segundo.
 test: $(VENV)/.instalado-dev chromium npm lint
-	node --test tests/js/
+	PYTHON=$(PY) node --test tests/js/
 	$(PY) -m pytest
 
 bench: $(VENV)/.instalado-dev

@@ -3,14 +3,12 @@ import assert from "node:assert/strict";
 import {test} from "node:test";
 
 import {
-  aSuMedida, escalaProyector, huecosEnPixeles, maquetar, marcasQueCaben, numerosDelTelefono, numerosQueCaben,
+  escalaProyector, estirarPaneles, huecosEnPixeles, maquetar, marcasQueCaben, numerosDelTelefono, numerosQueCaben,
   partirTitulo, partirTitulosDeLado, renglones, tituloDelTelefono, tramosEnY,
 } from "../../demos/comun/navegador/maqueta.mjs";
 
-const AJUSTES = {
-  TINTAS: {"#222222": "#e6e6e6"}, TRANSPARENTE: "rgba(0,0,0,0)", ANCHO_FIGURA: 330, ANCHO_LETRA: 0.7, LETRA_MINIMA: 8,
-  LETRA_TITULO: 17, ANCHO_DE_LETRA: 0.6, RENGLON: 22,
-};
+import {AJUSTES} from "./ajustes.mjs";
+
 const PAGINA = {angosto: false, oscuro: false, ancho: 800, alto: null, escala: 1, elegido: 0, fondo: null};
 
 test("renglones no corta palabras y deja sola la que no cabe", () => {
@@ -34,7 +32,7 @@ test("marcasQueCaben deja una de cada tantas cuando no caben de pie", () => {
   const n = 32;
   const layout = {margin: {l: 0, r: 0}, font: {size: 14},
     xaxis: {tickmode: "array", tickvals: [...Array(n).keys()], ticktext: [...Array(n).keys()].map(String)}};
-  marcasQueCaben(layout, 300, 0.6); // 0.95·300/32 ≈ 8.9 px por categoría; 1.25·14 = 17.5 -> una de cada 2
+  marcasQueCaben(layout, 300, 0.6); // 0.95·300/32 ≈ 8.9 px por categoría; 1.2·14 = 16.8 -> una de cada 2
   assert.deepEqual(layout.xaxis.tickvals.slice(0, 3), [0, 2, 4]);
   assert.equal(layout.xaxis.ticktext.length, 16);
   const ancho = {margin: {}, xaxis: {tickmode: "array", tickvals: [0, 1, 2], ticktext: ["a", "b", "c"]}};
@@ -86,21 +84,42 @@ test("marcasQueCaben en un teléfono: solo los ejes que declara el servidor; der
   const de560 = canales();
   marcasQueCaben(de560, 500, 0.6, {xaxis: 38.3}); // más ancho: 1 de cada 3
   assert.equal(de560.xaxis.tickvals[1], 3);
-  // De pie (nombres largos), pide el alto de su renglón: 1.25 · 15.
+  // De pie (nombres largos), pide el alto de su renglón: 1.2 · 15.
   const largas = {margin: {l: 45, r: 30}, font: {size: 15}, xaxis: {tickmode: "array", autotickangles: [0, -90],
     tickvals: [...Array(12).keys()], ticktext: [...Array(12).keys()].map((k) => "palabra" + k)}};
-  marcasQueCaben(largas, 330, 0.6, {xaxis: 38.3}); // 0.95·216.7/12 = 17.2 px < 18.75 -> 1 de cada 2
+  marcasQueCaben(largas, 330, 0.6, {xaxis: 38.3}); // 0.95·216.7/12 = 17.2 px < 18 -> 1 de cada 2
   assert.equal(largas.xaxis.tickvals.length, 6);
 });
 
-test("aSuMedida: un panel cuadrado crece con el ancho y el hueco conserva sus píxeles", () => {
+test("estirarPaneles: un panel cuadrado crece con el ancho y el hueco conserva sus píxeles", () => {
   const layout = {height: 600, margin: {t: 100, b: 100}, xaxis: {domain: [0, 1]},
     yaxis: {domain: [0.55, 1]}, yaxis2: {domain: [0, 0.45]}, annotations: [{yref: "paper", y: 0.5}]};
-  aSuMedida([], layout, [["yaxis", 180, 1, 1000]], 430, 330); // 180 px a 330 -> 280 px a 430
+  estirarPaneles([], layout, {medida: [["yaxis", 180, 1, 1000]]}, 430, 330); // 180 px a 330 -> 280 px a 430
   const area = layout.height - 200;
   assert.equal(layout.height, 600 + 280 - 0.45 * 400);
   assert.ok(Math.abs((layout.yaxis.domain[1] - layout.yaxis.domain[0]) * area - 280) < 1);
   assert.ok(Math.abs((layout.yaxis.domain[0] - layout.yaxis2.domain[1]) * area - 40) < 1); // el hueco: 0.1 · 400
+  // La nota entre los dos paneles (en el hueco) queda a los mismos píxeles del borde de abajo del de arriba.
+  assert.ok(Math.abs((layout.yaxis.domain[0] - layout.annotations[0].y) * area - 0.05 * 400) < 1);
+});
+
+test("estirarPaneles: los mínimos del servidor solo agrandan, con cualquier ancho", () => {
+  const base = () => ({height: 500, margin: {t: 50, b: 50}, yaxis: {domain: [0.6, 1]}, yaxis2: {domain: [0, 0.4]},
+    shapes: [{yref: "paper", y0: 0, y1: 0.4}], annotations: []});
+  const layout = base();
+  estirarPaneles([], layout, {minimos: {yaxis: 100, yaxis2: 300}}, 300, 330); // 160 px y 160 px -> 160 y 300
+  const area = layout.height - 100;
+  assert.equal(layout.height, 500 + 140);
+  assert.ok(Math.abs((layout.yaxis2.domain[1] - layout.yaxis2.domain[0]) * area - 300) < 1);
+  assert.ok(Math.abs((layout.yaxis.domain[1] - layout.yaxis.domain[0]) * area - 160) < 1); // no se achica
+  assert.ok(Math.abs((layout.yaxis.domain[0] - layout.yaxis2.domain[1]) * area - 80) < 1); // el hueco, en px
+  assert.deepEqual([layout.shapes[0].y0, layout.shapes[0].y1], layout.yaxis2.domain); // lo del papel, con su panel
+  const igual = base();
+  estirarPaneles([], igual, {minimos: {yaxis: 100, yaxis2: 100}}, 330, 330);
+  assert.deepEqual(igual, base());
+  const encimados = {...base(), yaxis2: {domain: [0.5, 1]}}; // no es una columna: como viene
+  estirarPaneles([], encimados, {minimos: {yaxis2: 900}}, 330, 330);
+  assert.equal(encimados.height, 500);
 });
 
 test("huecosEnPixeles conserva los huecos al achicar la figura en el proyector", () => {
@@ -113,9 +132,23 @@ test("huecosEnPixeles conserva los huecos al achicar la figura en el proyector",
 test("partirTitulosDeLado parte el título de un eje y que no cabe en su panel", () => {
   const layout = {height: 300, margin: {t: 50, b: 50}, font: {size: 14},
     yaxis: {domain: [0.5, 1], title: {text: "Ficha que mira (consulta)"}}};
-  partirTitulosDeLado(layout, 300, 0.6); // 0.9 · 100 / (0.6 · 16.8) -> 8 letras
-  assert.ok(layout.yaxis.title.text.includes("<br>"));
+  const cabe = Math.floor((AJUSTES.HOLGURA_DE_LADO * 100) / (AJUSTES.ANCHO_DE_LETRA * 16.8)); // 8 letras
+  partirTitulosDeLado(layout, 300, AJUSTES);
+  const lineas = layout.yaxis.title.text.split("<br>");
+  // Cada línea cabe, o es una sola palabra más larga (no se corta): «Ficha<br>que mira<br>(consulta)».
+  assert.ok(lineas.length > 1 && lineas.every((l) => l.length <= cabe || !l.includes(" ")), layout.yaxis.title.text);
   assert.equal(layout.yaxis.automargin, true);
+  // Lo que se lleva el eje x de abajo no es alto del panel: de 250 px de área, 150 son del eje x.
+  const justo = {height: 350, margin: {t: 50, b: 50}, font: {size: 14}, yaxis: {title: {text: "Pérdida media"}}};
+  const entero = structuredClone(justo);
+  partirTitulosDeLado(entero, 350, AJUSTES);
+  assert.equal(entero.yaxis.title.text, "Pérdida media");
+  partirTitulosDeLado(justo, 350, AJUSTES, 150);
+  assert.equal(justo.yaxis.title.text, "Pérdida<br>media");
+  // Un título que ya trae sus líneas (el de un mapa de teléfono, que parte el servidor) queda como viene.
+  const partido = {height: 300, margin: {t: 50, b: 50}, yaxis: {domain: [0.9, 1], title: {text: "Ficha<br>que mira"}}};
+  partirTitulosDeLado(partido, 300, AJUSTES);
+  assert.equal(partido.yaxis.title.text, "Ficha<br>que mira");
 });
 
 test("numerosQueCaben achica o quita los números de las casillas en el proyector", () => {

@@ -35,6 +35,13 @@ ALTO_PANEL = 190
 # El ancho para un texto centrado en el área de dibujo (el título de un panel o de un eje x): las marcas y el título
 # del eje y la corren a la derecha («Largo de la frase L (palabras,» se salía por la derecha).
 ANCHO_CENTRADO = 230
+# Un título de eje y (va de lado) se parte en líneas de a lo sumo este tanto del alto de su panel. Lo parte el navegador
+# (maqueta.mjs, partirTitulosDeLado), con el alto de verdad; salvo el de un mapa de teléfono, que parte el servidor
+# (`partir_de_lado`: el ancho de las casillas depende de sus líneas) con el alto que estima antes de estirar los
+# paneles, y por eso con más holgura (`HOLGURA_ESTIMADA`; con la del navegador, a 1280 px «Pérdida en validación» iba
+# en tres líneas, y con la del servidor, en un teléfono los mapas cambiaban de alto).
+HOLGURA_DE_LADO = 0.9
+HOLGURA_ESTIMADA = 0.85
 MAX_NOMBRES_DE_LA_PISTA = 12  # de a uno, un eje sin nombres toma los de la pista: no más que esto en ≈ 200 px
 
 
@@ -48,8 +55,8 @@ def partir(texto: str, letra: int, ancho: float) -> str:
 
 def columnas_de_lado(alto_px: float, letra: int) -> int:
     """Cuántas letras de un título de eje y (va de lado) caben en `alto_px`: una letra mide `ANCHO_DE_LETRA` de su
-    tamaño y se deja un 15 % de holgura."""
-    return max(8, int(0.85 * alto_px / (ANCHO_DE_LETRA * letra)))
+    tamaño y se deja la holgura `HOLGURA_ESTIMADA` (`alto_px` es una estimación)."""
+    return max(8, int(HOLGURA_ESTIMADA * alto_px / (ANCHO_DE_LETRA * letra)))
 
 
 @lru_cache(maxsize=4096)
@@ -298,47 +305,6 @@ def _tramo(eje: dict) -> tuple[float, float]:
     return tuple(eje.get("domain") or (0.0, 1.0))
 
 
-def _estirar(layout: dict, datos: list[dict], altos: dict[tuple[float, float], float]) -> None:
-    """Los paneles (tramos de `domain` en y, en fracciones del área) a los altos en píxeles de `altos`; los huecos
-    entre ellos quedan con los mismos píxeles. Todo lo que va en fracciones del área se mueve con ellos: los
-    dominios, los títulos de panel y otras notas, las barras de color."""
-    m = layout["margin"]
-    area = layout["height"] - m["t"] - m["b"]
-    tramos = sorted(altos)
-    if any(a[1] > b[0] + 1e-9 for a, b in itertools.pairwise(tramos)):
-        return  # paneles encimados (no es una columna de paneles): se dejan como vienen
-    crece = round(sum(altos[t] - (t[1] - t[0]) * area for t in tramos))
-    if crece <= 0:
-        return
-    viejos, nuevos = [0.0], [0.0]  # los bordes de los tramos en píxeles desde abajo, antes y después
-    for a, b in tramos:
-        nuevos.append(nuevos[-1] + a * area - viejos[-1])  # el hueco de abajo, con los mismos píxeles
-        viejos.append(a * area)
-        nuevos.append(nuevos[-1] + altos[(a, b)])
-        viejos.append(b * area)
-    nuevos.append(nuevos[-1] + area - viejos[-1])
-    viejos.append(area)
-
-    def mover(y: float) -> float:
-        px = y * area
-        k = next((k for k in range(1, len(viejos)) if px <= viejos[k] + 1e-9), len(viejos) - 1)
-        v0, v1, n0, n1 = viejos[k - 1], viejos[k], nuevos[k - 1], nuevos[k]
-        # Sobre el total de los bordes nuevos (no `nueva`, redondeada a píxeles): el borde de arriba queda en 1.
-        return round((n0 + (px - v0) * ((n1 - n0) / (v1 - v0) if v1 > v0 else 1)) / nuevos[-1], 4)
-
-    for k, eje in list(layout.items()):
-        if k.startswith("yaxis") and isinstance(eje, dict) and "domain" in eje:
-            # Un dominio no pasa de 1: el crecimiento va redondeado a píxeles (un solo panel llegaba a 1.0012).
-            layout[k] = eje | {"domain": [min(1.0, mover(v)) for v in eje["domain"]]}
-    layout["annotations"] = [n | {"y": mover(n["y"])} if n.get("yref") == "paper" else n for n in layout["annotations"]]
-    for t in datos:
-        if "colorbar" in t and "y" in t["colorbar"] and t["colorbar"].get("yref") != "container":  # acostada: al pie
-            c = t["colorbar"]
-            abajo, arriba = mover(c["y"] - c["len"] / 2), mover(c["y"] + c["len"] / 2)
-            t["colorbar"] = c | {"y": round((abajo + arriba) / 2, 4), "len": round(arriba - abajo, 4)}
-    layout["height"] += crece
-
-
 def _titulo(figura: dict, eje: str) -> str:
     return (figura["layout"].get(eje, {}).get("title") or {}).get("text") or ""
 
@@ -363,49 +329,41 @@ def _empuje_abajo(layout: dict) -> float:
     return 15 + RENGLON * (lineas - 1) + (12 if e.get("tickangle") else 0)
 
 
-def terminar(normal: dict, telefono: dict) -> None:
-    """La figura de teléfono (se cambia aquí), ya con su alto y sus márgenes, que hasta aquí no se sabían:
+def terminar(telefono: dict) -> dict:
+    """Lo que la figura de teléfono pide de alto, que hasta aquí no se sabía (su alto y sus márgenes), para el
+    navegador, que estira los paneles con el ancho de verdad (maqueta.mjs, estirarPaneles) y parte los títulos de lado
+    (partirTitulosDeLado):
 
-    - el título de la figura desde arriba (Plotly centra la primera línea en el margen y baja las demás: desde
-      cuatro líneas pisaba el panel);
-    - cada panel de curvas, barras o histograma de al menos `ALTO_PANEL` de alto, quitado lo que se lleva el eje x
-      de abajo (`_empuje_abajo`), y el título de su eje y en líneas que caben en ese alto (se parte el de la figura
-      de siempre, `normal`: sus saltos de línea propios se respetan);
-    - un mapa, del alto que pide el título de su eje y tal como lo partió `pantalla_mapas`: los números de sus
-      casillas se midieron con ese título, y una línea más le quitaría ancho (a él y a los de su columna: el margen
-      es uno). Uno de casillas cuadradas queda como viene: su alto lo da el ancho de sus casillas."""
+    - `minimos`: cada panel de curvas, barras o histograma, de al menos `ALTO_PANEL` de alto sin lo que se lleva el eje
+      x de abajo (su parte, la de su tramo), y un mapa, del alto que pide el título de su eje y tal como lo partió
+      `pantalla_mapas`: los números de sus casillas se midieron con ese título, y una línea más le quitaría ancho (a él
+      y a los de su columna: el margen es uno). Uno de casillas cuadradas no va: su alto lo da el ancho de sus casillas
+      (`medida`);
+    - `abajo`: lo que se lleva el eje x de abajo (`_empuje_abajo`), que no es alto de los paneles para sus títulos."""
     layout = telefono["layout"]
-    if "<br>" in layout.get("title", {}).get("text", ""):  # con «top», Plotly sube 12 px un título de varias líneas
-        layout["title"] = layout["title"] | {"y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 24}}
     letra = round(1.2 * layout["font"]["size"])
     ejes = [k for k, e in layout.items() if k.startswith("yaxis") and isinstance(e, dict)]
     libres = [k for k in ejes if not layout[k].get("scaleanchor") and layout[k].get("visible", True)]
     mapas = {"yaxis" + t.get("yaxis", "y")[1:] for t in telefono["data"] if t.get("type") == "heatmap"}
     empuje = _empuje_abajo(layout)
-    area = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
-    altos = {_tramo(layout[k]): (_tramo(layout[k])[1] - _tramo(layout[k])[0]) * area for k in ejes}
+    minimos = {}
     for k in libres:
-        pide = max(map(len, _lineas(_titulo(telefono, k)))) * ANCHO_DE_LETRA * letra / 0.85 + 1 if k in mapas else 0
-        a, b = _tramo(layout[k])  # el empuje del eje x se lleva de cada panel su parte (la de su tramo)
-        altos[(a, b)] = max(altos[(a, b)], max(ALTO_PANEL, pide) + empuje * (b - a))
-    _estirar(layout, telefono["data"], altos)
-    area = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"] - empuje
-    for k in set(libres) - mapas:
+        pide = 0.0
+        if k in mapas:
+            pide = max(map(len, _lineas(_titulo(telefono, k)))) * ANCHO_DE_LETRA * letra / HOLGURA_ESTIMADA + 1
         a, b = _tramo(layout[k])
-        columnas = columnas_de_lado(area * (b - a), letra)
-        if _titulo(telefono, k) and max(map(len, _lineas(_titulo(telefono, k)))) > columnas:
-            partido = "<br>".join(_fill(t, columnas).replace("\n", "<br>") for t in _lineas(_titulo(normal, k)))
-            layout[k] = layout[k] | {"title": layout[k]["title"] | {"text": partido}}
+        minimos[k] = round(max(ALTO_PANEL, pide) + empuje * (b - a), 1)
+    return {"minimos": minimos, "abajo": empuje} if minimos else {}
 
 
 def diferencia(normal: dict, angosta: dict) -> dict:
-    """Lo que cambia de la figura de siempre a la de teléfono: {"layout": {…}, "datos": {índice: {…}}}. Antes,
-    la de teléfono se termina (`terminar`): hasta aquí no se saben su alto ni sus márgenes."""
+    """Lo que cambia de la figura de siempre a la de teléfono: {"layout": {…}, "datos": {índice: {…}}}, y lo que
+    sus paneles piden de alto (`terminar`)."""
     if len(normal["data"]) != len(angosta["data"]):
         raise ValueError("La figura de teléfono debe tener los mismos trazos")
-    terminar(normal, angosta)
+    altos = terminar(angosta)
     layout = _distintas(normal["layout"], angosta["layout"])
     layout.pop("meta", None)
     pares = enumerate(zip(normal["data"], angosta["data"], strict=True))
     datos = {str(k): c for k, (a, b) in pares if (c := _distintas(a, b))}
-    return {"layout": layout, "datos": datos} if layout or datos else {}
+    return ({"layout": layout, "datos": datos} if layout or datos else {}) | altos

@@ -220,14 +220,14 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
             }
         )
     # Sin etiquetas propias y con muchas casillas, Plotly elige marcas redondas (0, 10, 20…) en lugar de apiñar 40.
-    angulo, maximo_x = -45 if maqueta.girar(etiquetas_x) else 0, 40
+    angulo = -45 if maqueta.girar(etiquetas_x) else 0
     if angulo and lienzo.ancho_px:
         # En un teléfono, de pie (-90): inclinadas, la caja de cada palabra medía más que su casilla (≈ 22 px) y
-        # se pisaban con la de al lado; y de pie, una cada tantas si ni su alto cabe en la casilla (#37).
-        letra_x = 11 if maqueta.letra_chica(f.x, columnas) else LETRA
-        casilla_x = lienzo.casilla(dom_x, dom_y, columnas, filas, False, max(ocupado, lienzo.ocupado_izquierdo))
+        # se pisaban con la de al lado. Todas, como en la ancha: el navegador deja una cada tantas si ni su alto cabe
+        # en la casilla con el ancho de verdad (#37; maqueta.mjs, marcasQueCaben); aquí, lo que se llevan del ancho
+        # del panel los nombres del eje y, su título y la barra de color.
         angulo = -90
-        maximo_x = max(2, int(casilla_x * columnas / (1.3 * letra_x)))
+        lienzo.marcas[kx] = round(max(ocupado, lienzo.ocupado_izquierdo), 1)
     lienzo.ejes[kx] = {
         "domain": dom_x,
         "title": {"text": f.eje_x},
@@ -238,7 +238,7 @@ def mapa(f: Mapa, lienzo: Lienzo, k: int, dom_x, dom_y, con_barra: bool) -> None
         **({"autotickangles": [0, angulo, -90]} if angulo == -45 else {"tickangle": angulo}),
         "automargin": True,  # etiquetas largas (palabras) no se cortan ni pisan el título del eje
         **({"tickfont": {"size": 11}} if maqueta.letra_chica(f.x, columnas) else {}),  # 32 palabras sin encimarse
-        **(ticks(etiquetas_x, maximo_x) if maqueta.marca_cada_casilla(f.x, columnas) or angulo == -90 else {}),
+        **(ticks(etiquetas_x) if maqueta.marca_cada_casilla(f.x, columnas) or angulo == -90 else {}),
     }
     lienzo.ejes[ky] = {
         "domain": dom_y,

@@ -70,9 +70,10 @@ def enlazar(entrada: Path = ENTRADA) -> str:
 def ajustes() -> dict:
     """Lo que Python define y el navegador usa: las tintas del modo oscuro, los anchos del teléfono, lo que mide una
     letra y un renglón de título, la letra más chica de un número de casilla, la espera de las paradas de una
-    edición. Las reglas que ajustan un texto al ancho de verdad (el título de la figura de teléfono, los números de
-    sus casillas) son solo del navegador (maqueta.mjs): el servidor les manda estas constantes y sus entradas, en
-    `layout.meta.angosto` (pantalla_angosta, pantalla_lienzo.Lienzo.casillas)."""
+    edición. Las reglas que ajustan un texto o un panel al ancho de verdad (el título de la figura de teléfono, los
+    números de sus casillas, los títulos de lado, los altos de los paneles apilados, las marcas de categorías) son
+    solo del navegador (maqueta.mjs): el servidor les manda estas constantes y sus entradas, en `layout.meta.angosto`
+    (pantalla_angosta.terminar y .medida, pantalla_lienzo.Lienzo.casillas, pantalla_graficas)."""
     from demos.comun.figuras import pantalla_angosta as angosta
     from demos.comun.figuras import pantalla_lienzo as lienzo
 
@@ -86,6 +87,7 @@ def ajustes() -> dict:
         "LETRA_TITULO": lienzo.LETRA_TITULO,
         "ANCHO_DE_LETRA": lienzo.ANCHO_DE_LETRA,
         "RENGLON": lienzo.RENGLON,
+        "HOLGURA_DE_LADO": angosta.HOLGURA_DE_LADO,
         "ESPERA_PAQUETE_MS": ESPERA_PAQUETE_MS,
     }
 

@@ -89,7 +89,7 @@ export const tramosEnY = (layout) => {
 // Proyector: la figura se achica a lo que cabe bajo lo de arriba, pero su letra no (crece con la ventana). Los
 // huecos entre filas de paneles, que son fracciones del área, se achicaban con ella: en variantes, las marcas del
 // eje x de la fila de arriba pisaban el título de la de abajo. Aquí los huecos conservan sus píxeles (los de la
-// figura sin achicar, `natural`) y lo que falta sale de los paneles (como pantalla_angosta._estirar, al revés).
+// figura sin achicar, `natural`) y lo que falta sale de los paneles (como estirarPaneles en un teléfono, al revés).
 // Se mueve con ellos lo que va en fracciones del área: los dominios en y, las notas y formas del papel y las barras
 // de color de pie.
 export const huecosEnPixeles = (data, layout, natural) => {
@@ -164,25 +164,35 @@ export const tituloDelTelefono = (layout, normal, ancho, ajustes) => {
   layout.height += ajustes.RENGLON * mas;
 };
 
-// Teléfono: un panel de proporción fija (una imagen de píxeles cuadrados, un mapa de casillas cuadradas) mide lo
-// que pide a lo ancho (pantalla_angosta.filas_a_su_medida), pero el servidor lo mide para ANCHO_FIGURA: a 430 px,
-// las fotos de CBAM medían lo mismo que a 390 y dejaban 50 px en blanco a los lados (a 560, 240). `medida`
-// (pantalla_angosta.medida): por panel, [su eje y, su ancho en px a ANCHO_FIGURA, alto / ancho, su tope]. Con el
-// ancho de verdad, cada uno toma el alto que pide (a lo sumo su tope), los huecos entre paneles conservan sus
-// píxeles y la figura crece o se achica lo mismo (como pantalla_angosta._estirar, en píxeles: una nota bajo el
-// área queda a la misma distancia de su borde).
-export const aSuMedida = (data, layout, medida, ancho, anchoFigura) => {
-  const delta = ancho - anchoFigura;
+// Teléfono: los paneles apilados, a los altos que piden en píxeles; los huecos entre ellos conservan sus píxeles y
+// la figura crece o se achica lo mismo (una nota bajo el área queda a la misma distancia de su borde). Es la única
+// regla de los altos del teléfono: el servidor manda lo que cada panel pide (`angosto`, pantalla_angosta.terminar y
+// .medida) y aquí se estira con el ancho de verdad. Lo que pide un panel:
+// - `minimos` ({eje y: px}): uno de curvas, barras o histograma no mide menos que ALTO_PANEL más su parte del eje x
+//   de abajo, y un mapa, lo que pide el título de su eje y (de lado);
+// - `medida` ([eje y, ancho en px a ANCHO_FIGURA, alto / ancho, tope]): uno de proporción fija (una imagen de
+//   píxeles cuadrados, un mapa de casillas cuadradas) mide lo que pide a lo ancho, a lo sumo su tope. El servidor lo
+//   mide para ANCHO_FIGURA: a 430 px, las fotos de CBAM medían lo mismo que a 390 y dejaban 50 px en blanco a los
+//   lados (a 560, 240).
+export const estirarPaneles = (data, layout, {minimos = {}, medida = []}, ancho, anchoFigura) => {
   const m = layout.margin || {};
   const area = layout.height - (m.t || 0) - (m.b || 0);
-  if (!(ancho > 0) || Math.abs(delta) < 2 || !(area > 0)) return;
+  if (!(area > 0)) return;
   const tramos = tramosEnY(layout);
-  if (!tramos) return; // encimados: como vienen
+  if (!tramos) return; // encimados (no es una columna de paneles): como vienen
   const altos = tramos.map(([a, b]) => (b - a) * area);
-  for (const [eje, px, proporcion, tope] of medida) {
+  const tramo = (eje) => {
     const e = layout[eje];
-    const i = e && Array.isArray(e.domain) ? tramos.findIndex(([a, b]) => a === e.domain[0] && b === e.domain[1]) : -1;
-    if (i < 0) continue;
+    return e && Array.isArray(e.domain) ? tramos.findIndex(([a, b]) => a === e.domain[0] && b === e.domain[1]) : -1;
+  };
+  for (const [eje, px] of Object.entries(minimos)) {
+    const i = tramo(eje);
+    if (i >= 0) altos[i] = Math.max(altos[i], px);
+  }
+  const delta = ancho > 0 ? ancho - anchoFigura : 0;
+  for (const [eje, px, proporcion, tope] of medida) {
+    const i = tramo(eje);
+    if (i < 0 || Math.abs(delta) < 2) continue;
     const [x0, x1] = (layout["xaxis" + eje.slice(5)] || {}).domain || [0, 1];
     altos[i] = Math.max(20, Math.min(tope, (px + delta * (x1 - x0)) * proporcion));
   }
@@ -237,20 +247,25 @@ export const titulosSobreLasMarcas = (layout, escala) => {
   }
 };
 
-// Proyector: el título de un eje y va de lado, y con la letra agrandada puede medir más que su panel achicado: en
-// variantes, el de la fila de arriba («Ficha que mira (consulta)», ≈ 190 px junto a paneles de 130) bajaba hasta el
-// de la de abajo. Se parte en líneas que caben en el alto del panel (una letra mide ANCHO_DE_LETRA de su tamaño; Plotly hace
-// el título de un eje 1.2 veces la letra de la figura), como pantalla_angosta.partir_de_lado en un teléfono.
-export const partirTitulosDeLado = (layout, alto, anchoDeLetra) => {
+// El título de un eje y va de lado, y puede medir más que su panel: en el proyector, con la letra agrandada y el
+// panel achicado (variantes: «Ficha que mira (consulta)», ≈ 190 px junto a paneles de 130, bajaba hasta el de la fila
+// de abajo); a 1280 px, en atención cruzada («Objetivo: palabra que mira (consulta, Q)», 41 letras en 260 px, perdía
+// «Ob»); en un teléfono, junto a un panel de curvas de 190 px («Memoria de los pesos (MB, escala log)» mide 346). Se
+// parte en líneas que caben en el alto del panel: una letra mide ANCHO_DE_LETRA de su tamaño (Plotly hace el título de
+// un eje 1.2 veces la letra de la figura), y se deja la holgura HOLGURA_DE_LADO. `abajo`: los píxeles del área que se
+// lleva el eje x de abajo (en un teléfono, `angosto.abajo`: pantalla_angosta._empuje_abajo). Es la única regla de los
+// títulos de lado, salvo los de un mapa de teléfono: esos los parte el servidor, porque el ancho de sus casillas
+// depende de sus líneas (pantalla_mapas.ocupado_a_la_izquierda), y llegan con sus líneas (se dejan como vienen).
+export const partirTitulosDeLado = (layout, alto, {ANCHO_DE_LETRA, HOLGURA_DE_LADO}, abajo = 0) => {
   const m = layout.margin || {};
-  const area = alto - (m.t || 0) - (m.b || 0);
+  const area = alto - (m.t || 0) - (m.b || 0) - abajo;
   const letraFigura = (layout.font && layout.font.size) || 14;
   for (const [k, e] of Object.entries(layout)) {
     const t = k.startsWith("yaxis") && e && e.title;
     if (!t || typeof t.text !== "string" || !t.text || t.text.includes("<br>")) continue;
     const d = Array.isArray(e.domain) ? e.domain : [0, 1];
     const letra = (t.font && t.font.size) || 1.2 * letraFigura;
-    const cabe = Math.max(8, Math.floor((0.9 * area * (d[1] - d[0])) / (anchoDeLetra * letra)));
+    const cabe = Math.max(8, Math.floor((HOLGURA_DE_LADO * area * (d[1] - d[0])) / (ANCHO_DE_LETRA * letra)));
     if (t.text.length <= cabe) continue;
     e.title = {...t, text: renglones(t.text, cabe).join("<br>")};
     // Sin automargin, Plotly pone el título a una distancia fija del eje, y sus líneas de más caían sobre las
@@ -262,32 +277,35 @@ export const partirTitulosDeLado = (layout, alto, anchoDeLetra) => {
 // Los nombres de un eje x (las marcas que fija el servidor, una por categoría o una cada tantas, a lo sumo
 // maqueta.MAX_MARCAS) que caben con el ancho de verdad del panel: va uno de cada tantos. Es la única regla que
 // ralea por el ancho: en CBAM, los 32 canales se pisaban en la figura de los pesos, a 1280 px y en el proyector. De
-// pie (o inclinados) cada nombre pide 1.25 veces su letra (el alto de su renglón); en un teléfono, uno que va
-// derecho (tickangle 0: nombres cortos bajo barras de pie) pide su largo (`anchoDeLetra` de la letra por letra, y
-// 8 px entre dos). La caja se estima con los márgenes pedidos: el automargin de Plotly solo puede achicarla, y se
-// deja un 5 % de holgura. `telefono` (meta.angosto.marcas, pantalla_graficas): en un teléfono, los ejes que se
-// ralean aquí y lo que se lleva el eje y de su ancho, en px (null: pantalla ancha, todos los ejes).
+// pie (o inclinados) cada nombre pide 1.2 veces su letra (el alto de su renglón: con 1.25, a 360 px las 7 palabras
+// del clasificador, 19 px cada una en letra de 15, iban de a una sí y una no); en un teléfono, uno que va derecho
+// (tickangle 0: nombres cortos bajo barras de pie) pide su largo (`anchoDeLetra` de la letra por letra, y 8 px entre
+// dos). La caja se estima con los márgenes pedidos: el automargin de Plotly solo puede achicarla, y se deja un 5 % de
+// holgura. `telefono` (meta.angosto.marcas, de pantalla_graficas y pantalla_mapas): en un teléfono, los ejes que se
+// ralean aquí y lo que se lleva de su ancho el eje y, en px (null: pantalla ancha, todos los ejes).
 export const marcasQueCaben = (layout, ancho, anchoDeLetra, telefono = null) => {
   const m = layout.margin || {};
   const letraFigura = (layout.font && layout.font.size) || 14;
   for (const [k, e] of Object.entries(layout)) {
     if (!k.startsWith("xaxis") || !e || e.tickmode !== "array" || !Array.isArray(e.tickvals)) continue;
     if (telefono && !(k in telefono)) continue;
-    const v = e.tickvals;
+    // Solo las de categorías (barras, casillas de un mapa): posiciones enteras a paso fijo, o los nombres de un eje
+    // de categorías (las palabras de una frase en un mapa: una por casilla, o una cada tantas a paso fijo, y se
+    // cuentan de a una). Las de un eje log (memoria: 10, 100, 1 000…) o las redondas de una curva quedan como vienen.
+    const nombres = e.type === "category" && e.tickvals.every((x) => typeof x === "string");
+    const v = nombres ? e.tickvals.map((_, i) => i) : e.tickvals;
     const paso = v.length > 1 ? v[1] - v[0] : 0;
     if (!(paso > 0) || !Array.isArray(e.ticktext) || e.ticktext.length !== v.length) continue;
-    // Solo las de categorías (barras, casillas de un mapa): posiciones enteras a paso fijo. Las de un eje log
-    // (memoria: 10, 100, 1 000…) o las redondas de una curva quedan como vienen.
     if (e.type === "log" || !v.every((x, i) => Number.isInteger(x) && x === v[0] + i * paso)) continue;
     const d = Array.isArray(e.domain) ? e.domain : [0, 1];
     const area = 0.95 * ((ancho - (m.l || 0) - (m.r || 0)) * (d[1] - d[0]) - (telefono ? telefono[k] : 0));
     const categoria = area / (v[v.length - 1] - v[0] + paso); // px por unidad del eje
     const letra = (e.tickfont && e.tickfont.size) || letraFigura;
     const largo = Math.max(...e.ticktext.map((t) => String(t).length));
-    const pide = telefono && e.tickangle === 0 ? largo * anchoDeLetra * letra + 8 : 1.25 * letra;
+    const pide = telefono && e.tickangle === 0 ? largo * anchoDeLetra * letra + 8 : 1.2 * letra;
     const cada = Math.ceil(pide / (categoria * paso));
     if (cada < 2) continue;
-    e.tickvals = v.filter((_, i) => i % cada === 0);
+    e.tickvals = e.tickvals.filter((_, i) => i % cada === 0);
     e.ticktext = e.ticktext.filter((_, i) => i % cada === 0);
   }
 };
@@ -361,7 +379,7 @@ export const maquetar = (figura, pagina, ajustes) => {
   if (pagina.angosto && angosto) {
     aplicarCambios(data, layout, angosto);
     tituloDelTelefono(layout, l0, ancho, ajustes);
-    if (angosto.medida) aSuMedida(data, layout, angosto.medida, ancho, ajustes.ANCHO_FIGURA);
+    estirarPaneles(data, layout, angosto, ancho, ajustes.ANCHO_FIGURA);
     if (angosto.casillas) numerosDelTelefono(data, layout, angosto.casillas, ancho, ajustes);
   }
   if (pagina.elegido) elegir(data, layout, pagina.elegido);
@@ -379,13 +397,12 @@ export const maquetar = (figura, pagina, ajustes) => {
     if (layout.margin) for (const k of ["l", "r", "t", "b"]) if (layout.margin[k]) layout.margin[k] *= escala;
     huecosEnPixeles(data, layout, (l0.height || 450) * escala);
     titulosSobreLasMarcas(layout, escala);
-    partirTitulosDeLado(layout, alto, ajustes.ANCHO_DE_LETRA);
+    partirTitulosDeLado(layout, alto, ajustes);
     partirTitulo(layout, ancho, ajustes.ANCHO_DE_LETRA);
     numerosQueCaben(data, layout, ancho, alto, ajustes.ANCHO_DE_LETRA);
   } else {
-    // Sin proyector, la figura va con su alto: un título de eje y más largo que su panel se salía de la figura
-    // (atención cruzada a 1280 px: «Objetivo: palabra que mira (consulta, Q)», 41 letras en 260 px, perdía «Ob»).
-    partirTitulosDeLado(layout, layout.height || 450, ajustes.ANCHO_DE_LETRA);
+    // Sin proyector, la figura va con su alto.
+    partirTitulosDeLado(layout, layout.height || 450, ajustes, (pagina.angosto && angosto && angosto.abajo) || 0);
   }
   if (!pagina.angosto) marcasQueCaben(layout, ancho, ajustes.ANCHO_DE_LETRA);
   else if (angosto && angosto.marcas) marcasQueCaben(layout, ancho, ajustes.ANCHO_DE_LETRA, angosto.marcas);
