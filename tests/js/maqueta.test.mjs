@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import {test} from "node:test";
 
 import {
-  escalaProyector, estirarPaneles, huecosEnPixeles, maquetar, marcasQueCaben, numerosDelTelefono, numerosQueCaben,
+  cabeAncha, escalaProyector, estirarPaneles, huecosEnPixeles, maquetar, marcasQueCaben, numerosDelTelefono, numerosQueCaben,
   partirTitulo, partirTitulosDeLado, renglones, tituloDelTelefono, tramosEnY,
 } from "../../demos/comun/navegador/maqueta.mjs";
 
@@ -240,4 +240,46 @@ test("maquetar: sin proyector, un título de eje y más largo que su panel se pa
   assert.equal(layout.yaxis.title.text.replaceAll("<br>", " "), titulo);
   const corto = {data: [], layout: {height: 400, margin: {t: 80, b: 60}, yaxis: {title: {text: "Peso"}}}};
   assert.equal(maquetar(corto, {...PAGINA, ancho: 1280}, AJUSTES)[1].yaxis.title.text, "Peso");
+});
+
+test("cabeAncha: la figura de siempre no cabe si un título, una nota o un número no caben en su lugar", () => {
+  const medir = (texto, letra) => texto.length * 0.5 * letra; // una letra: media de su tamaño
+  const figura = (ancho, extra = {}) => ({
+    data: [{type: "heatmap", xaxis: "x", yaxis: "y", texttemplate: "%{text}", textfont: {size: 10},
+      text: [["0.25", "0.75"], ["0.50", "0.50"]]}],
+    layout: {margin: {l: 50, r: 50}, font: {size: 10}, title: {text: "Un título de figura", font: {size: 20}},
+      xaxis: {domain: [0, 0.45], title: {text: "Columna"}}, xaxis2: {domain: [0.55, 1], title: {text: "Otra"}},
+      annotations: [{xref: "paper", yref: "paper", x: 0.225, y: 1, xanchor: "center", yanchor: "bottom",
+        text: "Panel de la izquierda"}], ...extra},
+    ancho,
+  });
+  const cabe = ({data, layout, ancho}) => cabeAncha({data, layout}, ancho, AJUSTES, medir);
+  assert.equal(cabe(figura(1000)), true);
+  assert.equal(cabe(figura(150)), false); // el título de la figura (190 px) no cabe en 150
+  // El título de un panel: «Panel de la izquierda» mide 105 px; su panel y el hueco, (300 − 100) · 0.55 = 110.
+  assert.equal(cabe(figura(300, {title: {text: "T"}})), true);
+  assert.equal(cabe(figura(280, {title: {text: "T"}})), false);
+  // Un número más ancho que su casilla: «0.25» mide 20 px en letra de 10.
+  const numeros = figura(1000, {title: {text: "T"}});
+  numeros.data[0].textfont.size = 120; // 240 px en casillas de 900 · 0.45 / 2 ≈ 202
+  assert.equal(cabe(numeros), false);
+  // Sin ancho (todavía oculta), la de siempre; sin `medir` (Node), la cota de ANCHO_DE_LETRA.
+  assert.equal(cabe(figura(0)), true);
+  assert.equal(cabeAncha(figura(1000), 1000, AJUSTES), true);
+});
+
+test("maquetar: donde la de siempre no cabe va la de teléfono, también en una página ancha", () => {
+  const figura = {data: [{type: "bar"}], layout: {height: 300, margin: {l: 40, r: 40, t: 40, b: 40}, font: {size: 14},
+    title: {text: "Un título bastante largo para una figura angosta"},
+    meta: {angosto: {layout: {height: 500}}}}};
+  const medir = (texto, letra) => texto.length * 0.5 * letra;
+  const [, ancha] = maquetar(figura, {...PAGINA, ancho: 1200, medir}, AJUSTES);
+  assert.equal(ancha.height, 300);
+  assert.deepEqual(ancha.meta, {figura: 1});
+  const [, angosta] = maquetar(figura, {...PAGINA, ancho: 300, medir}, AJUSTES);
+  assert.equal(angosta.height > 300, true);
+  assert.deepEqual(angosta.meta, {figura: 1, angosta: true});
+  // En el proyector, la figura de siempre (tiene sus reglas: la letra, los títulos partidos).
+  const [, proyector] = maquetar(figura, {...PAGINA, ancho: 300, alto: 400, medir}, AJUSTES);
+  assert.deepEqual(proyector.meta, {figura: 1});
 });

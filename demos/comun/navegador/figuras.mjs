@@ -101,13 +101,27 @@ const fondo = (el) => {
 };
 const escalaProyector = () => escalaDe(window.innerWidth, window.innerHeight);
 
+// Lo que mide un texto en la letra de las figuras (maqueta.mjs, cabeAncha: ¿cabe la figura de siempre?), con un
+// lienzo que no se pinta; la familia, la de la plantilla de Plotly de la suite.
+let lienzo = null;
+const medir = (familia) => (texto, letra) => {
+  lienzo ||= document.createElement("canvas").getContext("2d");
+  lienzo.font = `${letra}px ${familia}`;
+  return lienzo.measureText(texto).width;
+};
+const familiaDe = (figura) => {
+  const l = figura.layout || {};
+  return (l.font && l.font.family) || (l.template && l.template.layout && l.template.layout.font
+    && l.template.layout.font.family) || "sans-serif";
+};
+
 // La figura que se dibuja, según la página: una copia del valor de Gradio con sus adaptaciones. `figura`: la de g
 // (su valor) o la de una parada que se dibuja de antemano con el aspecto que tendría en g.
 const adaptar = (g, figura = figuraDe(g)) => {
   const alto = altoProyector(g, figura);
   const pagina = {
     angosto: angosto(), oscuro: oscuro(), ancho: g.clientWidth, alto, escala: escalaProyector(),
-    elegido: e(g).elegido, fondo: oscuro() ? fondo(g.parentElement) : null,
+    elegido: e(g).elegido, fondo: oscuro() ? fondo(g.parentElement) : null, medir: medir(familiaDe(figura)),
   };
   const [data, layout] = maquetar(figura, pagina, ajustes);
   if (figura !== figuraDe(g)) return [data, layout];
@@ -119,7 +133,8 @@ const adaptar = (g, figura = figuraDe(g)) => {
   // con la misma altura: con otra, los títulos de los ejes y se parten de otro modo (partirTitulosDeLado), y los
   // márgenes de un dibujo de paso (la figura todavía baja en la página, 260 px: «Posición que escribe» en tres
   // líneas) quedaban para siempre.
-  e(g).claveMargenes = `${e(g).clave}|${alto ?? ""}`;
+  // Y con la misma figura (la de siempre o la de teléfono, que maquetar elige por el ancho: cabeAncha).
+  e(g).claveMargenes = `${e(g).clave}|${alto ?? ""}|${layout.meta.angosta ? "angosta" : ""}`;
   const m = e(g).margenes;
   if (m && m.clave === e(g).claveMargenes) {
     layout.margin = {...(layout.margin || {})};

@@ -157,7 +157,7 @@ export const tituloDelTelefono = (layout, normal, ancho, ajustes) => {
   const texto = original.split("<br>").flatMap((linea) => renglones(linea, cabe)).join("<br>");
   const mas = texto.split("<br>").length - t.text.split("<br>").length;
   layout.title = {...t, text: texto};
-  // Varias líneas, desde arriba (como pantalla_angosta.terminar): centradas en el margen, pisaban el panel.
+  // Varias líneas, desde arriba: centradas en el margen, pisaban el panel.
   if (texto.includes("<br>")) layout.title = {...layout.title, y: 1, yref: "container", yanchor: "top", pad: {t: 24}};
   if (!mas || !layout.margin) return;
   layout.margin = {...layout.margin, t: layout.margin.t + ajustes.RENGLON * mas};
@@ -241,7 +241,7 @@ export const titulosSobreLasMarcas = (layout, escala) => {
   if (!arriba) return;
   layout.margin = {...(layout.margin || {}), t: ((layout.margin || {}).t || 0) + sube};
   if (layout.title && layout.title.text) {
-    // Con «top», Plotly sube 12 px un título de varias líneas (como en pantalla_angosta.terminar).
+    // Con «top», Plotly sube 12 px un título de varias líneas (como en tituloDelTelefono).
     const pad = layout.title.text.includes("<br>") ? 24 : 8;
     layout.title = {...layout.title, y: 1, yref: "container", yanchor: "top", pad: {t: Math.round(pad * escala)}};
   }
@@ -365,9 +365,77 @@ export const numerosDelTelefono = (data, layout, casillas, ancho, {ANCHO_FIGURA,
   }
 };
 
+// Pantalla ancha, sin proyector: ¿cabe la figura de siempre en los `ancho` px que tiene? No si su título, el de un
+// panel o el de un eje x mide más que su lugar (el de un eje x puede tomar el hueco entre dos paneles), una nota del
+// papel más que la figura, o un número más que su casilla. La figura de
+// siempre se arma para una página de 1280 px; en una ventana partida a la mitad, una tableta de pie o una
+// diapositiva de 900 px, la de multicabeza (5 paneles en 704 px) encimaba los títulos de sus ejes x y los números
+// del promedio, y el título de la de temperatura (344 px, junto a sus controles) se salía por los dos lados. Si no
+// cabe, va la de teléfono (`meta.angosto`), que se estira al ancho de verdad como en una página angosta. `medir`
+// (texto, letra en px) -> px: en el navegador, lo que mide de verdad (figuras.mjs, con un lienzo); sin él, cada
+// letra mide ANCHO_DE_LETRA de su tamaño (una cota: con ella, 9 figuras que caben a 1280 px no cabían).
+export const HUECO_ENTRE_PANELES = 0.1;
+export const ASOMA = 1.25;
+export const cabeAncha = ({data, layout}, ancho, {ANCHO_DE_LETRA, LETRA_TITULO}, medir = null) => {
+  if (!(ancho > 0)) return true; // sin ancho (todavía oculta): la de siempre, hasta que se vea
+  const m = layout.margin || {};
+  const area = ancho - (m.l || 0) - (m.r || 0);
+  const letraFigura = (layout.font && layout.font.size) || 14;
+  const mide = (texto, letra) => Math.max(...String(texto).split("<br>").map((l) => {
+    const plano = l.replace(/<[^>]*>/g, "");
+    return medir ? medir(plano, letra) : plano.length * ANCHO_DE_LETRA * letra;
+  }));
+  const t = layout.title;
+  if (t && t.text && mide(t.text, (t.font && t.font.size) || LETRA_TITULO) > ancho) return false;
+  const dominios = [];
+  for (const [k, e] of Object.entries(layout)) {
+    if (!k.startsWith("xaxis") || !e || e.visible === false) continue;
+    const d = Array.isArray(e.domain) ? e.domain : [0, 1];
+    dominios.push(d);
+    const titulo = e.title && e.title.text;
+    const letra = (e.title && e.title.font && e.title.font.size) || 1.2 * letraFigura;
+    if (titulo && mide(titulo, letra) > area * (d[1] - d[0] + HUECO_ENTRE_PANELES)) return false;
+  }
+  for (const n of layout.annotations || []) {
+    if (n.xref !== "paper" || !n.text || n.visible === false) continue;
+    const px = mide(n.text, (n.font && n.font.size) || letraFigura);
+    if (px > ancho) return false; // una nota del papel (el mensaje de un Aviso: «Pulsa «Entrenar»: aquí…»)
+    if (n.yref !== "paper" || n.yanchor !== "bottom" || n.xanchor !== "center") continue;
+    const d = dominios.find(([a, b]) => Math.abs((a + b) / 2 - n.x) < 1e-3); // el título de un panel: sobre su centro
+    if (d && px > area * (d[1] - d[0] + HUECO_ENTRE_PANELES)) return false;
+  }
+  // Los números de las casillas de un mapa, en su casilla (con casillas cuadradas, el lado más corto). En un mapa
+  // con la mayoría de las casillas sin número (un umbral), uno puede asomar un poco sobre la de al lado (`ASOMA`):
+  // dropout a 1280 px, «1.04» de 29 px en casillas de 24. En CBAM a 368 px, 351 pares de números se pisaban.
+  const alto = (layout.height || 450) - (m.t || 0) - (m.b || 0);
+  for (const t of data) {
+    if (t.type !== "heatmap" || !t.texttemplate || !Array.isArray(t.text) || !Array.isArray(t.text[0])) continue;
+    if (t.visible === false || !t.textfont || !t.textfont.size) continue;
+    const ex = layout["xaxis" + (t.xaxis || "x").slice(1)] || {};
+    const ey = layout["yaxis" + (t.yaxis || "y").slice(1)] || {};
+    const [dx, dy] = [ex, ey].map((e) => (Array.isArray(e.domain) ? e.domain : [0, 1]));
+    let casilla = (area * (dx[1] - dx[0])) / t.text[0].length;
+    if (ey.scaleanchor) casilla = Math.min(casilla, (alto * (dy[1] - dy[0])) / t.text.length);
+    let largo = "";
+    let vacias = 0;
+    let todas = 0;
+    for (const fila of t.text) {
+      for (const x of fila) {
+        todas++;
+        const texto = String(x ?? "");
+        if (!texto) vacias++;
+        else if (texto.length > largo.length) largo = texto;
+      }
+    }
+    if (mide(largo, t.textfont.size) > (vacias > todas / 2 ? ASOMA : 1) * casilla) return false;
+  }
+  return true;
+};
+
 // La figura que se dibuja, según la página: una copia de `figura` ({data, layout}) con sus adaptaciones.
 // `pagina`: {angosto, oscuro, ancho (de la figura, px), alto (del proyector, px, o null), escala (de la letra en el
-// proyector), elegido (el panel de un desplegable), fondo (el color detrás de la figura en el modo oscuro)};
+// proyector), elegido (el panel de un desplegable), fondo (el color detrás de la figura en el modo oscuro), medir
+// (opcional: lo que mide un texto, cabeAncha)};
 // `ajustes`: las constantes de Python (demos.comun.navegador.ajustes: TINTAS, TRANSPARENTE, ANCHO_FIGURA,
 // ANCHO_LETRA, LETRA_MINIMA, LETRA_TITULO, ANCHO_DE_LETRA, RENGLON).
 export const maquetar = (figura, pagina, ajustes) => {
@@ -376,7 +444,9 @@ export const maquetar = (figura, pagina, ajustes) => {
   const layout = structuredClone(l0);
   const {ancho, alto, escala} = pagina;
   const angosto = l0.meta && l0.meta.angosto;
-  if (pagina.angosto && angosto) {
+  // La de teléfono: en una página angosta, o donde la de siempre no cabe (fuera del proyector, que tiene sus reglas).
+  const angosta = !!angosto && (pagina.angosto || (!alto && !cabeAncha(figura, ancho, ajustes, pagina.medir)));
+  if (angosta) {
     aplicarCambios(data, layout, angosto);
     tituloDelTelefono(layout, l0, ancho, ajustes);
     estirarPaneles(data, layout, angosto, ancho, ajustes.ANCHO_FIGURA);
@@ -385,7 +455,7 @@ export const maquetar = (figura, pagina, ajustes) => {
   if (pagina.elegido) elegir(data, layout, pagina.elegido);
   // meta es de «editType: plot» y sus listas llegan nuevas con cada valor: Plotly.react lo tomaría por un
   // cambio que pide rehacer la figura entera.
-  layout.meta = {figura: 1};
+  layout.meta = angosta ? {figura: 1, angosta: true} : {figura: 1};
   if (alto) {
     // Los cuadritos de color de unos rótulos (pantalla_mapas._cuadritos: un tamaño por texto) crecen con su letra.
     const cuadritos = data.map((t) => t.mode === "markers+text" && t.marker && Array.isArray(t.marker.size) && t.textfont && t.textfont.size);
@@ -402,10 +472,10 @@ export const maquetar = (figura, pagina, ajustes) => {
     numerosQueCaben(data, layout, ancho, alto, ajustes.ANCHO_DE_LETRA);
   } else {
     // Sin proyector, la figura va con su alto.
-    partirTitulosDeLado(layout, layout.height || 450, ajustes, (pagina.angosto && angosto && angosto.abajo) || 0);
+    partirTitulosDeLado(layout, layout.height || 450, ajustes, (angosta && angosto.abajo) || 0);
   }
-  if (!pagina.angosto) marcasQueCaben(layout, ancho, ajustes.ANCHO_DE_LETRA);
-  else if (angosto && angosto.marcas) marcasQueCaben(layout, ancho, ajustes.ANCHO_DE_LETRA, angosto.marcas);
+  if (!angosta) marcasQueCaben(layout, ancho, ajustes.ANCHO_DE_LETRA);
+  else if (angosto.marcas) marcasQueCaben(layout, ancho, ajustes.ANCHO_DE_LETRA, angosto.marcas);
   if (pagina.oscuro) {
     recorrer([data, layout], ajustes.TINTAS, 0);
     layout.paper_bgcolor = pagina.fondo;
