@@ -678,7 +678,7 @@ def test_en_un_telefono_la_unica_barra_de_color_va_al_pie_y_las_casillas_crecen(
 
 def test_en_un_telefono_la_figura_declara_sus_paneles_de_proporcion_fija_para_el_ancho_de_verdad():
     """La figura de teléfono se arma para uno de 390 px; el navegador rehace el alto de cada panel de proporción fija
-    con el ancho de la página (maqueta.mjs, `aSuMedida`). Para eso, `meta.angosto.medida` dice de cada uno su eje,
+    con el ancho de la página (maqueta.mjs, `estirarPaneles`). Para eso, `meta.angosto.medida` dice de cada uno su eje,
     su ancho en px, su proporción y su tope, y a 390 px eso da el alto que el servidor le dio (si no llegó al tope).
     Un panel de curvas o de barras no va: su alto no depende del ancho."""
     foto = np.random.default_rng(0).random((107, 160))

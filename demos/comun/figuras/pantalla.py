@@ -142,10 +142,10 @@ def _armar(figura, ancho_px: float | None = None) -> dict:
         area_rejilla = alto - _arriba(figura, ancho_px) - 70  # los paneles y sus huecos, sin los márgenes
         if ancho_px and figura.filas > 1:  # apilados: entre dos, las marcas y el eje de uno y el título del otro
             extra = max(getattr(f, "titulo", "").count("\n") for f in figura.paneles)
-            # En fracción del área (sin los márgenes de arriba y de abajo) y hasta 0.6 (después `terminar` estira los
-            # paneles y deja los huecos en píxeles). Con alto − 120 y a lo sumo 0.3, un título largo arriba achicaba
-            # el hueco (CBAM: 129 px de 157) y con dos filas no cabían un título de tres líneas y el eje x de arriba
-            # (multicabeza, #37).
+            # En fracción del área (sin los márgenes de arriba y de abajo) y hasta 0.6 (después el navegador estira
+            # los paneles y deja los huecos en píxeles: maqueta.mjs, estirarPaneles). Con alto − 120 y a lo sumo 0.3,
+            # un título largo arriba achicaba el hueco (CBAM: 129 px de 157) y con dos filas no cabían un título de
+            # tres líneas y el eje x de arriba (multicabeza, #37).
             hueco_y = min(0.6, (135 + RENGLON * extra) / area_rejilla)
         dominios = [([0.0, 1.0], [0.0, 1.0])] * len(paneles) if de_a_uno else _dominios(figura, hueco_x, hueco_y)
 

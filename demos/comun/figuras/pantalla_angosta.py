@@ -77,8 +77,8 @@ def _fill(linea: str, columnas: int) -> str:
 
 def _con_titulo_partido(f, letra: int, letra_eje: int, ancho_titulo: float | None = None):
     """El panel con su título (en `ancho_titulo`; None: es el de la figura, que parte el navegador) y el del eje x
-    (en `ANCHO_CENTRADO`, letra de eje) partidos; el del eje y va de lado: se parte al alto de su panel
-    (`terminar`)."""
+    (en `ANCHO_CENTRADO`, letra de eje) partidos; el del eje y va de lado: lo parte el navegador al alto de su panel
+    (maqueta.mjs, partirTitulosDeLado), salvo el de un mapa (`pantalla_mapas.ocupado_a_la_izquierda`)."""
     cambios = {"titulo": partir(f.titulo, letra, ancho_titulo)} if ancho_titulo and getattr(f, "titulo", "") else {}
     if getattr(f, "mensaje", ""):  # el de un Aviso («Pulsa «Entrenar»: aquí se dibujan…»), en la letra de su nota
         cambios["mensaje"] = partir(f.mensaje, LETRA_MENSAJE, ANCHO_CENTRADO)
