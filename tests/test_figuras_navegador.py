@@ -269,8 +269,12 @@ def test_las_figuras_que_se_ven_se_pintan_de_a_una_y_la_primera_no_espera(navega
     abajo = pg.evaluate("() => document.querySelector('#multicabeza-figura2').getBoundingClientRect().top")
     assert abajo < 800, abajo  # las dos se ven: ninguna espera por estar fuera de la pantalla
     pg.evaluate(ANOTAR_DIBUJOS)
+    # El comienzo de cada cuadro (el argumento de requestAnimationFrame), no la hora en que corre esta llamada: en el
+    # cuadro en que se dibuja la segunda, su llamada puede correr antes que esta, y performance.now() aquí daba una
+    # hora posterior a la del dibujo (la prueba fallaba 1 de cada 3 veces con la máquina cargada, sin que faltara el
+    # cuadro entre los dos).
     pg.evaluate("""() => { window.__cuadros = [];
-      const f = () => { window.__cuadros.push(performance.now()); requestAnimationFrame(f); };
+      const f = (t) => { window.__cuadros.push(t); requestAnimationFrame(f); };
       requestAnimationFrame(f); }""")
     pg.fill("#multicabeza-cabezas input[type=number]", "8")
     pg.wait_for_function("() => ['multicabeza-figura1', 'multicabeza-figura2'].every((id) => window.__cuando[id])")
