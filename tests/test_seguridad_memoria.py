@@ -180,7 +180,13 @@ def test_la_sesion_no_guarda_los_paquetes_de_paradas_que_mando():
     # perezosas) no cuenta como de la sesión. En la corrida entera, sin esto, la barata «guardaba» 142 kB.
     editar(gradio_interno.SesionBarata(una))()
     de_gradio, barata = SessionState(una), gradio_interno.SesionBarata(una)
-    kb_gradio, kb_barata = _tamano_kb(de_gradio, editar(de_gradio)), _tamano_kb(barata, editar(barata))
+    kb_gradio = _tamano_kb(de_gradio, editar(de_gradio))
+    # tracemalloc cuenta todo el proceso: en la corrida entera, los hilos de los servidores de otras pruebas asignan
+    # a la vez (la barata «guardó» 81–83 kB en 2 de 3 corridas). Lo que guarda una sesión aparece en cada medida y
+    # el ruido no: la menor de tres sesiones nuevas (una copia de los paquetes, > 50 kB, seguiría pasando el tope).
+    kb_barata = min(
+        _tamano_kb(b, editar(b)) for b in (barata, gradio_interno.SesionBarata(una), gradio_interno.SesionBarata(una))
+    )
     assert kb_gradio > 0.5 * barrido.tamano(paquetes) / 1024, kb_gradio  # la de Gradio se queda con la copia
     assert kb_barata < 64, f"la sesión barata guardó {kb_barata:.0f} kB tras una edición (Gradio: {kb_gradio:.0f} kB)"
     assert barata.config_values == {}  # ninguna configuración (ni valor) copiada en la sesión
