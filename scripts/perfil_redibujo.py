@@ -97,19 +97,21 @@ MARCAR_RESPUESTA = """(() => {
 
 # Por movimiento, de las marcas y medidas de la página (ms): la espera del servidor (hasta process_completed),
 # lo que Gradio tarda en pasar la respuesta a Plotly (JSON, Svelte), adaptar (figuras.mjs), lo síncrono de
-# Plotly.react y lo que queda hasta los píxeles (cuadros: lo que Plotly deja en rAF, estilo, maquetación, pintura).
+# Plotly.react, revisar (figuras.mjs, sePisan) y lo que queda hasta los píxeles (cuadros: lo que Plotly deja en rAF,
+# estilo, maquetación, pintura).
 # Solo los dibujos que empezaron antes de los píxeles: los que figuras.mjs deja para después no los demoran.
 FASES = """() => {
   const t0 = window.__t0, e = (n) => performance.getEntriesByName(n).filter((x) => x.startTime >= t0);
   const r = e("respuesta")[0], px = e("pixeles")[0];
   const antes = (l) => l.filter((x) => !px || x.startTime < px.startTime);
-  const ad = antes(e("adaptar")), fi = antes(e("figura"));
+  const ad = antes(e("adaptar")), fi = antes(e("figura")), rv = antes(e("revisar"));
   const suma = (l) => l.reduce((s, x) => s + x.duration, 0);
   const fin = fi.length ? Math.max(...fi.map((x) => x.startTime + x.duration)) : null;
   const j = performance.getEntriesByType("resource").find((x) => x.name.includes("queue/join") && x.startTime >= t0);
   const f = {envio: j ? j.startTime - t0 : null, servidor: r ? r.startTime - t0 : null,
     gradio: r && fi.length ? fi[0].startTime - r.startTime : null,
-    adaptar: suma(ad), plotly: suma(fi) - suma(ad), cuadros: px && fin !== null ? px.startTime - fin : null};
+    adaptar: suma(ad), plotly: suma(fi) - suma(ad), revisar: suma(rv),
+    cuadros: px && fin !== null ? px.startTime - fin - suma(rv) : null};
   performance.clearMarks(); performance.clearMeasures();
   return f;
 }"""
@@ -540,7 +542,7 @@ def _opciones_de(ref: str) -> dict:
 def _imprimir(filas, lupas) -> None:
     eco = filas[0][1]
     mediana_eco, cpu_eco = (statistics.median(x[i] for x in eco) for i in (1, 2))
-    fases = ("envio", "servidor", "gradio", "adaptar", "plotly", "cuadros")
+    fases = ("envio", "servidor", "gradio", "adaptar", "plotly", "revisar", "cuadros")
     print(
         f"\n| movimiento | píxeles | × eco ({mediana_eco:.0f} ms) | CPU de la página | × eco | "
         + " | ".join(fases)
@@ -553,8 +555,9 @@ def _imprimir(filas, lupas) -> None:
         cifras = " | ".join(f"{statistics.median(m):.0f} ms" if m else "–" for m in medianas)
         print(f"| {nombre} | {px:.0f} ms | {px / mediana_eco:.1f}× | {c:.0f} ms | {c / cpu_eco:.1f}× | {cifras} |")
     print("\n(envio: hasta que sale el queue/join; servidor: hasta el mensaje process_completed; gradio: de ahí al")
-    print(" primer Plotly.react; adaptar y plotly: los dibujos antes de los píxeles; cuadros: del último de ellos")
-    print(" a la tarea que sigue a la pintura)")
+    print(" primer Plotly.react; adaptar y plotly: los dibujos antes de los píxeles; revisar: si los textos de la")
+    print(" figura de siempre se pisan, ya dibujada; cuadros: del último dibujo a la tarea que sigue a la pintura,")
+    print(" sin revisar)")
     for nombre, (fases_ms, forzado, funciones) in lupas:
         print(f"\n{nombre}: el hilo principal entre el movimiento y los píxeles (ms por movimiento; traza y perfil)")
         print("| en qué | mientras espera al servidor | de la respuesta a los píxeles |\n|---|---|---|")

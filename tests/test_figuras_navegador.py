@@ -369,6 +369,41 @@ def test_una_figura_cuya_caja_cambia_de_ancho_se_vuelve_a_maquetar(navegador, ur
     pg.context.close()
 
 
+# El área de dibujo de cada figura que se ve (px, de Plotly) y su figura (la de siempre o la de teléfono).
+AREAS = """() => [...document.querySelectorAll('.figura-propia')]
+  .filter((g) => g._fullLayout && g.checkVisibility({visibilityProperty: true}))
+  .map((g) => [Math.round(g._fullLayout._size.w), Math.round(g._fullLayout._size.h), !!g.layout.meta.angosta])"""
+
+
+ANCHA, TELEFONO = {"width": 1280, "height": 800}, {"width": 390, "height": 844}
+
+
+@pytest.mark.parametrize(("desde", "hasta"), [(ANCHA, TELEFONO), (TELEFONO, ANCHA)])
+def test_una_figura_que_pasa_de_la_de_siempre_a_la_de_telefono_queda_como_dibujada_desde_el_principio(
+    navegador, url_app, desde, hasta
+):
+    """Una ventana que se achica o se agranda (una tableta que gira, una ventana partida a la mitad): la figura pasa de
+    la de siempre a la de teléfono, o al revés, y queda igual que si la página hubiera cargado así. Con Plotly.react,
+    lo que el automargin de los ejes de la otra figura había empujado quedaba: en máscara causal, de 1280 a 390 px,
+    el primer mapa salía cortado y el área de dibujo medía −175 px de alto."""
+    url = url_app + "demo/mascara-causal/?predecir=0"
+    fresca = _abrir(navegador, url, "mascara-causal", viewport=hasta)
+    esperadas = fresca.evaluate(AREAS)
+    fresca.context.close()
+    pg = _abrir(navegador, url, "mascara-causal", viewport=desde)
+    antes = pg.evaluate(AREAS)
+    pg.set_viewport_size(hasta)
+    iguales = f"""(e) => {{ const a = ({AREAS})(); return a.length === e.length
+      && a.every(([w, h, t], i) => Math.abs(w - e[i][0]) <= 2 && Math.abs(h - e[i][1]) <= 2 && t === e[i][2]); }}"""
+    try:
+        pg.wait_for_function(iguales, arg=esperadas, timeout=5_000)
+    except Exception:
+        raise AssertionError(f"{pg.evaluate(AREAS)} en vez de {esperadas}") from None
+    assert [a for *_, a in antes] != [a for *_, a in esperadas]  # cambió de figura
+    assert all(h > 100 for _, h, _ in esperadas), esperadas
+    pg.context.close()
+
+
 # Cada figura de la página: el alto de su área de dibujo y cuánto se sale su título de la caja de la figura (px).
 AREAS_Y_TITULOS = """() => [...document.querySelectorAll('.figura-propia')].filter((g) => g._fullLayout).map((g) => {
   const caja = g.getBoundingClientRect();

@@ -350,11 +350,16 @@ def test_telefono_los_paneles_de_proporcion_fija_toman_el_ancho_de_la_pagina(nav
 
 
 @pytest.mark.timeout(900)  # todas las pestañas
-def test_pantalla_ancha_ningun_texto_derecho_de_una_figura_pisa_a_otro(navegador, url_app):
-    """1280 × 800, /demo/<id>/ de cada pestaña: ningún texto sin girar pisa a otro (el título del eje x no pisa sus
-    marcas, los números de barras vecinas no se juntan, las notas de dos líneas cercanas no se enciman). Los nombres
-    girados a −45° quedan fuera: sus cajas se cruzan sin que las letras se toquen."""
-    contexto = navegador.new_context(viewport={"width": 1280, "height": 800}, locale="es-ES")
+@pytest.mark.parametrize(("ancho", "alto"), [(1280, 800), (900, 700)])
+def test_pantalla_ancha_ningun_texto_derecho_de_una_figura_pisa_a_otro(navegador, url_app, ancho, alto):
+    """1280 × 800 y 900 × 700 (una ventana partida a la mitad, una tableta, una diapositiva sin ?presentacion=1),
+    /demo/<id>/ de cada pestaña: ningún texto sin girar pisa a otro (el título del eje x no pisa sus marcas, los
+    números de barras vecinas no se juntan, las notas de dos líneas cercanas no se enciman), y ningún texto se sale de
+    su figura. Los nombres girados a −45° quedan fuera: sus cajas se cruzan sin que las letras se toquen. A 900 px,
+    una figura de siempre que no cabe pasa a la de teléfono (maqueta.mjs: cabeAncha antes de dibujar,
+    textosQueSePisan después): antes, 17 de las 18 pestañas tenían textos encimados o fuera, y tras cabeAncha, 3
+    (los números de máscara causal, los rótulos del diagrama del bloque, «fila» sobre «5.0» en CBAM)."""
+    contexto = navegador.new_context(viewport={"width": ancho, "height": alto}, locale="es-ES")
     contexto.set_default_timeout(ESPERA_MS)
     pg = contexto.new_page()
     try:
@@ -365,6 +370,8 @@ def test_pantalla_ancha_ningun_texto_derecho_de_una_figura_pisa_a_otro(navegador
             pg.wait_for_timeout(500)
             if solapes := textos_que_se_solapan(pg, derechos=True):
                 fallas[p.id] = {f: (len(pares), pares[:3]) for f, pares in solapes.items()}
+            if fuera := pg.evaluate(f"() => ({FUERA_DE_SU_FIGURA})(document.body)"):
+                fallas.setdefault(p.id, {})["fuera"] = fuera
         assert not fallas, fallas
     finally:
         contexto.close()

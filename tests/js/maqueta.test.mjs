@@ -4,7 +4,7 @@ import {test} from "node:test";
 
 import {
   cabeAncha, escalaProyector, estirarPaneles, huecosEnPixeles, maquetar, marcasQueCaben, numerosDelTelefono, numerosQueCaben,
-  partirTitulo, partirTitulosDeLado, renglones, tituloDelTelefono, tramosEnY,
+  partirTitulo, partirTitulosDeLado, renglones, textosQueSePisan, tituloDelTelefono, tramosEnY,
 } from "../../demos/comun/navegador/maqueta.mjs";
 
 import {AJUSTES} from "./ajustes.mjs";
@@ -282,4 +282,27 @@ test("maquetar: donde la de siempre no cabe va la de teléfono, también en una 
   // En el proyector, la figura de siempre (tiene sus reglas: la letra, los títulos partidos).
   const [, proyector] = maquetar(figura, {...PAGINA, ancho: 300, alto: 400, medir}, AJUSTES);
   assert.deepEqual(proyector.meta, {figura: 1});
+  // Ya dibujada en este ancho con textos que se pisan (noCabe), la de teléfono aunque cabeAncha diga que cabe; en el
+  // proyector, no.
+  const [, pisada] = maquetar(figura, {...PAGINA, ancho: 1200, medir, noCabe: true}, AJUSTES);
+  assert.deepEqual(pisada.meta, {figura: 1, angosta: true});
+  const [, pisadaProyector] = maquetar(figura, {...PAGINA, ancho: 1200, alto: 400, medir, noCabe: true}, AJUSTES);
+  assert.deepEqual(pisadaProyector.meta, {figura: 1});
+});
+
+test("textosQueSePisan: dos textos que se cruzan más de 1 px, o uno que se sale de la figura", () => {
+  const caja = (left, top, ancho = 40, alto = 12, girada = false) =>
+    ({left, right: left + ancho, top, bottom: top + alto, girada});
+  const marco = {left: 0, right: 300, top: 0, bottom: 200};
+  assert.equal(textosQueSePisan([], marco), false);
+  assert.equal(textosQueSePisan([caja(10, 10), caja(50, 10), caja(10, 22)], marco), false); // se tocan, no se pisan
+  assert.equal(textosQueSePisan([caja(10, 10), caja(49, 10)], marco), false); // 1 px: no cuenta
+  assert.equal(textosQueSePisan([caja(10, 10), caja(47, 10)], marco), true); // «−0.97−0.57»
+  assert.equal(textosQueSePisan([caja(10, 10), caja(40, 15)], marco), true);
+  // Nombres a −45°: sus cajas se cruzan sin que las letras se toquen; solo cuentan si se salen.
+  assert.equal(textosQueSePisan([caja(10, 10, 40, 40, true), caja(30, 10, 40, 40, true)], marco), false);
+  assert.equal(textosQueSePisan([caja(-5, 10, 40, 40, true)], marco), true);
+  // Fuera de la figura: el número de la barra más larga, por la derecha.
+  assert.equal(textosQueSePisan([caja(262, 10)], marco), true);
+  assert.equal(textosQueSePisan([caja(261, 10)], marco), false);
 });

@@ -32,7 +32,7 @@
 // Lo que sabe de cada figura está en un solo lugar: `estado(g)` (un WeakMap de su <div>).
 
 import {crearInstantaneas} from "./instantaneas.mjs";
-import {escalaProyector as escalaDe, maquetar} from "./maqueta.mjs";
+import {escalaProyector as escalaDe, maquetar, textosQueSePisan} from "./maqueta.mjs";
 import {antesEnLaPagina, masCercanas} from "./turnos.mjs";
 
 const ESPERA_DIFERIDA_MS = 300; // lo más que espera una figura fuera de la pantalla a que el navegador quede libre
@@ -115,6 +115,30 @@ const familiaDe = (figura) => {
     && l.template.layout.font.family) || "sans-serif";
 };
 
+// La figura de siempre, ya dibujada: ¿algún texto pisa a otro o se sale de ella? (maqueta.mjs, textosQueSePisan:
+// lo que cabeAncha no estima antes de dibujar). Si es así, `dibujar` pone la de teléfono en este ancho, en la misma
+// tarea (antes de que se pinte), y la deja para los valores que siguen: un arrastre no va y vuelve de una a otra.
+const medido = (nombre, g, f) => {
+  const t0 = performance.now();
+  const r = f(g);
+  performance.measure(nombre, {start: t0, end: performance.now(), detail: bloque(g)});
+  return r;
+};
+const GIRO = /rotate\((-?[\d.]+)/;
+const sePisan = (g) => {
+  const ver = {visibilityProperty: true, opacityProperty: true};
+  const cajas = [];
+  for (const t of g.querySelectorAll(".main-svg text")) {
+    if (!t.textContent.trim() || (t.checkVisibility && !t.checkVisibility(ver))) continue;
+    const {left, right, top, bottom, width, height} = t.getBoundingClientRect();
+    const giro = (t.getAttribute("transform") || "").match(GIRO);
+    if (width > 0 && height > 0) {
+      cajas.push({left, right, top, bottom, girada: !!giro && Math.abs(parseFloat(giro[1])) % 90 !== 0});
+    }
+  }
+  return textosQueSePisan(cajas, g.getBoundingClientRect());
+};
+
 // La figura que se dibuja, según la página: una copia del valor de Gradio con sus adaptaciones. `figura`: la de g
 // (su valor) o la de una parada que se dibuja de antemano con el aspecto que tendría en g.
 const adaptar = (g, figura = figuraDe(g)) => {
@@ -122,6 +146,7 @@ const adaptar = (g, figura = figuraDe(g)) => {
   const pagina = {
     angosto: angosto(), oscuro: oscuro(), ancho: g.clientWidth, alto, escala: escalaProyector(),
     elegido: e(g).elegido, fondo: oscuro() ? fondo(g.parentElement) : null, medir: medir(familiaDe(figura)),
+    noCabe: e(g).noCabe === `${clave()}|${g.clientWidth}`,
   };
   const [data, layout] = maquetar(figura, pagina, ajustes);
   if (figura !== figuraDe(g)) return [data, layout];
@@ -297,6 +322,7 @@ const precalentarUna = () => {
     layout.autosize = true;
     const t = tallerPara(g);
     const t0 = performance.now();
+    desdeCero(t, `${e(g).numero ??= ++numeroDeFiguras}|${!!layout.meta.angosta}`);
     window.Plotly.react(t, data, layout, {...(figura.config || {}), responsive: false});
     performance.measure("precalentar", {start: t0, end: performance.now(), detail: bloque(g)});
     const copia = contenedor(t) && copiar(contenedor(t));
@@ -307,8 +333,22 @@ const precalentarUna = () => {
   if (porPrecalentar.size) precalentando = pedirLibre(precalentarUna);
 };
 
+// De la figura de siempre a la de teléfono, o al revés (otro `dibujo`): el <div> se vacía (Plotly.purge) y la
+// figura se dibuja desde cero. Con Plotly.react, lo que el automargin de los ejes de la otra había empujado quedaba:
+// máscara causal, de 1280 a 390 px, con su primer mapa cortado y un área de dibujo de −175 px de alto (Plotly
+// 3.7). El taller de las paradas de antemano, igual cuando pasa de una figura a otra.
+const dibujoDe = new WeakMap();
+const desdeCero = (g, dibujo) => {
+  if (g._fullLayout && dibujoDe.get(g) !== dibujo) {
+    window.Plotly.purge(g);
+    e(g).escucha = false; // purge quita también los manejadores
+  }
+  dibujoDe.set(g, dibujo);
+};
+
 // Cada dibujo deja en la línea de tiempo de la página las medidas «adaptar» y «figura» (adaptar y lo síncrono
-// de Plotly.react: las lee scripts/perfil_redibujo.py); cada instantánea puesta, la medida «instantánea».
+// de Plotly.react: las lee scripts/perfil_redibujo.py) y, la figura de siempre, «revisar» (sePisan); cada
+// instantánea puesta, la medida «instantánea».
 const dibujar = (g) => {
   if (!window.Plotly) {
     e(g).pendiente = true;
@@ -324,6 +364,7 @@ const dibujar = (g) => {
   const t0 = performance.now();
   const [data, layout] = adaptar(g);
   const t1 = performance.now();
+  desdeCero(g, `${!!layout.meta.angosta}`);
   const listo = window.Plotly.react(g, data, layout, figuraDe(g).config);
   performance.measure("adaptar", {start: t0, end: t1});
   performance.measure("figura", {start: t0, end: performance.now(), detail: bloque(g)}); // lo síncrono
@@ -332,6 +373,13 @@ const dibujar = (g) => {
   const margenesDe = e(g).claveMargenes;
   const texto = e(g).texto;
   Promise.resolve(listo).then(() => {
+    if (!layout.meta.angosta && !e(g).alto && e(g).texto === texto && e(g).clave === usada && !e(g).puesta
+      && (figuraDe(g).layout.meta || {}).angosto && g.isConnected && medido("revisar", g, sePisan)) {
+      e(g).noCabe = `${usada}|${e(g).ancho}`; // la de teléfono en este ancho, también para los valores que siguen
+      olvidar(g);
+      dibujar(g);
+      return;
+    }
     const s = g._fullLayout && g._fullLayout._size;
     if (s && e(g).claveMargenes === margenesDe) e(g).margenes = {clave: margenesDe, l: s.l, r: s.r, t: s.t, b: s.b};
     if (e(g).texto === texto && e(g).clave === usada && !e(g).puesta && contenedor(g)) {

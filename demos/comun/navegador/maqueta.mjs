@@ -432,10 +432,33 @@ export const cabeAncha = ({data, layout}, ancho, {ANCHO_DE_LETRA, LETRA_TITULO},
   return true;
 };
 
+// Lo que cabeAncha no estima, ya dibujado: ¿algún texto pisa a otro o se sale de su figura? `cajas`: las de los
+// textos derechos de la figura (getBoundingClientRect: {left, right, top, bottom}); `marco`: la de la figura. Se
+// pisan si se cruzan más de 1 px a lo ancho y a lo alto (la misma medida que las pruebas de pantalla), salvo las
+// `girada` (nombres a −45°), que solo cuentan si se salen. A 900 px,
+// lo que el servidor no sabe de antemano: el automargin que los nombres de un eje y la barra de color se llevan
+// (máscara causal: casillas de 32 px estimadas en 42, «−0.97−0.57»), los rótulos de un diagrama en coordenadas de
+// datos (bloque: «Atención multicabeza» más ancha que su caja, sobre su nota), el número de la barra más larga que
+// se sale por la derecha, el título y de un panel en el hueco entre dos (CBAM: «fila» sobre «5.0»).
+export const textosQueSePisan = (cajas, marco) => {
+  for (const c of cajas) if (c.left < marco.left - 1 || c.right > marco.right + 1) return true;
+  const derechas = cajas.filter((c) => !c.girada); // a −45°, las cajas se cruzan sin que las letras se toquen
+  for (let i = 0; i < derechas.length; i++) {
+    const a = derechas[i];
+    for (let j = i + 1; j < derechas.length; j++) {
+      const b = derechas[j];
+      if (Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+        && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1) return true;
+    }
+  }
+  return false;
+};
+
 // La figura que se dibuja, según la página: una copia de `figura` ({data, layout}) con sus adaptaciones.
 // `pagina`: {angosto, oscuro, ancho (de la figura, px), alto (del proyector, px, o null), escala (de la letra en el
 // proyector), elegido (el panel de un desplegable), fondo (el color detrás de la figura en el modo oscuro), medir
-// (opcional: lo que mide un texto, cabeAncha)};
+// (opcional: lo que mide un texto, cabeAncha), noCabe (la de siempre ya se dibujó en este ancho y sus textos se
+// pisaban: textosQueSePisan)};
 // `ajustes`: las constantes de Python (demos.comun.navegador.ajustes: TINTAS, TRANSPARENTE, ANCHO_FIGURA,
 // ANCHO_LETRA, LETRA_MINIMA, LETRA_TITULO, ANCHO_DE_LETRA, RENGLON).
 export const maquetar = (figura, pagina, ajustes) => {
@@ -445,7 +468,8 @@ export const maquetar = (figura, pagina, ajustes) => {
   const {ancho, alto, escala} = pagina;
   const angosto = l0.meta && l0.meta.angosto;
   // La de teléfono: en una página angosta, o donde la de siempre no cabe (fuera del proyector, que tiene sus reglas).
-  const angosta = !!angosto && (pagina.angosto || (!alto && !cabeAncha(figura, ancho, ajustes, pagina.medir)));
+  const angosta = !!angosto
+    && (pagina.angosto || (!alto && (pagina.noCabe || !cabeAncha(figura, ancho, ajustes, pagina.medir))));
   if (angosta) {
     aplicarCambios(data, layout, angosto);
     tituloDelTelefono(layout, l0, ancho, ajustes);
