@@ -116,8 +116,8 @@ const familiaDe = (figura) => {
 };
 
 // La figura de siempre, ya dibujada: ¿algún texto pisa a otro o se sale de ella? (maqueta.mjs, textosQueSePisan:
-// lo que cabeAncha no estima antes de dibujar). Si es así, `dibujar` pone la de teléfono en este ancho, en la misma
-// tarea (antes de que se pinte), y la deja para los valores que siguen: un arrastre no va y vuelve de una a otra.
+// lo que cabeAncha no estima antes de dibujar). Si es así, `dibujar` pone la de teléfono en este ancho en cuanto
+// Plotly termina, y la deja para los valores que siguen: un arrastre no va y vuelve de una a otra.
 const medido = (nombre, g, f) => {
   const t0 = performance.now();
   const r = f(g);
@@ -129,7 +129,8 @@ const sePisan = (g) => {
   const ver = {visibilityProperty: true, opacityProperty: true};
   const cajas = [];
   for (const t of g.querySelectorAll(".main-svg text")) {
-    if (!t.textContent.trim() || (t.checkVisibility && !t.checkVisibility(ver))) continue;
+    // La etiqueta del puntero (una edición con el puntero sobre la figura) no es de la figura.
+    if (!t.textContent.trim() || t.closest(".hoverlayer") || (t.checkVisibility && !t.checkVisibility(ver))) continue;
     const {left, right, top, bottom, width, height} = t.getBoundingClientRect();
     const giro = (t.getAttribute("transform") || "").match(GIRO);
     if (width > 0 && height > 0) {
